@@ -1,0 +1,358 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits that keep Load bounded on hostile input.
+const (
+	// MaxSize is the largest rules document accepted, in bytes.
+	MaxSize = 4 << 20
+	// MaxDepth is the deepest nesting of mappings and sequences accepted.
+	MaxDepth = 64
+	// MaxNodes bounds the number of values after alias expansion, which
+	// defuses "billion laughs" documents.
+	MaxNodes = 500_000
+)
+
+// Pos is a 1-based line and column in a source file.
+type Pos struct {
+	Line int
+	Col  int
+}
+
+// File is a decoded rules document with the source position of every value.
+type File struct {
+	Name string   // file name used in diagnostics, e.g. bridle.yaml
+	Doc  Document // the typed document; zero when decoding failed
+
+	value any            // generic JSON-like value, for JSON Schema validation
+	pos   map[string]Pos // path → position of the value
+	key   map[string]Pos // path → position of the mapping key that holds it
+
+	decodeErr Diagnostic // a typed-decoding failure, if any (Message is empty when none)
+	partial   bool       // decodeErr was a type mismatch; Doc holds everything else
+}
+
+// Pos returns the position of the value at path (e.g. "guardrails[2].severity"),
+// falling back to its nearest known ancestor, then to 1:1.
+func (f *File) Pos(path string) Pos {
+	for {
+		if p, ok := f.pos[path]; ok {
+			return p
+		}
+		if path == "" {
+			return Pos{1, 1}
+		}
+		path = parentPath(path)
+	}
+}
+
+// KeyPos returns the position of the mapping key for path, or of the value
+// when there is no key (sequence items, the root).
+func (f *File) KeyPos(path string) Pos {
+	if p, ok := f.key[path]; ok {
+		return p
+	}
+	return f.Pos(path)
+}
+
+func parentPath(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i < 0 {
+		return ""
+	}
+	return path[:i]
+}
+
+var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+// JoinKey appends a mapping key to a path.
+func JoinKey(path, key string) string {
+	if !identRe.MatchString(key) {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// JoinIndex appends a sequence index to a path.
+func JoinIndex(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+// Parse decodes data as a rules document named name. It checks YAML syntax,
+// encoding, size, nesting, duplicate keys and schema_version, and returns the
+// file together with every problem found. The file is nil when nothing usable
+// could be decoded. Parse does not run the schema or semantic checks: Load does.
+func Parse(name string, data []byte) (*File, Diagnostics) {
+	f := &File{Name: name, pos: map[string]Pos{}, key: map[string]Pos{}}
+	diag := func(p Pos, path, msg, fix string) Diagnostics {
+		return Diagnostics{{File: name, Line: p.Line, Col: p.Col, Level: Error, Path: path, Message: msg, Fix: fix}}
+	}
+	if len(data) > MaxSize {
+		return nil, diag(Pos{1, 1}, "", fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", len(data), MaxSize),
+			"split prose into shorter statements or move long text out of the rules document")
+	}
+	if p, ok := invalidUTF8(data); !ok {
+		return nil, diag(p, "", "file is not valid UTF-8", "save the file as UTF-8")
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, diag(Pos{1, 1}, "", "file is empty", "start from `bridle init` or add at least schema_version: 1 and project.id")
+	}
+
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		return nil, Diagnostics{yamlError(name, err)}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, diag(Pos{extra.Line, extra.Column}, "", "file holds more than one YAML document",
+			"keep the whole rules document in one YAML document (remove the second ---)")
+	} else if !errors.Is(err, io.EOF) {
+		return nil, Diagnostics{yamlError(name, err)}
+	}
+
+	body := &root
+	if body.Kind == yaml.DocumentNode {
+		if len(body.Content) == 0 {
+			return nil, diag(Pos{1, 1}, "", "file is empty", "add at least schema_version: 1 and project.id")
+		}
+		body = body.Content[0]
+	}
+	if body.Kind != yaml.MappingNode {
+		return nil, diag(Pos{body.Line, body.Column}, "", "the document must be a mapping of keys such as schema_version and project",
+			"start from `bridle init`")
+	}
+
+	w := walker{f: f, budget: MaxNodes}
+	v := w.walk(body, "", 0)
+	if w.stop {
+		return nil, w.diags.Sort()
+	}
+	f.value = v
+
+	if ds := checkVersion(f, v); ds != nil {
+		return nil, ds
+	}
+	if len(w.diags) == 0 {
+		if err := body.Decode(&f.Doc); err != nil {
+			// The schema pass reports type errors with better positions;
+			// Validate falls back to this one only when it finds nothing.
+			// After a *yaml.TypeError the rest of the document is still
+			// decoded, so the semantic checks can run on it.
+			f.decodeErr = yamlError(name, err)
+			var te *yaml.TypeError
+			f.partial = errors.As(err, &te)
+		}
+	}
+	return f, w.diags.Sort()
+}
+
+// checkVersion refuses documents without a usable schema_version, or newer
+// than this build, before anything else is checked: later rules may not apply.
+func checkVersion(f *File, v any) Diagnostics {
+	m, _ := v.(map[string]any)
+	raw, ok := m["schema_version"]
+	if !ok {
+		return nil // the schema pass reports it as missing
+	}
+	n, ok := raw.(int64)
+	if !ok {
+		return nil // the schema pass reports the type
+	}
+	if n > CurrentVersion {
+		p := f.Pos("schema_version")
+		return Diagnostics{{File: f.Name, Line: p.Line, Col: p.Col, Level: Error, Path: "schema_version",
+			Message: fmt.Sprintf("schema_version %d is newer than this bridle understands (%d)", n, CurrentVersion),
+			Fix:     "upgrade bridle: go install github.com/bridle-dev/bridle/cmd/bridle@latest"}}
+	}
+	return nil
+}
+
+var lineRe = regexp.MustCompile(`line (\d+)`)
+
+// yamlError turns a go-yaml error into a positioned diagnostic.
+func yamlError(name string, err error) Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 1
+	if m := lineRe.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimPrefix(strings.Replace(msg, m[0]+": ", "", 1), m[0])
+	}
+	msg = strings.TrimSpace(strings.ReplaceAll(msg, "\n", "; "))
+	return Diagnostic{File: name, Line: line, Col: 1, Level: Error, Message: "invalid YAML: " + msg,
+		Fix: "fix the YAML syntax at this line (check indentation, colons and quotes)"}
+}
+
+func invalidUTF8(data []byte) (Pos, bool) {
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return Pos{line, col}, false
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return Pos{}, true
+}
+
+// walker converts a YAML node tree to plain values (map[string]any, []any,
+// string, int64, float64, bool, nil), recording positions and bounding work.
+type walker struct {
+	f      *File
+	diags  Diagnostics
+	budget int
+	stop   bool // a fatal limit was hit; nothing more is walked
+}
+
+func (w *walker) fatal(n *yaml.Node, msg, fix string) {
+	if !w.stop {
+		w.diags = append(w.diags, Diagnostic{File: w.f.Name, Line: n.Line, Col: n.Column, Level: Error, Message: msg, Fix: fix})
+	}
+	w.stop = true
+}
+
+func (w *walker) errorf(n *yaml.Node, path, fix, format string, args ...any) {
+	w.diags = append(w.diags, Diagnostic{File: w.f.Name, Line: n.Line, Col: n.Column, Level: Error, Path: path,
+		Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+func (w *walker) walk(n *yaml.Node, path string, depth int) any {
+	if w.stop {
+		return nil
+	}
+	w.budget--
+	if w.budget < 0 {
+		w.fatal(n, fmt.Sprintf("document expands to more than %d values (too many aliases?)", MaxNodes),
+			"write the values out instead of nesting anchors and aliases")
+		return nil
+	}
+	if depth > MaxDepth {
+		w.fatal(n, fmt.Sprintf("document is nested deeper than %d levels", MaxDepth), "flatten the structure")
+		return nil
+	}
+	if _, seen := w.f.pos[path]; !seen {
+		w.f.pos[path] = Pos{n.Line, n.Column}
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil
+		}
+		return w.walk(n.Alias, path, depth+1)
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return w.walk(n.Content[0], path, depth)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for i, c := range n.Content {
+			out = append(out, w.walk(c, JoinIndex(path, i), depth+1))
+		}
+		return out
+	case yaml.MappingNode:
+		return w.mapping(n, path, depth)
+	default:
+		return scalar(n)
+	}
+}
+
+func (w *walker) mapping(n *yaml.Node, path string, depth int) map[string]any {
+	out := make(map[string]any, len(n.Content)/2)
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			w.errorf(k, path, "use a plain string as the key", "mapping key must be a plain string")
+			continue
+		}
+		key := k.Value
+		p := JoinKey(path, key)
+		if _, dup := out[key]; dup {
+			first := w.f.key[p]
+			w.errorf(k, p, "remove one of the two, or merge them", "duplicate key %q (first defined at line %d)", key, first.Line)
+			continue
+		}
+		w.f.key[p] = Pos{k.Line, k.Column}
+		out[key] = w.walk(v, p, depth+1)
+	}
+	// "<<: *anchor" merges keys that are not set explicitly.
+	for _, m := range merges {
+		src := m
+		for src.Kind == yaml.AliasNode && src.Alias != nil {
+			src = src.Alias
+		}
+		var maps []*yaml.Node
+		switch src.Kind {
+		case yaml.MappingNode:
+			maps = append(maps, src)
+		case yaml.SequenceNode:
+			maps = src.Content
+		}
+		for _, mm := range maps {
+			for mm.Kind == yaml.AliasNode && mm.Alias != nil {
+				mm = mm.Alias
+			}
+			if mm.Kind != yaml.MappingNode {
+				w.errorf(m, path, "merge only mappings with <<", "<< must refer to a mapping")
+				continue
+			}
+			for k, v := range w.mapping(mm, path, depth+1) {
+				if _, set := out[k]; !set {
+					out[k] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+func scalar(n *yaml.Node) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return b
+		}
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			return i
+		}
+		var f float64
+		if n.Decode(&f) == nil {
+			return f
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+	}
+	return n.Value
+}

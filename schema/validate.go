@@ -1,0 +1,517 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Load parses and validates a rules document: Parse, then the JSON Schema,
+// then the semantic checks. The file is nil only when the document could not
+// be decoded at all; callers must still check diags.HasErrors().
+func Load(name string, data []byte) (*File, Diagnostics) {
+	f, diags := Parse(name, data)
+	if f == nil {
+		return nil, diags
+	}
+	diags = append(diags, f.Validate()...)
+	return f, diags.Sort()
+}
+
+// Validate runs the JSON Schema and the semantic checks on a parsed file.
+func (f *File) Validate() Diagnostics {
+	ds := f.schemaDiagnostics()
+	if len(ds) == 0 && f.decodeErr.Message != "" {
+		ds = append(ds, f.decodeErr)
+	}
+	if f.decodeErr.Message == "" || f.partial {
+		ds = append(ds, f.semantic()...)
+	}
+	return ds.Sort()
+}
+
+var printer = message.NewPrinter(language.English)
+
+// schemaDoc is the committed schema as plain values, for looking up the
+// allowed property names behind an additionalProperties error.
+var schemaDoc = sync.OnceValue(func() map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(committed, &m)
+	return m
+})
+
+func (f *File) schemaDiagnostics() Diagnostics {
+	sch, err := compiled()
+	if err != nil {
+		return Diagnostics{{File: f.Name, Line: 1, Col: 1, Level: Error, Message: err.Error()}}
+	}
+	err = sch.Validate(f.value)
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return nil
+	}
+	var ds Diagnostics
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		ds = append(ds, f.fromSchemaError(e)...)
+	}
+	walk(ve)
+	return ds
+}
+
+// docPath turns a JSON pointer's tokens into a document path, using the value
+// to tell sequence indexes from mapping keys.
+func (f *File) docPath(tokens []string) string {
+	p, v := "", f.value
+	for _, t := range tokens {
+		switch vv := v.(type) {
+		case []any:
+			i, _ := strconv.Atoi(t)
+			p = JoinIndex(p, i)
+			if i >= 0 && i < len(vv) {
+				v = vv[i]
+			} else {
+				v = nil
+			}
+		case map[string]any:
+			p = JoinKey(p, t)
+			v = vv[t]
+		default:
+			p = JoinKey(p, t)
+			v = nil
+		}
+	}
+	return p
+}
+
+func (f *File) diag(p Pos, path, msg, fix string) Diagnostic {
+	return Diagnostic{File: f.Name, Line: p.Line, Col: p.Col, Level: Error, Path: path, Message: msg, Fix: fix}
+}
+
+func (f *File) fromSchemaError(e *jsonschema.ValidationError) Diagnostics {
+	p := f.docPath(e.InstanceLocation)
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		allowed := allowedProperties(e.SchemaURL)
+		var ds Diagnostics
+		for _, prop := range k.Properties {
+			kp := JoinKey(p, prop)
+			d := f.diag(f.KeyPos(kp), kp, fmt.Sprintf("unknown key %q", prop), "")
+			d.Suggest = suggest(prop, allowed)
+			if len(allowed) > 0 {
+				d.Fix = "remove it or use one of: " + strings.Join(allowed, ", ")
+			} else {
+				d.Fix = "remove it"
+			}
+			ds = append(ds, d)
+		}
+		return ds
+	case *kind.Required:
+		var ds Diagnostics
+		for _, m := range k.Missing {
+			ds = append(ds, f.diag(f.KeyPos(p), p, fmt.Sprintf("missing required key %q", m), "add "+m+": …"))
+		}
+		return ds
+	case *kind.Enum:
+		var want []string
+		for _, w := range k.Want {
+			want = append(want, fmt.Sprint(w))
+		}
+		got := fmt.Sprint(k.Got)
+		d := f.diag(f.Pos(p), p, fmt.Sprintf("%q is not one of %s", got, strings.Join(want, ", ")),
+			"use one of: "+strings.Join(want, ", "))
+		d.Suggest = suggest(got, want)
+		return Diagnostics{d}
+	case *kind.Type:
+		want := strings.Join(k.Want, " or ")
+		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("must be %s %s, not %s %s", article(want), want, article(k.Got), k.Got),
+			typeFix(k.Want))}
+	case *kind.MinLength:
+		if k.Want == 1 {
+			return Diagnostics{f.diag(f.Pos(p), p, "must not be empty", "write a value or remove the key")}
+		}
+	case *kind.MaxLength:
+		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("is %d characters, longer than the %d allowed", k.Got, k.Want),
+			"shorten it; put detail in a rationale or in the project overview")}
+	case *kind.MaxItems:
+		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("has %d items, more than the %d allowed", k.Got, k.Want), "remove some items")}
+	case *kind.Pattern:
+		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("%q is not a valid %s", k.Got, lastKey(p)),
+			"use lower-case letters, digits and dashes, starting with a letter or digit (e.g. no-secrets-in-logs)")}
+	case *kind.Format:
+		fix := "use the " + k.Want + " format"
+		if k.Want == "date-time" {
+			fix = "use an RFC 3339 timestamp such as 2026-03-01T12:00:00Z"
+		}
+		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("%v is not a valid %s", k.Got, k.Want), fix)}
+	case *kind.Minimum:
+		return Diagnostics{f.diag(f.Pos(p), p, k.LocalizedString(printer), "")}
+	}
+	return Diagnostics{f.diag(f.Pos(p), p, e.ErrorKind.LocalizedString(printer), "")}
+}
+
+func lastKey(p string) string {
+	i := strings.LastIndexAny(p, ".]")
+	if i >= 0 && i+1 < len(p) {
+		return p[i+1:]
+	}
+	return "value"
+}
+
+func article(s string) string {
+	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+func typeFix(want []string) string {
+	switch {
+	case slices.Contains(want, "array"):
+		return "write a YAML list, one `- item` per line"
+	case slices.Contains(want, "object"):
+		return "write a YAML mapping of `key: value` lines, indented under this key"
+	case slices.Contains(want, "boolean"):
+		return "write true or false"
+	case slices.Contains(want, "string"):
+		return "quote the value"
+	case slices.Contains(want, "integer"):
+		return "write a whole number"
+	}
+	return ""
+}
+
+// allowedProperties finds the properties allowed by the schema object whose
+// additionalProperties keyword failed, from the error's schema URL.
+func allowedProperties(schemaURL string) []string {
+	_, ptr, ok := strings.Cut(schemaURL, "#")
+	if !ok {
+		return nil
+	}
+	ptr = strings.TrimSuffix(ptr, "/additionalProperties")
+	var cur any = schemaDoc()
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		if tok == "" {
+			continue
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[tok]
+	}
+	m, _ := cur.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// semantic runs the checks a JSON Schema cannot express.
+func (f *File) semantic() Diagnostics {
+	c := checker{f: f, d: &f.Doc}
+	c.agents()
+	c.project()
+	c.guardrails()
+	c.patterns()
+	c.permissions()
+	return c.ds
+}
+
+type checker struct {
+	f  *File
+	d  *Document
+	ds Diagnostics
+}
+
+func (c *checker) errorAt(p Pos, path, fix, format string, args ...any) *Diagnostic {
+	c.ds = append(c.ds, c.f.diag(p, path, fmt.Sprintf(format, args...), fix))
+	return &c.ds[len(c.ds)-1]
+}
+
+func (c *checker) warnAt(p Pos, path, fix, format string, args ...any) {
+	d := c.f.diag(p, path, fmt.Sprintf(format, args...), fix)
+	d.Level = Warning
+	c.ds = append(c.ds, d)
+}
+
+// unique reports repeated ids: the second and later occurrences point at
+// the first.
+func (c *checker) unique(what string, seen map[string]string, id, path string) {
+	if id == "" {
+		return
+	}
+	if first, dup := seen[id]; dup {
+		c.errorAt(c.f.Pos(path), path, "give each "+what+" its own id, or delete the repeated one",
+			"duplicate %s %q (first used at %s, line %d)", what, id, first, c.f.Pos(first).Line)
+		return
+	}
+	seen[id] = path
+}
+
+var agentNameRe = func(s string) bool {
+	if s == "" || len(s) > 64 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *checker) agents() {
+	outputs := map[string]string{}
+	clients := map[string]string{}
+	for _, a := range c.d.Agents() {
+		ap := JoinKey("agent_profiles", a)
+		kp := c.f.KeyPos(ap)
+		if !agentNameRe(a) || a == AllAgents || a == "unknown" {
+			c.errorAt(kp, ap, "use a short lower-case name such as claude, codex or my-agent",
+				"%q is not a valid agent name", a)
+			continue
+		}
+		p := c.d.Resolved(a)
+		out := p.Output
+		op := JoinKey(ap, "output")
+		switch clean := path.Clean(out); {
+		case path.IsAbs(out) || strings.HasPrefix(clean, "..") || strings.Contains(out, "\\"):
+			c.errorAt(c.f.Pos(op), op, "use a relative path inside the output directory, e.g. agents/kimi/AGENTS.md",
+				"output %q escapes the output directory", out)
+		case !strings.HasSuffix(out, ".md"):
+			c.errorAt(c.f.Pos(op), op, "name a markdown file, e.g. agents/"+a+"/AGENTS.md", "output %q is not a .md file", out)
+		default:
+			key := strings.ToLower(clean)
+			if other, dup := outputs[key]; dup {
+				c.errorAt(c.f.KeyPos(ap), ap,
+					fmt.Sprintf("set agent_profiles.%s.output to a path of its own, e.g. agents/%s/%s", a, a, path.Base(clean)),
+					"agents %s and %s would both write %s; no render may overwrite another", other, a, clean)
+			} else {
+				outputs[key] = a
+			}
+		}
+		for i, cl := range p.MCPClients {
+			cp := JoinIndex(JoinKey(ap, "mcp_clients"), i)
+			if other, dup := clients[cl]; dup && other != a {
+				c.errorAt(c.f.Pos(cp), cp, "list each MCP client name under one agent only",
+					"MCP client %q already identifies agent %s", cl, other)
+			}
+			clients[cl] = a
+		}
+		seen := map[string]string{}
+		prof := c.d.AgentProfiles[a]
+		for i, s := range prof.VendorGuardrailSuggestions {
+			sp := JoinIndex(JoinKey(ap, "vendor_guardrail_suggestions"), i)
+			c.unique("vendor suggestion id", seen, s.ID, JoinKey(sp, "id"))
+			c.oneLine(JoinKey(sp, "statement"), s.Statement)
+			c.oneLine(JoinKey(sp, "rationale"), s.Rationale)
+		}
+		c.oneLine(JoinKey(ap, "display_name"), prof.DisplayName)
+	}
+}
+
+func (c *checker) project() {
+	pr := c.d.Project
+	c.oneLine("project.name", pr.Name)
+	c.prose("project.overview", pr.Overview)
+	for i, s := range pr.Stack {
+		c.oneLine(JoinIndex("project.stack", i), s)
+	}
+	names := map[string]string{}
+	for i, cmd := range pr.Commands {
+		p := JoinIndex("project.commands", i)
+		c.unique("command name", names, cmd.Name, JoinKey(p, "name"))
+		c.oneLine(JoinKey(p, "name"), cmd.Name)
+		c.oneLine(JoinKey(p, "run"), cmd.Run)
+	}
+	ids := map[string]string{}
+	for i, cv := range pr.Conventions {
+		p := JoinIndex("project.conventions", i)
+		c.unique("convention id", ids, cv.ID, JoinKey(p, "id"))
+		c.oneLine(JoinKey(p, "statement"), cv.Statement)
+		c.oneLine(JoinKey(p, "rationale"), cv.Rationale)
+	}
+}
+
+func (c *checker) guardrails() {
+	ids := map[string]string{}
+	for i, g := range c.d.Guardrails {
+		p := JoinIndex("guardrails", i)
+		c.unique("guardrail id", ids, g.ID, JoinKey(p, "id"))
+		c.oneLine(JoinKey(p, "statement"), g.Statement)
+		c.oneLine(JoinKey(p, "rationale"), g.Rationale)
+		c.appliesTo(JoinKey(p, "applies_to"), g.AppliesTo)
+		c.provenance(JoinKey(p, "provenance"), g.Provenance)
+		if len(g.EnforcedBy) > 0 && g.Severity != Enforcement {
+			ep := JoinKey(p, "enforced_by")
+			c.warnAt(c.f.KeyPos(ep), ep, "set severity: enforcement, or remove enforced_by",
+				"enforced_by has no effect on a %s rule", g.Severity)
+		}
+		if g.ScopeApproval && g.Severity == Guidance {
+			sp := JoinKey(p, "scope_approval")
+			c.warnAt(c.f.KeyPos(sp), sp, "set severity: hard-instruction so the agent must ask before expanding scope",
+				"scope_approval on a guidance rule is only advice")
+		}
+	}
+}
+
+func (c *checker) appliesTo(p string, agents []string) {
+	known := append(c.d.Agents(), AllAgents)
+	for i, a := range agents {
+		ip := JoinIndex(p, i)
+		if a == AllAgents {
+			if len(agents) > 1 {
+				c.warnAt(c.f.Pos(ip), ip, "list either all_agents or specific agents", "all_agents makes the other entries redundant")
+			}
+			continue
+		}
+		if _, ok := c.d.AgentProfiles[a]; !ok {
+			d := c.errorAt(c.f.Pos(ip), ip, "add a profile under agent_profiles, or use one of: "+strings.Join(known, ", "),
+				"unknown agent %q", a)
+			d.Suggest = suggest(a, known)
+		}
+	}
+}
+
+func (c *checker) provenance(p string, pv Provenance) {
+	switch pv.Source {
+	case SourceAgent:
+		if pv.Agent == "" {
+			c.errorAt(c.f.KeyPos(p), p, "add agent: <name of the proposing agent>", "source is agent but no agent is named")
+		}
+	case SourceVendor:
+		if pv.Vendor == "" && pv.Agent == "" {
+			c.errorAt(c.f.KeyPos(p), p, "add vendor: <vendor name> or agent: <profile whose vendor suggested it>",
+				"source is vendor but no vendor is named")
+		}
+	}
+	if pv.ApprovedAt != "" && pv.ApprovedBy == "" {
+		ap := JoinKey(p, "approved_at")
+		c.warnAt(c.f.KeyPos(ap), ap, "add approved_by: <who merged it>", "approved_at without approved_by")
+	}
+	for _, k := range []struct{ key, v string }{
+		{"agent", pv.Agent}, {"agent_session", pv.AgentSession}, {"vendor", pv.Vendor},
+		{"proposed_by", pv.ProposedBy}, {"pull_request", pv.PullRequest}, {"approved_by", pv.ApprovedBy},
+	} {
+		c.oneLine(JoinKey(p, k.key), k.v)
+	}
+}
+
+func (c *checker) patterns() {
+	for i, s := range c.d.Patterns.Standard {
+		c.oneLine(JoinIndex("patterns.standard", i), s)
+	}
+	names := map[string]string{}
+	tags := map[string]string{}
+	for i, cp := range c.d.Patterns.Custom {
+		p := JoinIndex("patterns.custom", i)
+		c.unique("pattern name", names, cp.Name, JoinKey(p, "name"))
+		c.prose(JoinKey(p, "description"), cp.Description)
+		c.provenance(JoinKey(p, "provenance"), cp.Provenance)
+		for j, r := range cp.ExampleRepos {
+			rp := JoinIndex(JoinKey(p, "example_repos"), j)
+			c.unique("reference_tag", tags, r.ReferenceTag, JoinKey(rp, "reference_tag"))
+			c.oneLine(JoinKey(rp, "url"), r.URL)
+			c.oneLine(JoinKey(rp, "ref"), r.Ref)
+			for k, pth := range r.Paths {
+				pp := JoinIndex(JoinKey(rp, "paths"), k)
+				if path.IsAbs(pth) || strings.HasPrefix(path.Clean(pth), "..") {
+					c.errorAt(c.f.Pos(pp), pp, "use a path relative to the repository root", "path %q escapes the repository", pth)
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) permissions() {
+	known := c.d.Agents()
+	for _, a := range slices.Sorted(maps.Keys(c.d.Permissions)) {
+		p := JoinKey("permissions", a)
+		if _, ok := c.d.AgentProfiles[a]; !ok {
+			d := c.errorAt(c.f.KeyPos(p), p, "add a profile for it under agent_profiles, or fix the name",
+				"permissions for %q, which has no agent profile", a)
+			d.Suggest = suggest(a, known)
+		}
+	}
+}
+
+// oneLine checks a field rendered on one line: no line breaks, no control
+// characters, no leading markdown heading, and not blank.
+func (c *checker) oneLine(p, s string) {
+	if s == "" {
+		return
+	}
+	pos := c.f.Pos(p)
+	switch {
+	case strings.TrimSpace(s) == "":
+		c.errorAt(pos, p, "write a value or remove the key", "is blank")
+	case strings.ContainsAny(s, "\n\r\u2028\u2029"):
+		c.errorAt(pos, p, "write it on one line; use a rationale for more detail", "must be one line")
+	case hasControl(s, false):
+		c.errorAt(pos, p, "remove the control character", "contains a control character")
+	case strings.HasPrefix(strings.TrimSpace(s), "#"):
+		c.errorAt(pos, p, "remove the leading #; it would become a markdown heading", "must not start with #")
+	}
+}
+
+// prose checks a multi-line field: no markdown headings (the renderer owns
+// the document's structure) and no control characters.
+func (c *checker) prose(p, s string) {
+	pos := c.f.Pos(p)
+	if hasControl(s, true) {
+		c.errorAt(pos, p, "remove the control character", "contains a control character")
+	}
+	for i, line := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(line)
+		if isHeading(t) {
+			c.errorAt(pos, p, "use plain paragraphs or lists; Bridle renders the headings",
+				"line %d of the text is a markdown heading", i+1)
+			return
+		}
+		if t == "---" || t == "===" {
+			c.errorAt(pos, p, "remove the rule line; it would break the rendered document", "line %d of the text is a markdown rule", i+1)
+			return
+		}
+	}
+}
+
+func hasControl(s string, multiline bool) bool {
+	for _, r := range s {
+		if r == '\t' || (multiline && (r == '\n' || r == '\r')) {
+			continue
+		}
+		if unicode.IsControl(r) || r == '\u2028' && !multiline || r == '\ufeff' {
+			return true
+		}
+	}
+	return false
+}
+
+// isHeading reports whether a trimmed line is an ATX markdown heading.
+func isHeading(t string) bool {
+	n := len(t) - len(strings.TrimLeft(t, "#"))
+	return n >= 1 && n <= 6 && (len(t) == n || t[n] == ' ' || t[n] == '\t')
+}
