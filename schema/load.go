@@ -114,7 +114,9 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	var root yaml.Node
-	if err := dec.Decode(&root); err != nil {
+	if err := dec.Decode(&root); errors.Is(err, io.EOF) {
+		return nil, diag(Pos{1, 1}, "", "file is empty", "start from `bridle init` or add at least schema_version: 1 and project.id")
+	} else if err != nil {
 		return nil, Diagnostics{yamlError(name, err)}
 	}
 	var extra yaml.Node

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+type explainOptions struct {
+	rules rulesFlags
+	agent string
+}
+
+func newExplainCmd(io *streams) *cobra.Command {
+	var o explainOptions
+	cmd := &cobra.Command{
+		Use:   "explain",
+		Short: "Show what an agent receives: sections, guardrails per tier, size",
+		Example: `  bridle explain --rules . --agent kimi
+  bridle explain --rules . --agent claude --json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if o.agent == "" {
+				return usageErr("explain needs --agent NAME")
+			}
+			snap, err := o.rules.compile(io)
+			if err != nil {
+				return err
+			}
+			f, ok := snap.Render(o.agent)
+			if !ok {
+				return usageErr("no agent profile %q in the rules; agents: %v", o.agent, snap.Document.Agents())
+			}
+			e := renderers.Explain(&snap.Document, f)
+			if o.rules.json {
+				enc := json.NewEncoder(io.out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(e)
+			}
+			printExplanation(io, e)
+			return nil
+		},
+	}
+	o.rules.register(cmd, true)
+	cmd.Flags().StringVar(&o.agent, "agent", "", "the `agent` to explain")
+	return cmd
+}
+
+func printExplanation(io *streams, e renderers.Explanation) {
+	w := io.out
+	fmt.Fprintf(w, "agent:        %s (%s)\n", e.Agent, e.DisplayName)
+	fmt.Fprintf(w, "renderer:     %s (%s, %s style)\n", e.Renderer, e.Instructions, e.Style)
+	fmt.Fprintf(w, "file:         %s\n", e.Path)
+	fmt.Fprintf(w, "size:         %d bytes, about %d tokens\n", e.Bytes, e.Tokens)
+	if len(e.MCPClients) > 0 {
+		fmt.Fprintf(w, "mcp clients:  %s\n", strings.Join(e.MCPClients, ", "))
+	}
+	perms := "none (least privilege)"
+	if len(e.Permissions) > 0 {
+		perms = strings.Join(e.Permissions, ", ")
+	}
+	fmt.Fprintf(w, "permissions:  %s\n\nguardrails:\n", perms)
+	for _, t := range schema.Severities {
+		ids := e.Tiers[string(t)]
+		fmt.Fprintf(w, "  %-17s %2d  %s\n", t, len(ids), strings.Join(ids, ", "))
+	}
+	if len(e.NotApplied) > 0 {
+		fmt.Fprintf(w, "  %-17s %2d  %s\n", "not applied", len(e.NotApplied), strings.Join(e.NotApplied, ", "))
+	}
+	fmt.Fprintf(w, "\nsections:\n")
+	for _, s := range e.Sections {
+		fmt.Fprintf(w, "  %6d B  %s%s\n", s.Bytes, strings.Repeat("  ", s.Level-1), s.Heading)
+	}
+}

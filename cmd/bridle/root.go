@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Exit codes, documented in the README and in `bridle --help`.
+const (
+	exitOK       = 0 // success
+	exitFailure  = 1 // an operation failed (I/O, git, …)
+	exitUsage    = 2 // bad flags or arguments
+	exitInvalid  = 3 // the rules are invalid
+	exitOutdated = 4 // render --check found stale, missing or hand-edited files
+)
+
+// exitError carries an exit code; it is the only place errors become codes.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{exitUsage, fmt.Errorf(format, args...)}
+}
+
+// errReported is returned when the command already printed what went wrong.
+var errReported = errors.New("reported")
+
+// streams is where commands write: data to out, status and diagnostics to errOut.
+type streams struct {
+	out, errOut io.Writer
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	io := &streams{out: stdout, errOut: stderr}
+	root := newRoot(io)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	ran := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { ran = true }
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	code := exitFailure
+	switch {
+	case errors.As(err, &ee):
+		code = ee.code
+	case !ran: // cobra refused the arguments before the command ran
+		code = exitUsage
+	}
+	var ds schema.Diagnostics
+	if !errors.Is(err, errReported) && !errors.As(err, &ds) {
+		fmt.Fprintf(stderr, "bridle: %v\n", err)
+		if code == exitUsage {
+			fmt.Fprintln(stderr, "Run 'bridle --help' for usage.")
+		}
+	}
+	return code
+}
+
+func newRoot(io *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bridle",
+		Short: "One canonical ruleset for every coding agent",
+		Long: `Bridle keeps one canonical, version-controlled ruleset per project (bridle.yaml)
+and renders it into each coding agent's instruction file: CLAUDE.md for Claude,
+AGENTS.md for Codex, and a step-by-step AGENTS.md for Kimi and DeepSeek.
+
+Exit codes:
+  0  success
+  1  an operation failed (I/O, git, …)
+  2  bad flags or arguments
+  3  the rules are invalid (diagnostics on stderr, or stdout with --json)
+  4  render --check found stale, missing or hand-edited files`,
+		Example: `  bridle init my-rules
+  bridle validate --rules my-rules
+  bridle render --rules my-rules --all --out .
+  bridle render --rules my-rules --agent claude > CLAUDE.md`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%w", err) })
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.AddCommand(
+		newInitCmd(io),
+		newValidateCmd(io),
+		newRenderCmd(io),
+		newCompileCmd(io),
+		newExplainCmd(io),
+		newSchemaCmd(io),
+		newVersionCmd(io),
+	)
+	return root
+}
+
+// version is the module version when installed with go install, else "dev".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func newVersionCmd(io *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the bridle version",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			goVersion := "unknown"
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				goVersion = bi.GoVersion
+			}
+			fmt.Fprintf(io.out, "bridle %s (schema_version %d, %s)\n", version(), schema.CurrentVersion, goVersion)
+			return nil
+		},
+	}
+}

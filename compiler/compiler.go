@@ -1,0 +1,145 @@
+// Package compiler turns a rules source (a file, a directory holding
+// bridle.yaml, or a git repository at a ref) into a Snapshot: the validated,
+// normalised document, every agent's rendered files, a content hash and
+// where it all came from.
+//
+// Promises:
+//   - Compile is deterministic: the same input gives a byte-identical
+//     snapshot (no timestamps, sorted renders, canonical JSON).
+//   - Invalid rules never produce a snapshot: the diagnostics are returned
+//     instead, all of them, sorted by position.
+//   - With a ref, the rules are read from git objects (go-git), never from
+//     the work tree.
+//
+// Every entry point — `bridle compile`, `bridle render`, CI and `bridle mcp` —
+// calls Compile, so all of them see the same rules.
+package compiler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Options says what to compile.
+type Options struct {
+	// Rules is a bridle.yaml file, a directory holding one, or (with Ref) any
+	// path inside a git repository.
+	Rules string
+	// Ref, when set, reads the rules from this git ref (branch, tag, commit)
+	// instead of the work tree.
+	Ref string
+	// BridleVersion is recorded in the snapshot and the rendered headers.
+	BridleVersion string
+}
+
+// Source says where the rules were read from.
+type Source struct {
+	Kind   string `json:"kind"`             // "file" or "git"
+	Path   string `json:"path"`             // the rules file as given (file) or within the repository (git)
+	Repo   string `json:"repo,omitempty"`   // repository root, when the rules are in git
+	Ref    string `json:"ref,omitempty"`    // the ref read, for kind git
+	Commit string `json:"commit,omitempty"` // the commit read (git), or HEAD of the enclosing repository (file)
+	Dirty  bool   `json:"dirty,omitempty"`  // file: the work tree's bridle.yaml differs from Commit
+}
+
+// Snapshot is a compiled rules document: what every consumer serves.
+type Snapshot struct {
+	BridleVersion string             `json:"bridle_version"`
+	SchemaVersion int                `json:"schema_version"`
+	ContentHash   string             `json:"content_hash"` // sha256 of the normalised document's canonical JSON
+	Source        Source             `json:"source"`
+	Document      schema.Document    `json:"document"` // normalised
+	Renders       []renderers.File   `json:"renders"`  // one per agent, sorted by agent
+	Warnings      schema.Diagnostics `json:"warnings,omitempty"`
+}
+
+// Render returns the render for agent, if there is one.
+func (s *Snapshot) Render(agent string) (renderers.File, bool) {
+	for _, r := range s.Renders {
+		if r.Agent == agent {
+			return r, true
+		}
+	}
+	return renderers.File{}, false
+}
+
+// JSON encodes the snapshot canonically (indented, sorted map keys, trailing newline).
+func (s *Snapshot) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode snapshot: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Compile reads the rules named by opts and compiles them. It returns an
+// error when the source cannot be read (a missing path, a bad ref), and
+// diagnostics when the rules are invalid; the snapshot is nil in both cases.
+// Warnings alone do not stop compilation; they are kept in the snapshot.
+func Compile(opts Options) (*Snapshot, schema.Diagnostics, error) {
+	in, diags, err := Read(opts)
+	if err != nil || diags.HasErrors() {
+		return nil, diags, err
+	}
+	snap, diags := CompileBytes(in, opts.BridleVersion)
+	return snap, diags, nil
+}
+
+// Input is a rules document read from a source.
+type Input struct {
+	Name   string // file name for diagnostics
+	Data   []byte
+	Source Source
+}
+
+// CompileBytes validates and compiles one document.
+func CompileBytes(in Input, bridleVersion string) (*Snapshot, schema.Diagnostics) {
+	f, diags := schema.Load(in.Name, in.Data)
+	if f == nil || diags.HasErrors() {
+		return nil, diags
+	}
+	doc := f.Doc
+	doc.Normalize()
+	hash, err := ContentHash(&doc)
+	if err != nil {
+		return nil, schema.Diagnostics{{File: in.Name, Line: 1, Col: 1, Level: schema.Error, Message: err.Error()}}
+	}
+	meta := renderers.Meta{
+		BridleVersion: bridleVersion,
+		ContentHash:   hash,
+		Commit:        in.Source.Commit,
+		Ref:           in.Source.Ref,
+		Dirty:         in.Source.Dirty,
+	}
+	snap := &Snapshot{
+		BridleVersion: bridleVersion,
+		SchemaVersion: doc.SchemaVersion,
+		ContentHash:   hash,
+		Source:        in.Source,
+		Document:      doc,
+		Warnings:      diags,
+	}
+	for _, a := range doc.Agents() {
+		r, err := renderers.Render(&doc, a, meta)
+		if err != nil { // unreachable: a comes from doc's own profiles
+			return nil, schema.Diagnostics{{File: in.Name, Line: 1, Col: 1, Level: schema.Error, Message: err.Error()}}
+		}
+		snap.Renders = append(snap.Renders, r)
+	}
+	return snap, diags
+}
+
+// ContentHash is "sha256:" and the hex sha256 of doc's canonical JSON.
+func ContentHash(doc *schema.Document) (string, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("hash document: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}

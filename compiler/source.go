@@ -1,0 +1,188 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// FileName is the rules document's name inside a rules directory or repository.
+const FileName = "bridle.yaml"
+
+// Errors a source can fail with, for errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrBadRef   = errors.New("unknown git ref")
+	ErrNotRepo  = errors.New("not a git repository")
+)
+
+// Read reads the rules document named by opts without validating it. A path
+// that holds no rules document and an oversized file are reported as
+// diagnostics, like any other problem with the rules; a ref or repository
+// that cannot be read is an error.
+func Read(opts Options) (Input, schema.Diagnostics, error) {
+	if opts.Rules == "" {
+		opts.Rules = "."
+	}
+	if opts.Ref != "" {
+		return readGit(opts.Rules, opts.Ref)
+	}
+	return readFile(opts.Rules)
+}
+
+func missing(name, msg, fix string) schema.Diagnostics {
+	return schema.Diagnostics{{File: name, Line: 1, Col: 1, Level: schema.Error, Message: msg, Fix: fix}}
+}
+
+// rulesPath resolves a file or directory argument to the rules file.
+func rulesPath(p string) (string, schema.Diagnostics, error) {
+	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil, fmt.Errorf("read rules %s: %w", p, ErrNotFound)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("read rules: %w", err)
+	}
+	if !st.IsDir() {
+		return p, nil, nil
+	}
+	f := filepath.Join(p, FileName)
+	if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+		return "", missing(f, "no "+FileName+" in "+p, "point --rules at a rules directory, or create one with `bridle init "+p+"`"), nil
+	}
+	return f, nil, nil
+}
+
+func readFile(arg string) (Input, schema.Diagnostics, error) {
+	p, diags, err := rulesPath(arg)
+	if err != nil || diags != nil {
+		return Input{}, diags, err
+	}
+	data, diags, err := readLimited(p)
+	if err != nil || diags != nil {
+		return Input{}, diags, err
+	}
+	src := Source{Kind: "file", Path: p}
+	// Record the enclosing repository's HEAD, and whether this file differs
+	// from it, so the rendered header can name the commit.
+	if repo, root, err := openRepo(filepath.Dir(p)); err == nil {
+		if head, err := repo.Head(); err == nil {
+			src.Commit = head.Hash().String()
+			rel, _ := filepath.Rel(root, absPath(p))
+			blob, err := fileAt(repo, head.Hash(), filepath.ToSlash(rel))
+			src.Dirty = err != nil || blob.Hash != plumbing.ComputeHash(plumbing.BlobObject, data)
+		}
+	}
+	return Input{Name: p, Data: data, Source: src}, nil, nil
+}
+
+func readLimited(p string) ([]byte, schema.Diagnostics, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read rules: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, schema.MaxSize+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read rules %s: %w", p, err)
+	}
+	if len(data) > schema.MaxSize {
+		return nil, missing(p, fmt.Sprintf("file is larger than the %d-byte limit", schema.MaxSize),
+			"split prose into shorter statements or move long text out of the rules document"), nil
+	}
+	return data, nil, nil
+}
+
+func absPath(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(a); err == nil {
+		return r
+	}
+	return a
+}
+
+// openRepo opens the git repository enclosing dir and returns its work tree root.
+func openRepo(dir string) (*git.Repository, string, error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, "", fmt.Errorf("open %s: %w", dir, ErrNotRepo)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, "", fmt.Errorf("open %s: %w", dir, ErrNotRepo)
+	}
+	return repo, absPath(wt.Filesystem.Root()), nil
+}
+
+func fileAt(repo *git.Repository, commit plumbing.Hash, rel string) (*object.File, error) {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return nil, err
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, err
+	}
+	return t.File(rel)
+}
+
+func readGit(arg, ref string) (Input, schema.Diagnostics, error) {
+	dir := arg
+	rel := ""
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		dir = filepath.Dir(arg)
+		rel = filepath.Base(arg)
+	} else if err != nil {
+		return Input{}, nil, fmt.Errorf("read rules %s: %w", arg, ErrNotFound)
+	}
+	repo, root, err := openRepo(dir)
+	if err != nil {
+		return Input{}, nil, fmt.Errorf("read rules at %s: %w", ref, err)
+	}
+	sub, err := filepath.Rel(root, absPath(dir))
+	if err != nil {
+		return Input{}, nil, fmt.Errorf("read rules at %s: %w", ref, err)
+	}
+	if rel == "" {
+		rel = FileName
+	}
+	inRepo := filepath.ToSlash(filepath.Join(sub, rel))
+	h, err := repo.ResolveRevision(plumbing.Revision(ref))
+	if err != nil {
+		return Input{}, nil, fmt.Errorf("read rules at %s: %w %q in %s", ref, ErrBadRef, ref, root)
+	}
+	name := inRepo + "@" + ref
+	f, err := fileAt(repo, *h, inRepo)
+	if errors.Is(err, object.ErrFileNotFound) {
+		return Input{}, missing(name, fmt.Sprintf("no %s at %s in commit %s", inRepo, ref, h.String()[:12]),
+			"commit a "+FileName+" on that ref, or point --rules at the directory that holds it"), nil
+	}
+	if err != nil {
+		return Input{}, nil, fmt.Errorf("read rules at %s: %w", ref, err)
+	}
+	if f.Size > schema.MaxSize {
+		return Input{}, missing(name, fmt.Sprintf("file is larger than the %d-byte limit", schema.MaxSize), ""), nil
+	}
+	r, err := f.Reader()
+	if err != nil {
+		return Input{}, nil, fmt.Errorf("read rules at %s: %w", ref, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, schema.MaxSize+1))
+	if err != nil {
+		return Input{}, nil, fmt.Errorf("read rules at %s: %w", ref, err)
+	}
+	return Input{Name: name, Data: data, Source: Source{Kind: "git", Path: inRepo, Repo: root, Ref: ref, Commit: h.String()}}, nil, nil
+}

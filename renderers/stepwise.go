@@ -1,0 +1,200 @@
+package renderers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// stepwise renders an AGENTS.md-style file for weaker instruction-followers
+// (Kimi, DeepSeek). Instead of a reference document it gives numbered
+// procedures to run at fixed moments (session start, before each change,
+// after each change, before reporting done), numbers every rule (E1, R1, G1,
+// C1) so the procedures can point at them, and spells out for each tier what
+// to do when a rule and the task disagree.
+type stepwise struct{}
+
+func (stepwise) Name() string { return "agents-md-stepwise" }
+
+func (stepwise) Render(in Input) []byte {
+	d := in.Doc
+	gs := guardrailsFor(d, in.Agent)
+	enf := byTier(gs, schema.Enforcement)
+	must := byTier(gs, schema.HardInstruction)
+	should := byTier(gs, schema.Guidance)
+	scope := scopeRules(gs)
+
+	var b strings.Builder
+	b.WriteString(Header(in))
+	b.WriteByte('\n')
+	fmt.Fprintf(&b, "# Instructions for %s — %s\n\n", in.Profile.DisplayName, projectName(d))
+	b.WriteString("Read this whole file before you start. It has numbered steps. Do every step, in order, every time. ")
+	b.WriteString("Do not skip a step because it seems obvious. When a step says STOP, stop and do nothing else until the step says you may go on.\n\n")
+
+	// The procedures.
+	b.WriteString("## Step 1 — At the start of every session\n\n")
+	steps(&b,
+		"Call the `get_rules` tool of the `bridle` MCP server. If it answers, its text replaces this file for this session.",
+		"Read the task. Write one sentence that says what the task asks for. Anything outside that sentence is OUT OF SCOPE.",
+		"Read the rule lists below: E (enforced by Bridle), R (you MUST), G (you SHOULD) and C (conventions).",
+	)
+
+	b.WriteString("## Step 2 — Before each change\n\n")
+	b.WriteString("Before you edit a file, run a command or call a tool, answer these questions about that one action, in order:\n\n")
+	var pre []string
+	if len(scope) > 0 {
+		pre = append(pre, fmt.Sprintf("Is the action inside the task sentence from Step 1? If NO: STOP. Call `request_scope_approval` with `action` (what you want to do), `reason` (why the task needs it) and `guardrail_id` (one of %s). Wait for the answer. Go on only if the answer is yes. If there is no answer, ask the human in chat and wait.", backticks(scope)))
+	} else {
+		pre = append(pre, "Is the action inside the task sentence from Step 1? If NO: STOP and ask the human before you do it.")
+	}
+	if len(must) > 0 {
+		pre = append(pre, fmt.Sprintf("Check the action against every R rule, R1 to R%d, one at a time. If it breaks any of them: STOP. Do not do it. Find another way that follows the rule, or ask the human.", len(must)))
+	}
+	if len(enf) > 0 {
+		pre = append(pre, fmt.Sprintf("Does the action touch something in E1 to E%d? Then do it only through the Bridle tools. If Bridle refuses: STOP. Tell the human what was refused. Never try another way around it.", len(enf)))
+	}
+	if len(d.Project.Conventions) > 0 {
+		pre = append(pre, fmt.Sprintf("Will the result follow conventions C1 to C%d? If NO: change your plan until it does.", len(d.Project.Conventions)))
+	}
+	if len(should) > 0 {
+		pre = append(pre, fmt.Sprintf("Does the action go against a G rule (G1 to G%d)? You may still do it, but write down which rule and why, for Step 4.", len(should)))
+	}
+	steps(&b, pre...)
+
+	b.WriteString("## Step 3 — After each change\n\n")
+	var post []string
+	for _, c := range commandsByName(d, "build", "generate") {
+		post = append(post, fmt.Sprintf("Run the %s command: %s. If it fails, fix the cause before anything else.", c.Name, code(c.Run)))
+	}
+	for _, c := range commandsByName(d, "test") {
+		post = append(post, fmt.Sprintf("Run the test command: %s. If a test fails, fix the code, not the test. Never delete, skip or weaken a test to make it pass.", code(c.Run)))
+	}
+	for _, c := range commandsByName(d, "lint") {
+		post = append(post, fmt.Sprintf("Run the lint command: %s. Fix every finding in the code you changed.", code(c.Run)))
+	}
+	post = append(post, "Read your change again. Check it against each R rule once more.")
+	steps(&b, post...)
+
+	b.WriteString("## Step 4 — Before you say the task is done\n\n")
+	steps(&b,
+		"Every command in Step 3 passes.",
+		"List every file you changed and, for each, say how it serves the task sentence from Step 1.",
+		"Say which G rules you did not follow, if any, and why.",
+		"If anything is unfinished or you are unsure, say so plainly. Never claim work you did not do.",
+	)
+
+	// The numbered rules.
+	if len(enf) > 0 {
+		b.WriteString("## E — Rules Bridle enforces\n\n")
+		b.WriteString("Bridle checks these itself. It refuses the action unless your permissions allow it.\n\n")
+		for i, g := range enf {
+			rule(&b, fmt.Sprintf("E%d", i+1), g)
+			if len(g.EnforcedBy) > 0 {
+				var has, lacks []string
+				for _, p := range g.EnforcedBy {
+					if d.Permissions[in.Agent].Allows(p) {
+						has = append(has, p)
+					} else {
+						lacks = append(lacks, p)
+					}
+				}
+				if len(lacks) > 0 {
+					fmt.Fprintf(&b, "  - You do NOT have %s. Bridle will refuse. Do not try.\n", backticks(lacks))
+				}
+				if len(has) > 0 {
+					fmt.Fprintf(&b, "  - You have %s, so Bridle allows it, but only through its tools.\n", backticks(has))
+				}
+			}
+			origin(&b, g)
+		}
+		b.WriteByte('\n')
+	}
+	if len(must) > 0 {
+		b.WriteString("## R — Rules you MUST follow\n\n")
+		b.WriteString("These are required. If the task seems to need you to break one: STOP and ask the human.\n\n")
+		for i, g := range must {
+			rule(&b, fmt.Sprintf("R%d", i+1), g)
+			if g.ScopeApproval {
+				b.WriteString("  - This is a scope rule. Before an action it covers, call `request_scope_approval` and wait for yes.\n")
+			}
+			fmt.Fprintf(&b, "  - Check: before each change, ask \"does my next action follow %s?\" If no, do not do it.\n", g.ID)
+			origin(&b, g)
+		}
+		b.WriteByte('\n')
+	}
+	if len(should) > 0 {
+		b.WriteString("## G — Rules you SHOULD follow\n\n")
+		b.WriteString("Follow these unless you have a clear reason not to. If you do not follow one, say which and why when you report.\n\n")
+		for i, g := range should {
+			rule(&b, fmt.Sprintf("G%d", i+1), g)
+			origin(&b, g)
+		}
+		b.WriteByte('\n')
+	}
+	if len(d.Project.Conventions) > 0 {
+		b.WriteString("## C — Conventions\n\n")
+		b.WriteString("Write all new and changed code like this:\n\n")
+		for i, c := range d.Project.Conventions {
+			fmt.Fprintf(&b, "- **C%d** `%s`: %s\n", i+1, c.ID, c.Statement)
+			if c.Rationale != "" {
+				b.WriteString("  - Why: " + c.Rationale + "\n")
+			}
+		}
+		b.WriteByte('\n')
+	}
+
+	// Reference material.
+	b.WriteString("## About the project\n\n")
+	paragraphs(&b, d.Project.Overview)
+	if len(d.Project.Stack) > 0 {
+		b.WriteString("It uses:\n\n")
+		for _, s := range d.Project.Stack {
+			b.WriteString("- " + s + "\n")
+		}
+		b.WriteByte('\n')
+	}
+	if len(d.Project.Commands) > 0 {
+		b.WriteString("Commands:\n\n")
+		for _, c := range d.Project.Commands {
+			fmt.Fprintf(&b, "- %s: %s\n", c.Name, code(c.Run))
+		}
+		b.WriteByte('\n')
+	}
+	patterns(&b, d)
+
+	b.WriteString("## What you may do through Bridle\n\n")
+	allowed, denied := permissions(d, in.Agent)
+	for _, a := range allowed {
+		b.WriteString("- YES: " + a + "\n")
+	}
+	for _, a := range denied {
+		b.WriteString("- NO: " + a + "\n")
+	}
+	b.WriteString("\n## If you are unsure\n\n")
+	steps(&b,
+		"Do not guess.",
+		"Ask the human one short, specific question.",
+		"Wait for the answer before you go on.",
+		"To change a rule in this file, do not edit the file. Propose the change with the `propose_guardrail` tool if you are allowed to; a human decides.",
+	)
+	return []byte(strings.TrimRight(b.String(), "\n") + "\n")
+}
+
+func steps(b *strings.Builder, items ...string) {
+	for i, s := range items {
+		fmt.Fprintf(b, "%d. %s\n", i+1, s)
+	}
+	b.WriteByte('\n')
+}
+
+func rule(b *strings.Builder, label string, g schema.Guardrail) {
+	fmt.Fprintf(b, "- **%s** `%s`: %s\n", label, g.ID, g.Statement)
+	if g.Rationale != "" {
+		b.WriteString("  - Why: " + g.Rationale + "\n")
+	}
+}
+
+func origin(b *strings.Builder, g schema.Guardrail) {
+	b.WriteString("  - Origin: " + Origin(g.Provenance) + ".\n")
+}

@@ -1,0 +1,76 @@
+package schema
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+var wantRe = regexp.MustCompile("# want (`[^`]*`(?: `[^`]*`)*)")
+
+// TestDiagnostics loads each testdata/diag/*.txtar case's bridle.yaml and
+// checks its diagnostics against the `# want` comments written on the lines
+// they must point at, analysistest-style: every want must be matched by a
+// diagnostic on that line, and every diagnostic must be wanted.
+func TestDiagnostics(t *testing.T) {
+	files, _ := filepath.Glob("testdata/diag/*.txtar")
+	if len(files) == 0 {
+		t.Fatal("no test cases")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var src []byte
+			for _, f := range ar.Files {
+				if f.Name == "bridle.yaml" {
+					src = f.Data
+				}
+			}
+			wants := map[int][]*regexp.Regexp{}
+			for i, line := range strings.Split(string(src), "\n") {
+				m := wantRe.FindStringSubmatch(line)
+				if m == nil {
+					continue
+				}
+				for _, q := range regexp.MustCompile("`[^`]*`").FindAllString(m[1], -1) {
+					wants[i+1] = append(wants[i+1], regexp.MustCompile(strings.Trim(q, "`")))
+				}
+			}
+			_, diags := Load("bridle.yaml", src)
+			for _, d := range diags {
+				if d.File != "bridle.yaml" || d.Line < 1 || d.Col < 1 {
+					t.Errorf("diagnostic without a position: %+v", d)
+				}
+				line := wants[d.Line]
+				matched := false
+				for i, re := range line {
+					if re.MatchString(d.String()) {
+						wants[d.Line] = append(line[:i:i], line[i+1:]...)
+						matched = true
+						break
+					}
+				}
+				if !matched {
+					t.Errorf("unexpected diagnostic: %s", d)
+				}
+			}
+			for line, res := range wants {
+				for _, re := range res {
+					t.Errorf("line %d: no diagnostic matching %s; got:\n%s", line, re, fmt.Sprint(diags.Error()))
+				}
+			}
+			// Determinism: the same input gives the same diagnostics.
+			_, again := Load("bridle.yaml", src)
+			if again.Error() != diags.Error() {
+				t.Errorf("diagnostics differ between runs:\n%s\n---\n%s", diags.Error(), again.Error())
+			}
+		})
+	}
+}

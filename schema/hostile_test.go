@@ -1,0 +1,119 @@
+package schema
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestHostileInput feeds inputs meant to crash, hang or exhaust the loader.
+// Each must give a positioned error diagnostic and no file.
+func TestHostileInput(t *testing.T) {
+	laughs := "a: &a [x,x,x,x,x,x,x,x,x,x]\n"
+	prev := "a"
+	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		laughs += n + ": &" + n + " [" + strings.Repeat("*"+prev+",", 9) + "*" + prev + "]\n"
+		prev = n
+	}
+	tests := []struct {
+		name string
+		data string
+		want string // substring of the first diagnostic
+		line int
+	}{
+		{"empty", "", "file is empty", 1},
+		{"whitespace", "  \n\n\t\n", "file is empty", 1},
+		{"comments only", "# nothing here\n", "file is empty", 1},
+		{"not utf-8", "schema_version: 1\nproject:\n  id: \xff\xfe\n", "not valid UTF-8", 3},
+		{"utf-16", "\xff\xfes\x00c\x00", "not valid UTF-8", 1},
+		{"huge", "schema_version: 1\n" + strings.Repeat("# padding\n", MaxSize/10+1), "larger than", 1},
+		{"billion laughs", laughs, "too many aliases", 0},
+		{"deep nesting", "a: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n", "nested deeper than", 1},
+		{"deep mappings", nested(100), "nested deeper than", 0},
+		{"scalar document", "just a string\n", "must be a mapping", 1},
+		{"list document", "- a\n- b\n", "must be a mapping", 1},
+		{"two documents", "schema_version: 1\n---\nschema_version: 1\n", "more than one YAML document", 0},
+		{"tab indentation", "project:\n\tid: x\n", "invalid YAML", 2},
+		{"unclosed quote", "project:\n  id: \"x\n", "invalid YAML", 0},
+		{"non-string key", "schema_version: 1\n[a, b]: c\nproject: {id: x}\n", "mapping key must be a plain string", 2},
+		{"version as string", "schema_version: one\nproject: {id: x}\n", "schema_version: must be an integer", 1},
+		{"no version", "project: {id: x}\n", `missing required key "schema_version"`, 1},
+		{"null project", "schema_version: 1\nproject:\n", "project: must be an object", 2},
+		{"nul byte", "schema_version: 1\nproject: {id: \"a\x00b\"}\n", "", 0},
+		{"control char", "schema_version: 1\nproject: {id: x, name: \"a\\u0007b\"}\n", "control character", 2},
+		{"unknown alias", "a: *nope\n", "invalid YAML", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, diags := Load("bridle.yaml", []byte(tt.data))
+			if !diags.HasErrors() {
+				t.Fatalf("no error diagnostic (file %v)", f != nil)
+			}
+			d := diags[0]
+			if d.Line < 1 || d.Col < 1 || d.File != "bridle.yaml" {
+				t.Errorf("diagnostic has no position: %+v", d)
+			}
+			if tt.line != 0 && d.Line != tt.line {
+				t.Errorf("line = %d, want %d (%s)", d.Line, tt.line, d)
+			}
+			if tt.want != "" && !strings.Contains(diags.Error(), tt.want) {
+				t.Errorf("diagnostics = %q, want one containing %q", diags.Error(), tt.want)
+			}
+		})
+	}
+}
+
+func nested(depth int) string {
+	var b strings.Builder
+	for i := range depth {
+		b.WriteString(strings.Repeat("  ", i) + "k:\n")
+	}
+	return b.String()
+}
+
+// TestExampleIsValid keeps the shipped example valid and warning-free.
+func TestExampleIsValid(t *testing.T) {
+	data, err := os.ReadFile("../examples/runic-gateway/bridle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, diags := Load("bridle.yaml", data)
+	if len(diags) > 0 {
+		t.Fatalf("example has diagnostics:\n%s", diags.Error())
+	}
+	if got := len(f.Doc.Guardrails); got < 10 {
+		t.Errorf("example has %d guardrails, want at least 10", got)
+	}
+}
+
+// FuzzLoad checks that no input makes Load panic, and that every
+// diagnostic it returns carries a position.
+func FuzzLoad(f *testing.F) {
+	seeds := []string{
+		"",
+		"schema_version: 1\nproject: {id: x}\n",
+		"a: &a [x]\nb: [*a, *a]\n",
+		"schema_version: 1\nproject:\n  id: x\n  id: y\n",
+		"<<: {a: 1}\n",
+	}
+	if data, err := os.ReadFile("../examples/runic-gateway/bridle.yaml"); err == nil {
+		seeds = append(seeds, string(data))
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, diags := Load("bridle.yaml", data)
+		for _, d := range diags {
+			if d.Line < 1 || d.Col < 1 || d.Message == "" {
+				t.Fatalf("bad diagnostic %+v", d)
+			}
+		}
+		if file == nil && !diags.HasErrors() {
+			t.Fatal("no file and no error")
+		}
+		if !diags.HasErrors() {
+			file.Doc.Normalize()
+		}
+	})
+}
