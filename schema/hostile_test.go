@@ -27,7 +27,7 @@ func TestHostileInput(t *testing.T) {
 		{"not utf-8", "schema_version: 1\nproject:\n  id: \xff\xfe\n", "not valid UTF-8", 3},
 		{"utf-16", "\xff\xfes\x00c\x00", "not valid UTF-8", 1},
 		{"huge", "schema_version: 1\n" + strings.Repeat("# padding\n", MaxSize/10+1), "larger than", 1},
-		{"billion laughs", laughs, "too many aliases", 0},
+		{"billion laughs", laughs, "through aliases", 0},
 		{"deep nesting", "a: " + strings.Repeat("[", 200) + strings.Repeat("]", 200) + "\n", "nested deeper than", 1},
 		{"deep mappings", nested(100), "nested deeper than", 0},
 		{"scalar document", "just a string\n", "must be a mapping", 1},

@@ -15,13 +15,16 @@ import (
 
 // Limits that keep Load bounded on hostile input.
 const (
-	// MaxSize is the largest rules document accepted, in bytes.
-	MaxSize = 4 << 20
+	// MaxSize is the largest rules document accepted, in bytes. A document
+	// with 1,000 guardrails is about 300 KB.
+	MaxSize = 2 << 20
 	// MaxDepth is the deepest nesting of mappings and sequences accepted.
 	MaxDepth = 64
-	// MaxNodes bounds the number of values after alias expansion, which
-	// defuses "billion laughs" documents.
-	MaxNodes = 500_000
+	// MaxNodes bounds the number of values in a document, aliases expanded.
+	MaxNodes = 200_000
+	// MaxAliased bounds the values reached through aliases, which defuses
+	// "billion laughs" documents; sharing a list or a mapping is far below it.
+	MaxAliased = 10_000
 )
 
 // Pos is a 1-based line and column in a source file.
@@ -74,11 +77,24 @@ func parentPath(path string) string {
 	return path[:i]
 }
 
-var identRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+// isIdent reports whether key can be written bare in a path (a.b), rather
+// than quoted (a["b c"]).
+func isIdent(key string) bool {
+	if key == "" {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // JoinKey appends a mapping key to a path.
 func JoinKey(path, key string) string {
-	if !identRe.MatchString(key) {
+	if !isIdent(key) {
 		return path + "[" + strconv.Quote(key) + "]"
 	}
 	if path == "" {
@@ -139,7 +155,7 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 			"start from `bridle init`")
 	}
 
-	w := walker{f: f, budget: MaxNodes}
+	w := walker{f: f, budget: MaxNodes, alias: MaxAliased}
 	v := w.walk(body, "", 0)
 	if w.stop {
 		return nil, w.diags.Sort()
@@ -222,6 +238,8 @@ type walker struct {
 	f      *File
 	diags  Diagnostics
 	budget int
+	alias  int  // values left to expand through aliases
+	depthA int  // > 0 while walking under an alias
 	stop   bool // a fatal limit was hit; nothing more is walked
 }
 
@@ -242,8 +260,11 @@ func (w *walker) walk(n *yaml.Node, path string, depth int) any {
 		return nil
 	}
 	w.budget--
-	if w.budget < 0 {
-		w.fatal(n, fmt.Sprintf("document expands to more than %d values (too many aliases?)", MaxNodes),
+	if w.depthA > 0 {
+		w.alias--
+	}
+	if w.budget < 0 || w.alias < 0 {
+		w.fatal(n, fmt.Sprintf("document expands to too many values (more than %d, or %d through aliases)", MaxNodes, MaxAliased),
 			"write the values out instead of nesting anchors and aliases")
 		return nil
 	}
@@ -259,6 +280,8 @@ func (w *walker) walk(n *yaml.Node, path string, depth int) any {
 		if n.Alias == nil {
 			return nil
 		}
+		w.depthA++
+		defer func() { w.depthA-- }()
 		return w.walk(n.Alias, path, depth+1)
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
@@ -301,7 +324,12 @@ func (w *walker) mapping(n *yaml.Node, path string, depth int) map[string]any {
 		w.f.key[p] = Pos{k.Line, k.Column}
 		out[key] = w.walk(v, p, depth+1)
 	}
-	// "<<: *anchor" merges keys that are not set explicitly.
+	// "<<: *anchor" merges keys that are not set explicitly; what it brings
+	// in counts against the alias budget.
+	if len(merges) > 0 {
+		w.depthA++
+		defer func() { w.depthA-- }()
+	}
 	for _, m := range merges {
 		src := m
 		for src.Kind == yaml.AliasNode && src.Alias != nil {

@@ -232,6 +232,7 @@ func allowedProperties(schemaURL string) []string {
 // semantic runs the checks a JSON Schema cannot express.
 func (f *File) semantic() Diagnostics {
 	c := checker{f: f, d: &f.Doc}
+	c.known = append(c.d.Agents(), AllAgents)
 	c.agents()
 	c.project()
 	c.guardrails()
@@ -241,9 +242,10 @@ func (f *File) semantic() Diagnostics {
 }
 
 type checker struct {
-	f  *File
-	d  *Document
-	ds Diagnostics
+	f     *File
+	d     *Document
+	ds    Diagnostics
+	known []string // agents with a profile, then all_agents
 }
 
 func (c *checker) errorAt(p Pos, path, fix, format string, args ...any) *Diagnostic {
@@ -379,7 +381,7 @@ func (c *checker) guardrails() {
 }
 
 func (c *checker) appliesTo(p string, agents []string) {
-	known := append(c.d.Agents(), AllAgents)
+	known := c.known
 	for i, a := range agents {
 		ip := JoinIndex(p, i)
 		if a == AllAgents {
@@ -461,8 +463,8 @@ func (c *checker) permissions() {
 // oneLine checks a field rendered on one line: no line breaks, no control
 // characters, no leading markdown heading, and not blank.
 func (c *checker) oneLine(p, s string) {
-	if s == "" {
-		return
+	if s == "" || !strings.ContainsAny(s, "\n\r\u2028\u2029#") && !hasControl(s, false) && strings.TrimSpace(s) != "" {
+		return // the common case: nothing to report, no position needed
 	}
 	pos := c.f.Pos(p)
 	switch {
