@@ -19,7 +19,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
@@ -124,22 +126,26 @@ func CompileBytes(in Input, bridleVersion string) (*Snapshot, schema.Diagnostics
 		Document:      doc,
 		Warnings:      diags,
 	}
-	for _, a := range doc.Agents() {
-		r, err := renderers.Render(&doc, a, meta)
-		if err != nil { // unreachable: a comes from doc's own profiles
-			return nil, schema.Diagnostics{{File: in.Name, Line: 1, Col: 1, Level: schema.Error, Message: err.Error()}}
-		}
-		snap.Renders = append(snap.Renders, r)
+	// Renders are independent: make them side by side, keep agent order.
+	agents := doc.Agents()
+	snap.Renders = make([]renderers.File, len(agents))
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		wg.Go(func() { snap.Renders[i], errs[i] = renderers.Render(&doc, a, meta) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil { // unreachable: agents come from doc's own profiles
+		return nil, schema.Diagnostics{{File: in.Name, Line: 1, Col: 1, Level: schema.Error, Message: err.Error()}}
 	}
 	return snap, diags
 }
 
 // ContentHash is "sha256:" and the hex sha256 of doc's canonical JSON.
 func ContentHash(doc *schema.Document) (string, error) {
-	b, err := json.Marshal(doc)
-	if err != nil {
+	h := sha256.New()
+	if err := json.NewEncoder(h).Encode(doc); err != nil {
 		return "", fmt.Errorf("hash document: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -69,6 +69,7 @@ func projectName(doc *schema.Document) string {
 func reference(in Input, v voice) []byte {
 	d := in.Doc
 	var b strings.Builder
+	b.Grow(sizeHint(d))
 	b.WriteString(Header(in))
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, v.title+"\n\n", projectName(d))

@@ -137,14 +137,14 @@ func short(c string) string {
 
 // guardrailsFor returns the guardrails that apply to agent, strongest tier
 // first and sorted by id within a tier.
-func guardrailsFor(doc *schema.Document, agent string) []schema.Guardrail {
-	var out []schema.Guardrail
-	for _, g := range doc.Guardrails {
-		if g.AppliesToAgent(agent) {
+func guardrailsFor(doc *schema.Document, agent string) []*schema.Guardrail {
+	out := make([]*schema.Guardrail, 0, len(doc.Guardrails))
+	for i := range doc.Guardrails {
+		if g := &doc.Guardrails[i]; g.AppliesToAgent(agent) {
 			out = append(out, g)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b schema.Guardrail) int {
+	slices.SortStableFunc(out, func(a, b *schema.Guardrail) int {
 		if d := a.Severity.Rank() - b.Severity.Rank(); d != 0 {
 			return d
 		}
@@ -153,14 +153,22 @@ func guardrailsFor(doc *schema.Document, agent string) []schema.Guardrail {
 	return out
 }
 
-func byTier(gs []schema.Guardrail, s schema.Severity) []schema.Guardrail {
-	var out []schema.Guardrail
-	for _, g := range gs {
-		if g.Severity == s {
-			out = append(out, g)
-		}
+// byTier returns the run of gs (sorted by guardrailsFor) in tier s.
+func byTier(gs []*schema.Guardrail, s schema.Severity) []*schema.Guardrail {
+	lo := slices.IndexFunc(gs, func(g *schema.Guardrail) bool { return g.Severity == s })
+	if lo < 0 {
+		return nil
 	}
-	return out
+	hi := lo
+	for hi < len(gs) && gs[hi].Severity == s {
+		hi++
+	}
+	return gs[lo:hi]
+}
+
+// sizeHint estimates a render's size so its buffer grows once.
+func sizeHint(doc *schema.Document) int {
+	return 4096 + len(doc.Project.Overview) + 400*len(doc.Guardrails) + 200*len(doc.Project.Conventions)
 }
 
 // Origin says in one line who proposed a rule and who approved it.
@@ -274,7 +282,7 @@ func permissions(doc *schema.Document, agent string) (allowed, denied []string) 
 }
 
 // scopeRules returns the ids of the guardrails that require scope approval.
-func scopeRules(gs []schema.Guardrail) []string {
+func scopeRules(gs []*schema.Guardrail) []string {
 	var ids []string
 	for _, g := range gs {
 		if g.ScopeApproval {

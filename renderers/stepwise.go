@@ -26,6 +26,7 @@ func (stepwise) Render(in Input) []byte {
 	scope := scopeRules(gs)
 
 	var b strings.Builder
+	b.Grow(sizeHint(d))
 	b.WriteString(Header(in))
 	b.WriteByte('\n')
 	fmt.Fprintf(&b, "# Instructions for %s — %s\n\n", in.Profile.DisplayName, projectName(d))
@@ -188,13 +189,13 @@ func steps(b *strings.Builder, items ...string) {
 	b.WriteByte('\n')
 }
 
-func rule(b *strings.Builder, label string, g schema.Guardrail) {
+func rule(b *strings.Builder, label string, g *schema.Guardrail) {
 	fmt.Fprintf(b, "- **%s** `%s`: %s\n", label, g.ID, g.Statement)
 	if g.Rationale != "" {
 		b.WriteString("  - Why: " + g.Rationale + "\n")
 	}
 }
 
-func origin(b *strings.Builder, g schema.Guardrail) {
+func origin(b *strings.Builder, g *schema.Guardrail) {
 	b.WriteString("  - Origin: " + Origin(g.Provenance) + ".\n")
 }

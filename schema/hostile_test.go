@@ -1,9 +1,12 @@
 package schema
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // TestHostileInput feeds inputs meant to crash, hang or exhaust the loader.
@@ -116,4 +119,22 @@ func FuzzLoad(f *testing.F) {
 			file.Doc.Normalize()
 		}
 	})
+}
+
+// BenchmarkYAMLFloor measures go-yaml v3 parsing a 1,000-guardrail document
+// into its node tree and nothing else: the floor under Load and Compile.
+func BenchmarkYAMLFloor(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("schema_version: 1\nproject: {id: big}\nguardrails:\n")
+	for i := range 1000 {
+		fmt.Fprintf(&sb, "  - id: rule-%04d\n    statement: Rule %d says to keep the module boundaries described in the overview.\n    severity: guidance\n    applies_to: [all_agents]\n    provenance: {source: agent, agent: claude, agent_session: s-%d, approved_by: ann, approved_at: 2026-01-02T03:04:05Z}\n", i, i, i)
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		var n yaml.Node
+		if err := yaml.Unmarshal(data, &n); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

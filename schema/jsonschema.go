@@ -51,6 +51,7 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load schema: %w", err)
 	}
+	stripDescriptions(doc) // they are for editors; compiling without them is faster
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()
 	if err := c.AddResource(SchemaID, doc); err != nil {
@@ -62,3 +63,19 @@ var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	}
 	return sch, nil
 })
+
+func stripDescriptions(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v["description"].(string); ok {
+			delete(v, "description")
+		}
+		for _, x := range v {
+			stripDescriptions(x)
+		}
+	case []any:
+		for _, x := range v {
+			stripDescriptions(x)
+		}
+	}
+}

@@ -38,9 +38,8 @@ type File struct {
 	Name string   // file name used in diagnostics, e.g. bridle.yaml
 	Doc  Document // the typed document; zero when decoding failed
 
-	value any            // generic JSON-like value, for JSON Schema validation
-	pos   map[string]Pos // path → position of the value
-	key   map[string]Pos // path → position of the mapping key that holds it
+	value any        // generic JSON-like value, for JSON Schema validation
+	root  *yaml.Node // the document's top mapping; positions are looked up in it on demand
 
 	decodeErr Diagnostic // a typed-decoding failure, if any (Message is empty when none)
 	partial   bool       // decodeErr was a type mismatch; Doc holds everything else
@@ -49,24 +48,141 @@ type File struct {
 // Pos returns the position of the value at path (e.g. "guardrails[2].severity"),
 // falling back to its nearest known ancestor, then to 1:1.
 func (f *File) Pos(path string) Pos {
-	for {
-		if p, ok := f.pos[path]; ok {
-			return p
-		}
-		if path == "" {
-			return Pos{1, 1}
-		}
-		path = parentPath(path)
+	_, v := f.lookup(path)
+	if v == nil {
+		return Pos{1, 1}
 	}
+	return Pos{v.Line, v.Column}
 }
 
 // KeyPos returns the position of the mapping key for path, or of the value
 // when there is no key (sequence items, the root).
 func (f *File) KeyPos(path string) Pos {
-	if p, ok := f.key[path]; ok {
-		return p
+	k, v := f.lookup(path)
+	switch {
+	case k != nil:
+		return Pos{k.Line, k.Column}
+	case v != nil:
+		return Pos{v.Line, v.Column}
 	}
-	return f.Pos(path)
+	return Pos{1, 1}
+}
+
+// lookup walks the node tree along path and returns the key and value nodes
+// of the deepest element it reaches. Positions are looked up only when a
+// diagnostic needs one, so valid documents pay nothing for them.
+func (f *File) lookup(path string) (key, val *yaml.Node) {
+	val = f.root
+	for _, tok := range splitPath(path) {
+		val = deref(val)
+		if val == nil {
+			return key, nil
+		}
+		var k, v *yaml.Node
+		switch {
+		case tok.key != "" || !tok.index:
+			k, v = findKey(val, tok.key, 0)
+		case val.Kind == yaml.SequenceNode && tok.i < len(val.Content):
+			v = val.Content[tok.i]
+		}
+		if v == nil {
+			return key, val
+		}
+		key, val = k, v
+	}
+	return key, val
+}
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// findKey finds key in a mapping, looking into "<<" merges too; for a
+// duplicated key it returns the second occurrence.
+func findKey(m *yaml.Node, key string, depth int) (k, v *yaml.Node) {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode || depth > 10 {
+		return nil, nil
+	}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		kn := m.Content[i]
+		if kn.Kind == yaml.ScalarNode && kn.ShortTag() == "!!merge" {
+			merges = append(merges, m.Content[i+1])
+			continue
+		}
+		if kn.Kind == yaml.ScalarNode && kn.Value == key {
+			k, v = kn, m.Content[i+1]
+		}
+	}
+	if k != nil {
+		return k, v
+	}
+	for _, mg := range merges {
+		mg = deref(mg)
+		if mg != nil && mg.Kind == yaml.SequenceNode {
+			for _, c := range mg.Content {
+				if k, v := findKey(c, key, depth+1); k != nil {
+					return k, v
+				}
+			}
+		} else if k, v := findKey(mg, key, depth+1); k != nil {
+			return k, v
+		}
+	}
+	return nil, nil
+}
+
+type pathTok struct {
+	key   string
+	index bool
+	i     int
+}
+
+// splitPath is the inverse of JoinKey and JoinIndex.
+func splitPath(p string) []pathTok {
+	var toks []pathTok
+	for len(p) > 0 {
+		switch p[0] {
+		case '.':
+			p = p[1:]
+		case '[':
+			end := strings.IndexByte(p, ']')
+			if len(p) > 1 && p[1] == '"' {
+				// a quoted key: find the closing quote, honouring escapes
+				for j := 2; j < len(p); j++ {
+					if p[j] == '\\' {
+						j++
+						continue
+					}
+					if p[j] == '"' {
+						if k, err := strconv.Unquote(p[1 : j+1]); err == nil {
+							toks = append(toks, pathTok{key: k})
+						}
+						end = j + 1
+						break
+					}
+				}
+			} else if i, err := strconv.Atoi(p[1:max(end, 1)]); err == nil {
+				toks = append(toks, pathTok{index: true, i: i})
+			}
+			if end < 0 {
+				return toks
+			}
+			p = p[end+1:]
+		default:
+			end := strings.IndexAny(p, ".[")
+			if end < 0 {
+				end = len(p)
+			}
+			toks = append(toks, pathTok{key: p[:end]})
+			p = p[end:]
+		}
+	}
+	return toks
 }
 
 func parentPath(path string) string {
@@ -113,7 +229,7 @@ func JoinIndex(path string, i int) string {
 // file together with every problem found. The file is nil when nothing usable
 // could be decoded. Parse does not run the schema or semantic checks: Load does.
 func Parse(name string, data []byte) (*File, Diagnostics) {
-	f := &File{Name: name, pos: map[string]Pos{}, key: map[string]Pos{}}
+	f := &File{Name: name}
 	diag := func(p Pos, path, msg, fix string) Diagnostics {
 		return Diagnostics{{File: name, Line: p.Line, Col: p.Col, Level: Error, Path: path, Message: msg, Fix: fix}}
 	}
@@ -155,26 +271,23 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 			"start from `bridle init`")
 	}
 
+	f.root = body
 	w := walker{f: f, budget: MaxNodes, alias: MaxAliased}
-	v := w.walk(body, "", 0)
+	v := w.walk(body, nil, 0)
 	if w.stop {
 		return nil, w.diags.Sort()
 	}
+	// Typed decoding only reads the node tree; it runs beside the version
+	// check and whatever the caller does next until Validate needs it.
 	f.value = v
 
 	if ds := checkVersion(f, v); ds != nil {
 		return nil, ds
 	}
 	if len(w.diags) == 0 {
-		if err := body.Decode(&f.Doc); err != nil {
-			// The schema pass reports type errors with better positions;
-			// Validate falls back to this one only when it finds nothing.
-			// After a *yaml.TypeError the rest of the document is still
-			// decoded, so the semantic checks can run on it.
-			f.decodeErr = yamlError(name, err)
-			var te *yaml.TypeError
-			f.partial = errors.As(err, &te)
-		}
+		f.decode()
+	} else {
+		f.decodeErr = w.diags[0]
 	}
 	return f, w.diags.Sort()
 }
@@ -250,12 +363,30 @@ func (w *walker) fatal(n *yaml.Node, msg, fix string) {
 	w.stop = true
 }
 
+// seg is one step of the path to the value being walked; the path string is
+// built only when a diagnostic needs it.
+type seg struct {
+	parent *seg
+	key    string
+	index  int // -1 for a mapping key
+}
+
+func (s *seg) String() string {
+	if s == nil {
+		return ""
+	}
+	if s.index >= 0 {
+		return JoinIndex(s.parent.String(), s.index)
+	}
+	return JoinKey(s.parent.String(), s.key)
+}
+
 func (w *walker) errorf(n *yaml.Node, path, fix, format string, args ...any) {
 	w.diags = append(w.diags, Diagnostic{File: w.f.Name, Line: n.Line, Col: n.Column, Level: Error, Path: path,
 		Message: fmt.Sprintf(format, args...), Fix: fix})
 }
 
-func (w *walker) walk(n *yaml.Node, path string, depth int) any {
+func (w *walker) walk(n *yaml.Node, path *seg, depth int) any {
 	if w.stop {
 		return nil
 	}
@@ -271,9 +402,6 @@ func (w *walker) walk(n *yaml.Node, path string, depth int) any {
 	if depth > MaxDepth {
 		w.fatal(n, fmt.Sprintf("document is nested deeper than %d levels", MaxDepth), "flatten the structure")
 		return nil
-	}
-	if _, seen := w.f.pos[path]; !seen {
-		w.f.pos[path] = Pos{n.Line, n.Column}
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
@@ -291,7 +419,7 @@ func (w *walker) walk(n *yaml.Node, path string, depth int) any {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
-			out = append(out, w.walk(c, JoinIndex(path, i), depth+1))
+			out = append(out, w.walk(c, &seg{path, "", i}, depth+1))
 		}
 		return out
 	case yaml.MappingNode:
@@ -301,8 +429,9 @@ func (w *walker) walk(n *yaml.Node, path string, depth int) any {
 	}
 }
 
-func (w *walker) mapping(n *yaml.Node, path string, depth int) map[string]any {
+func (w *walker) mapping(n *yaml.Node, path *seg, depth int) map[string]any {
 	out := make(map[string]any, len(n.Content)/2)
+	var firstLine map[string]int // for duplicate-key messages, made on demand
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -311,18 +440,24 @@ func (w *walker) mapping(n *yaml.Node, path string, depth int) map[string]any {
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			w.errorf(k, path, "use a plain string as the key", "mapping key must be a plain string")
+			w.errorf(k, path.String(), "use a plain string as the key", "mapping key must be a plain string")
 			continue
 		}
 		key := k.Value
-		p := JoinKey(path, key)
 		if _, dup := out[key]; dup {
-			first := w.f.key[p]
-			w.errorf(k, p, "remove one of the two, or merge them", "duplicate key %q (first defined at line %d)", key, first.Line)
+			if firstLine == nil {
+				firstLine = map[string]int{}
+				for j := 0; j+1 < len(n.Content); j += 2 {
+					if _, ok := firstLine[n.Content[j].Value]; !ok {
+						firstLine[n.Content[j].Value] = n.Content[j].Line
+					}
+				}
+			}
+			p := JoinKey(path.String(), key)
+			w.errorf(k, p, "remove one of the two, or merge them", "duplicate key %q (first defined at line %d)", key, firstLine[key])
 			continue
 		}
-		w.f.key[p] = Pos{k.Line, k.Column}
-		out[key] = w.walk(v, p, depth+1)
+		out[key] = w.walk(v, &seg{path, key, -1}, depth+1)
 	}
 	// "<<: *anchor" merges keys that are not set explicitly; what it brings
 	// in counts against the alias budget.
@@ -347,7 +482,7 @@ func (w *walker) mapping(n *yaml.Node, path string, depth int) map[string]any {
 				mm = mm.Alias
 			}
 			if mm.Kind != yaml.MappingNode {
-				w.errorf(m, path, "merge only mappings with <<", "<< must refer to a mapping")
+				w.errorf(m, path.String(), "merge only mappings with <<", "<< must refer to a mapping")
 				continue
 			}
 			for k, v := range w.mapping(mm, path, depth+1) {
@@ -385,4 +520,17 @@ func scalar(n *yaml.Node) any {
 		}
 	}
 	return n.Value
+}
+
+// decode fills f.Doc from the node tree.
+func (f *File) decode() {
+	if err := f.root.Decode(&f.Doc); err != nil {
+		// The schema pass reports type errors with better positions;
+		// Validate falls back to this one only when it finds nothing.
+		// After a *yaml.TypeError the rest of the document is still
+		// decoded, so the semantic checks can run on it.
+		f.decodeErr = yamlError(f.Name, err)
+		var te *yaml.TypeError
+		f.partial = errors.As(err, &te)
+	}
 }

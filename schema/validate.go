@@ -31,15 +31,20 @@ func Load(name string, data []byte) (*File, Diagnostics) {
 }
 
 // Validate runs the JSON Schema and the semantic checks on a parsed file.
+// The JSON Schema pass runs on a second goroutine beside the semantic
+// checks; both only read the file.
 func (f *File) Validate() Diagnostics {
-	ds := f.schemaDiagnostics()
+	schemaDone := make(chan Diagnostics, 1)
+	go func() { schemaDone <- f.schemaDiagnostics() }()
+	var sem Diagnostics
+	if f.decodeErr.Message == "" || f.partial {
+		sem = f.semantic()
+	}
+	ds := <-schemaDone
 	if len(ds) == 0 && f.decodeErr.Message != "" {
 		ds = append(ds, f.decodeErr)
 	}
-	if f.decodeErr.Message == "" || f.partial {
-		ds = append(ds, f.semantic()...)
-	}
-	return ds.Sort()
+	return append(ds, sem...).Sort()
 }
 
 var printer = message.NewPrinter(language.English)
