@@ -1,0 +1,166 @@
+// Package audit is the sidecar's per-project event log: every write, every
+// refusal and every scope request and decision, one JSON object a line.
+//
+// Promises:
+//   - Append is safe when several processes (one bridle mcp per agent
+//     session) append to the same log at once: each event is written whole,
+//     under an exclusive file lock, with O_APPEND.
+//   - Read never fails on a damaged line: it skips lines that do not parse and
+//     counts them.
+//   - Events are redacted by the caller's Redactor before they are written.
+package audit
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/bridle-dev/bridle/redact"
+)
+
+// Kinds of events.
+const (
+	KindWrite         = "write"          // a tool changed something
+	KindRefusal       = "refusal"        // a call was refused for a missing permission
+	KindScopeRequest  = "scope_request"  // an agent asked a human through elicitation
+	KindScopePending  = "scope_pending"  // no elicitation: recorded for the human to answer in chat
+	KindScopeDecision = "scope_decision" // the human answered
+)
+
+// Event is one entry of the log.
+type Event struct {
+	Time       time.Time      `json:"time"`
+	Project    string         `json:"project"`
+	Kind       string         `json:"kind"`
+	Agent      string         `json:"agent"`
+	Client     string         `json:"client,omitempty"`  // the MCP client's clientInfo.name
+	Session    string         `json:"session,omitempty"` // the sidecar session
+	Tool       string         `json:"tool,omitempty"`
+	Permission string         `json:"permission,omitempty"` // for refusals: the missing permission
+	ID         string         `json:"id,omitempty"`         // e.g. a scope request id
+	Summary    string         `json:"summary"`
+	Detail     map[string]any `json:"detail,omitempty"`
+}
+
+// Log is an append-only event log file.
+type Log struct {
+	path string
+	red  *redact.Redactor
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// DefaultDir is where event logs live: $BRIDLE_STATE_DIR, else
+// $XDG_STATE_HOME/bridle, else ~/.local/state/bridle.
+func DefaultDir() (string, error) {
+	if d := os.Getenv("BRIDLE_STATE_DIR"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "bridle"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("audit: no state directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "bridle"), nil
+}
+
+// Open returns the log of project under dir; nothing is created until the
+// first Append.
+func Open(dir, project string, red *redact.Redactor) *Log {
+	name := strings.Trim(unsafeName.ReplaceAllString(project, "_"), "._")
+	if name == "" {
+		name = "default"
+	}
+	return &Log{path: filepath.Join(dir, name, "events.jsonl"), red: red}
+}
+
+// Path is the log file's path.
+func (l *Log) Path() string { return l.path }
+
+// Append writes one event.
+func (l *Log) Append(e Event) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("audit append: %w", err)
+	}
+	line := l.red.Redact(string(b)) + "\n"
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return fmt.Errorf("audit append: %w", err)
+	}
+	lock := flock.New(l.path + ".lock")
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("audit append: lock: %w", err)
+	}
+	defer lock.Unlock()
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit append: %w", err)
+	}
+	if _, err := f.WriteString(line); err != nil {
+		f.Close()
+		return fmt.Errorf("audit append: %w", err)
+	}
+	return f.Close()
+}
+
+// Filter selects events; zero fields match everything.
+type Filter struct {
+	Agent string
+	Kind  string
+	Since time.Time
+}
+
+func (f Filter) match(e Event) bool {
+	return (f.Agent == "" || e.Agent == f.Agent) &&
+		(f.Kind == "" || e.Kind == f.Kind) &&
+		(f.Since.IsZero() || !e.Time.Before(f.Since))
+}
+
+// Read returns the events that match f, oldest first, and how many lines
+// could not be parsed. A missing log is empty.
+func (l *Log) Read(f Filter) ([]Event, int, error) {
+	file, err := os.Open(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("audit read: %w", err)
+	}
+	defer file.Close()
+	var out []Event
+	bad := 0
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			bad++
+			continue
+		}
+		if f.match(e) {
+			out = append(out, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return out, bad, fmt.Errorf("audit read: %w", err)
+	}
+	return out, bad, nil
+}

@@ -1,0 +1,75 @@
+package audit
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bridle-dev/bridle/redact"
+)
+
+// TestConcurrentAppendAcrossProcesses starts several processes that append
+// at once and checks that every event arrives whole.
+func TestConcurrentAppendAcrossProcesses(t *testing.T) {
+	if os.Getenv("AUDIT_CHILD") != "" {
+		l := Open(os.Getenv("AUDIT_DIR"), "p", nil)
+		n, _ := strconv.Atoi(os.Getenv("AUDIT_N"))
+		for i := range n {
+			if err := l.Append(Event{Kind: KindWrite, Agent: os.Getenv("AUDIT_CHILD"), Summary: strings.Repeat("x", 3000) + fmt.Sprint(i)}); err != nil {
+				panic(err)
+			}
+		}
+		return
+	}
+	dir := t.TempDir()
+	const procs, each = 4, 100
+	var wg sync.WaitGroup
+	for p := range procs {
+		wg.Go(func() {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentAppendAcrossProcesses$")
+			cmd.Env = append(os.Environ(), "AUDIT_CHILD=agent"+strconv.Itoa(p), "AUDIT_DIR="+dir, "AUDIT_N="+strconv.Itoa(each))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("child: %v\n%s", err, out)
+			}
+		})
+	}
+	wg.Wait()
+	events, bad, err := Open(dir, "p", nil).Read(Filter{})
+	if err != nil || bad != 0 || len(events) != procs*each {
+		t.Fatalf("read %d events, %d bad, err %v; want %d", len(events), bad, err, procs*each)
+	}
+}
+
+func TestFilterAndRedaction(t *testing.T) {
+	dir := t.TempDir()
+	l := Open(dir, "../escape attempt", redact.New("sekrit-value-123"))
+	if !strings.HasPrefix(l.Path(), dir) || strings.Contains(l.Path(), "..") {
+		t.Fatalf("project name escaped the state dir: %s", l.Path())
+	}
+	t0 := time.Now().UTC()
+	l.Append(Event{Kind: KindRefusal, Agent: "kimi", Summary: "refused sekrit-value-123", Time: t0.Add(-time.Hour)})
+	l.Append(Event{Kind: KindWrite, Agent: "claude", Summary: "wrote"})
+	os.WriteFile(l.Path()+".tmp", nil, 0o600)
+	f, _ := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{not json\n")
+	f.Close()
+
+	all, bad, _ := l.Read(Filter{})
+	if len(all) != 2 || bad != 1 {
+		t.Fatalf("got %d events, %d bad", len(all), bad)
+	}
+	if strings.Contains(all[0].Summary, "sekrit") {
+		t.Error("secret written to the audit log")
+	}
+	if got, _, _ := l.Read(Filter{Agent: "claude"}); len(got) != 1 {
+		t.Errorf("agent filter: %d", len(got))
+	}
+	if got, _, _ := l.Read(Filter{Since: t0.Add(-time.Minute)}); len(got) != 1 {
+		t.Errorf("since filter: %d", len(got))
+	}
+}
