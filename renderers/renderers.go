@@ -84,10 +84,15 @@ func Render(doc *schema.Document, agent string, meta Meta) (File, error) {
 	if _, ok := doc.AgentProfiles[agent]; !ok {
 		return File{}, fmt.Errorf("render %s: %w", agent, ErrUnknownAgent)
 	}
-	p := doc.Resolved(agent)
+	return RenderAs(doc, agent, doc.Resolved(agent), meta), nil
+}
+
+// RenderAs renders doc for agent with an explicit profile, which need not be
+// in the document: the MCP sidecar uses it for agents it cannot identify.
+func RenderAs(doc *schema.Document, agent string, p schema.AgentProfile, meta Meta) File {
 	r := For(p)
 	in := Input{Doc: doc, Agent: agent, Profile: p, Meta: meta}
-	return File{Agent: agent, Renderer: r.Name(), Path: p.Output, Content: string(r.Render(in))}, nil
+	return File{Agent: agent, Renderer: r.Name(), Path: p.Output, Content: string(r.Render(in))}
 }
 
 // ErrUnknownAgent is returned for an agent with no profile in the document.

@@ -534,3 +534,21 @@ func (f *File) decode() {
 		f.partial = errors.As(err, &te)
 	}
 }
+
+// ProjectID reads project.id from a rules document without validating it,
+// so that tools keyed by project (the audit log) work while the rules are
+// broken. It returns "unknown" when there is none.
+func ProjectID(data []byte) string {
+	if len(data) > MaxSize {
+		return "unknown"
+	}
+	var doc struct {
+		Project struct {
+			ID string `yaml:"id"`
+		} `yaml:"project"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Project.ID == "" {
+		return "unknown"
+	}
+	return doc.Project.ID
+}

@@ -7,11 +7,11 @@ import (
 	"github.com/agnivade/levenshtein"
 )
 
-// suggest returns the candidate closest to got by edit distance, if that
+// Suggest returns the candidate closest to got by edit distance, if that
 // distance is below 3 and smaller than got itself, or else the only candidate
 // that got abbreviates ("hard" → "hard-instruction"); "" otherwise. Ties go to
 // the alphabetically first candidate, so the answer is deterministic.
-func suggest(got string, candidates []string) string {
+func Suggest(got string, candidates []string) string {
 	best, bestD := "", 3
 	sorted := slices.Clone(candidates)
 	slices.Sort(sorted)

@@ -120,7 +120,7 @@ func (f *File) fromSchemaError(e *jsonschema.ValidationError) Diagnostics {
 		for _, prop := range k.Properties {
 			kp := JoinKey(p, prop)
 			d := f.diag(f.KeyPos(kp), kp, fmt.Sprintf("unknown key %q", prop), "")
-			d.Suggest = suggest(prop, allowed)
+			d.Suggest = Suggest(prop, allowed)
 			if len(allowed) > 0 {
 				d.Fix = "remove it or use one of: " + strings.Join(allowed, ", ")
 			} else {
@@ -143,7 +143,7 @@ func (f *File) fromSchemaError(e *jsonschema.ValidationError) Diagnostics {
 		got := fmt.Sprint(k.Got)
 		d := f.diag(f.Pos(p), p, fmt.Sprintf("%q is not one of %s", got, strings.Join(want, ", ")),
 			"use one of: "+strings.Join(want, ", "))
-		d.Suggest = suggest(got, want)
+		d.Suggest = Suggest(got, want)
 		return Diagnostics{d}
 	case *kind.Type:
 		want := strings.Join(k.Want, " or ")
@@ -398,7 +398,7 @@ func (c *checker) appliesTo(p string, agents []string) {
 		if _, ok := c.d.AgentProfiles[a]; !ok {
 			d := c.errorAt(c.f.Pos(ip), ip, "add a profile under agent_profiles, or use one of: "+strings.Join(known, ", "),
 				"unknown agent %q", a)
-			d.Suggest = suggest(a, known)
+			d.Suggest = Suggest(a, known)
 		}
 	}
 }
@@ -460,7 +460,7 @@ func (c *checker) permissions() {
 		if _, ok := c.d.AgentProfiles[a]; !ok {
 			d := c.errorAt(c.f.KeyPos(p), p, "add a profile for it under agent_profiles, or fix the name",
 				"permissions for %q, which has no agent profile", a)
-			d.Suggest = suggest(a, known)
+			d.Suggest = Suggest(a, known)
 		}
 	}
 }

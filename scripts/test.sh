@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FUZZTIME="${FUZZTIME:-15s}"
+FUZZTIME="${FUZZTIME:-10s}"
 
 echo "== go build"
 go build ./...
@@ -20,4 +20,6 @@ echo "== go test"
 go test -count=1 ./...
 echo "== fuzz schema.FuzzLoad for $FUZZTIME"
 go test ./schema -run '^$' -fuzz '^FuzzLoad$' -fuzztime "$FUZZTIME"
+echo "== fuzz mcp.FuzzLineTransport for $FUZZTIME"
+go test ./mcp -run "^$" -fuzz "^FuzzLineTransport$" -fuzztime "$FUZZTIME"
 echo "== all tests passed"

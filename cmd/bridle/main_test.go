@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -219,5 +221,48 @@ func TestHelpOnEveryCommand(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "Usage:") {
 			t.Errorf("%s --help: exit %d\n%s", c.Name(), code, out)
 		}
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func TestAuditCommand(t *testing.T) {
+	t.Setenv("BRIDLE_STATE_DIR", t.TempDir())
+	dir, _ := audit.DefaultDir()
+	l := audit.Open(dir, "runic-gateway", nil)
+	l.Append(audit.Event{Kind: audit.KindRefusal, Agent: "kimi", Tool: "approve", Permission: "rules.approve", Summary: "refused approve"})
+	l.Append(audit.Event{Kind: audit.KindScopePending, Agent: "codex", ID: "scope-1", Summary: "pending", Detail: map[string]any{"action": "add dep"}})
+	code, out, stderr := bridle(t, "audit", "--rules", example)
+	if code != 0 || !strings.Contains(out, "refusal") || !strings.Contains(out, "(needs rules.approve)") || !strings.Contains(out, "[scope-1]: add dep") {
+		t.Fatalf("audit: %d\n%s\n%s", code, out, stderr)
+	}
+	_, out, _ = bridle(t, "audit", "--project", "runic-gateway", "--agent", "codex", "--json")
+	var events []audit.Event
+	if err := json.Unmarshal([]byte(out), &events); err != nil || len(events) != 1 || events[0].Agent != "codex" {
+		t.Errorf("audit --json --agent: %v %s", err, out)
+	}
+	if code, _, _ := bridle(t, "audit", "--project", "x", "--since", "yesterday-ish"); code != exitUsage {
+		t.Errorf("bad --since: exit %d", code)
+	}
+}
+
+func TestInstallCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := bridle(t, "install", "claude", "--project", dir, "--rules", example, "--dry-run")
+	if code != 0 || !strings.Contains(out, `"--agent"`) {
+		t.Fatalf("dry run: %d %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".mcp.json")); !os.IsNotExist(err) {
+		t.Error("dry run wrote")
+	}
+	if code, _, stderr := bridle(t, "install", "claude", "--project", dir, "--rules", example); code != 0 || !strings.Contains(stderr, "added bridle (agent claude)") {
+		t.Errorf("install: %d %s", code, stderr)
+	}
+	if code, _, _ := bridle(t, "install", "emacs"); code != exitUsage {
+		t.Errorf("unknown client: exit %d", code)
 	}
 }

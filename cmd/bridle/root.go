@@ -101,6 +101,9 @@ Exit codes:
 		newCompileCmd(io),
 		newExplainCmd(io),
 		newSchemaCmd(io),
+		newMCPCmd(io),
+		newInstallCmd(io),
+		newAuditCmd(io),
 		newVersionCmd(io),
 	)
 	return root

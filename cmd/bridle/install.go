@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bridle-dev/bridle/install"
+)
+
+func newInstallCmd(io *streams) *cobra.Command {
+	var o install.Options
+	cmd := &cobra.Command{
+		Use:       "install claude|codex|kimi",
+		Short:     "Add bridle mcp to a coding agent's MCP configuration",
+		ValidArgs: install.Clients,
+		Long: `Install adds Bridle's MCP server to a client's MCP config, with the agent
+bound at launch (bridle mcp --rules PATH --agent NAME), merging with what is
+there: other servers and settings are kept, and a file that does not parse is
+left alone.
+
+  claude  --project DIR: DIR/.mcp.json          else ~/.claude.json
+  codex   --project DIR: DIR/.codex/config.toml else ~/.codex/config.toml
+  kimi    --project DIR: DIR/.kimi/mcp.json     else ~/.kimi/mcp.json
+
+--config overrides the file. --dry-run prints the diff and writes nothing.`,
+		Example: `  bridle install claude --project . --rules rules
+  bridle install codex --rules ~/rules --ref main --dry-run`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.Client = args[0]
+			home, err := os.UserHomeDir()
+			if err != nil && o.ProjectDir == "" && o.ConfigPath == "" {
+				return fmt.Errorf("install: no home directory: %w", err)
+			}
+			o.Home = home
+			if o.Command == "" {
+				if exe, err := os.Executable(); err == nil && !strings.Contains(exe, string(filepath.Separator)+"go-build") {
+					o.Command = exe
+				} else {
+					o.Command = "bridle"
+				}
+			}
+			res, err := install.Install(o)
+			if errors.Is(err, install.ErrUnknownClient) {
+				return usageErr("%w", err)
+			}
+			if err != nil {
+				return err
+			}
+			switch {
+			case !res.Changed:
+				fmt.Fprintf(io.errOut, "%s already has bridle configured; nothing to do\n", res.Path)
+			case o.DryRun:
+				fmt.Fprint(io.out, res.Diff)
+				if !strings.HasSuffix(res.Diff, "\n") {
+					fmt.Fprintln(io.out)
+				}
+				fmt.Fprintf(io.errOut, "dry run: %s not changed\n", res.Path)
+			default:
+				fmt.Fprintf(io.errOut, "added bridle (agent %s) to %s; restart %s to load it\n", agentOr(o), res.Path, o.Client)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.ProjectDir, "project", "", "use the project-scoped config in this `dir`")
+	cmd.Flags().StringVar(&o.ConfigPath, "config", "", "change this config `file` instead")
+	cmd.Flags().StringVar(&o.Rules, "rules", ".", "rules `path` the server reads")
+	cmd.Flags().StringVar(&o.Ref, "ref", "", "git `ref` the server reads the rules from")
+	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to bind (default: the client name)")
+	cmd.Flags().StringVar(&o.Command, "command", "", "bridle executable to launch (default: this binary)")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "print the change, write nothing")
+	return cmd
+}
+
+func agentOr(o install.Options) string {
+	if o.Agent != "" {
+		return o.Agent
+	}
+	return o.Client
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bridle-dev/bridle/mcp"
+)
+
+type mcpOptions struct {
+	rules    string
+	ref      string
+	snapshot string
+	agent    string
+	logLevel string
+}
+
+func newMCPCmd(io *streams) *cobra.Command {
+	var o mcpOptions
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the rules to a coding agent over MCP (stdio)",
+		Long: `Mcp is the sidecar each coding agent launches. It speaks MCP over stdin and
+stdout and logs to stderr only. It serves the rules rendered for the calling
+agent (get_rules, list_guardrails, get_guardrail), asks the human before an
+agent goes beyond its task (request_scope_approval), and exposes the
+resources bridle://rules/{agent} and bridle://snapshot.
+
+The agent is the one bound with --agent (or BRIDLE_AGENT); otherwise the MCP
+client's name is looked up in the profiles' mcp_clients (claude-code → claude,
+codex-mcp-client → codex); otherwise it is "unknown" and may do nothing but
+read the rules. Tools the agent may not use are hidden and refused.
+
+The snapshot is compiled on first use and cached per commit under the user
+cache directory; if the rules cannot be read later, the cached snapshot is
+served and marked stale. Events go to the audit log (bridle audit).`,
+		Example: `  bridle mcp --rules . --agent claude
+  bridle mcp --rules ~/rules --ref main
+  bridle mcp --snapshot snapshot.json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.agent == "" {
+				o.agent = strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
+			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+				return usageErr("--log-level: %v", err)
+			}
+			log := slog.New(slog.NewTextHandler(io.errOut, &slog.HandlerOptions{Level: level}))
+			srv := mcp.New(mcp.Options{
+				Rules: o.rules, Ref: o.ref, Snapshot: o.snapshot, Agent: o.agent,
+				Version: version(), Logger: log,
+			})
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := srv.ServeStdio(ctx, stdin(cmd), io.out); err != nil {
+				return fmt.Errorf("mcp: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.rules, "rules", ".", "rules `path`: a bridle.yaml file, or a directory holding one")
+	cmd.Flags().StringVar(&o.ref, "ref", "", "read the rules from this git `ref` instead of the work tree")
+	cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "serve this compiled snapshot `file` instead of compiling the rules")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "bind the session to this `agent` (default $BRIDLE_AGENT, else identify the MCP client)")
+	cmd.Flags().StringVar(&o.logLevel, "log-level", "warn", "stderr log `level`: debug, info, warn or error")
+	cmd.AddCommand(newMCPToolsCmd(io))
+	return cmd
+}
+
+func stdin(cmd *cobra.Command) interface{ Read([]byte) (int, error) } {
+	if r := cmd.InOrStdin(); r != nil {
+		return r
+	}
+	return os.Stdin
+}
+
+var _ = context.Background
+
+func newMCPToolsCmd(io *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "tools",
+		Short: "List the sidecar's tools as markdown (toolset, permission, hints)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			_, err := fmt.Fprint(io.out, mcp.ToolsMarkdown(mcp.New(mcp.Options{CacheDir: "-"}).Tools()))
+			return err
+		},
+	}
+}

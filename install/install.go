@@ -1,0 +1,237 @@
+// Package install adds Bridle's MCP server to a coding agent's MCP
+// configuration, with the agent bound at launch (bridle mcp --agent NAME).
+//
+// Promises: it merges with what is there and never removes or changes
+// another server; a file it cannot parse is left untouched and reported;
+// writes are atomic; with DryRun nothing is written.
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/google/renameio/v2"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Clients Bridle can install into.
+var Clients = []string{"claude", "codex", "kimi"}
+
+// ServerName is the name Bridle's entry gets in every config.
+const ServerName = "bridle"
+
+// Options says what to install where.
+type Options struct {
+	Client     string // claude, codex or kimi
+	ProjectDir string // project-scoped config when set (claude: .mcp.json, codex: .codex/config.toml, kimi: .kimi/mcp.json)
+	Home       string // the user's home, for user-scoped configs
+	ConfigPath string // overrides the config file
+	Command    string // the bridle executable
+	Rules      string // rules path passed to bridle mcp (made absolute)
+	Ref        string // optional git ref
+	Agent      string // agent to bind; defaults to Client
+	DryRun     bool
+}
+
+// Result says what changed.
+type Result struct {
+	Path    string
+	Changed bool
+	Diff    string // unified diff of the change
+}
+
+// ErrUnknownClient is returned for a client Bridle cannot configure.
+var ErrUnknownClient = errors.New("unknown client")
+
+// Path returns the config file Install would change.
+func Path(o Options) (string, error) {
+	if o.ConfigPath != "" {
+		return o.ConfigPath, nil
+	}
+	base := o.ProjectDir
+	switch o.Client {
+	case "claude":
+		if base != "" {
+			return filepath.Join(base, ".mcp.json"), nil
+		}
+		return filepath.Join(o.Home, ".claude.json"), nil
+	case "codex":
+		if base == "" {
+			base = o.Home
+		}
+		return filepath.Join(base, ".codex", "config.toml"), nil
+	case "kimi":
+		if base == "" {
+			base = o.Home
+		}
+		return filepath.Join(base, ".kimi", "mcp.json"), nil
+	}
+	return "", fmt.Errorf("install %q: %w (use one of %s)", o.Client, ErrUnknownClient, strings.Join(Clients, ", "))
+}
+
+func (o Options) args() []string {
+	agent := o.Agent
+	if agent == "" {
+		agent = o.Client
+	}
+	rules, err := filepath.Abs(o.Rules)
+	if err != nil {
+		rules = o.Rules
+	}
+	a := []string{"mcp", "--rules", rules, "--agent", agent}
+	if o.Ref != "" {
+		a = append(a, "--ref", o.Ref)
+	}
+	return a
+}
+
+// Install adds or updates Bridle's entry in the client's MCP config.
+func Install(o Options) (Result, error) {
+	p, err := Path(o)
+	if err != nil {
+		return Result{}, err
+	}
+	before, mode, err := read(p)
+	if err != nil {
+		return Result{}, err
+	}
+	var after []byte
+	if o.Client == "codex" {
+		after, err = mergeTOML(before, o.Command, o.args())
+	} else {
+		after, err = mergeJSON(before, o.Command, o.args())
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("install into %s: %w", p, err)
+	}
+	res := Result{Path: p, Changed: !bytes.Equal(before, after)}
+	if res.Changed {
+		res.Diff = udiff.Unified(p, p, string(before), string(after))
+	}
+	if o.DryRun || !res.Changed {
+		return res, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return res, fmt.Errorf("install into %s: %w", p, err)
+	}
+	if err := renameio.WriteFile(p, after, mode); err != nil {
+		return res, fmt.Errorf("install into %s: %w", p, err)
+	}
+	return res, nil
+}
+
+func read(p string) ([]byte, fs.FileMode, error) {
+	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("install: %w", err)
+	}
+	if st.Size() > 64<<20 {
+		return nil, 0, fmt.Errorf("install: %s is larger than 64 MiB; not touching it", p)
+	}
+	b, err := os.ReadFile(p)
+	return b, st.Mode().Perm(), err
+}
+
+// mergeJSON sets mcpServers.bridle in a JSON config, keeping every other key.
+func mergeJSON(before []byte, command string, args []string) ([]byte, error) {
+	doc := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(before)) > 0 {
+		if err := json.Unmarshal(before, &doc); err != nil {
+			return nil, fmt.Errorf("the file is not a JSON object (%v); fix or move it, then run install again", err)
+		}
+	}
+	servers := map[string]json.RawMessage{}
+	if raw, ok := doc["mcpServers"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &servers); err != nil {
+			return nil, fmt.Errorf("mcpServers is not an object: %v", err)
+		}
+	}
+	entry, _ := json.Marshal(map[string]any{"type": "stdio", "command": command, "args": args})
+	servers[ServerName] = entry
+	s, _ := json.Marshal(servers)
+	doc["mcpServers"] = s
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if len(before) > 0 && jsonEqual(before, out) {
+		return before, nil
+	}
+	return append(out, '\n'), nil
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+var tableRe = regexp.MustCompile(`(?m)^\s*\[`)
+
+// mergeTOML replaces or appends the [mcp_servers.bridle] table as text, so
+// comments and the layout of everything else survive.
+func mergeTOML(before []byte, command string, args []string) ([]byte, error) {
+	var check map[string]any
+	if err := toml.Unmarshal(before, &check); err != nil {
+		return nil, fmt.Errorf("the file is not valid TOML (%v); fix it, then run install again", err)
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = strconv.Quote(a)
+	}
+	block := fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [%s]\n", ServerName, strconv.Quote(command), strings.Join(quoted, ", "))
+
+	text := string(before)
+	header := regexp.MustCompile(`(?m)^\s*\[\s*mcp_servers\s*\.\s*"?` + ServerName + `"?\s*\]\s*$`)
+	var out string
+	if loc := header.FindStringIndex(text); loc != nil {
+		rest := text[loc[1]:]
+		end := len(rest)
+		if next := tableRe.FindStringIndex(rest); next != nil {
+			end = next[0]
+		}
+		tail := strings.TrimLeft(rest[end:], "\n")
+		out = text[:loc[0]] + block
+		if tail != "" {
+			out += "\n" + tail
+		}
+	} else {
+		out = text
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		if out != "" {
+			out += "\n"
+		}
+		out += block
+	}
+	var after map[string]any
+	if err := toml.Unmarshal([]byte(out), &after); err != nil {
+		return nil, fmt.Errorf("merged config would not parse (%v); add the [mcp_servers.%s] table by hand", err, ServerName)
+	}
+	if servers, ok := check["mcp_servers"].(map[string]any); ok {
+		got, _ := after["mcp_servers"].(map[string]any)
+		for name := range servers {
+			if name != ServerName && got[name] == nil {
+				return nil, fmt.Errorf("merging would lose server %q; add the [mcp_servers.%s] table by hand", name, ServerName)
+			}
+		}
+	}
+	return []byte(out), nil
+}

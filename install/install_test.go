@@ -1,0 +1,108 @@
+package install
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+func TestClaudeMergesWithOtherServers(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".mcp.json")
+	os.WriteFile(p, []byte(`{"mcpServers":{"github":{"command":"gh-mcp","args":["stdio"]}},"other":1}`), 0o600)
+	o := Options{Client: "claude", ProjectDir: dir, Command: "/usr/local/bin/bridle", Rules: "rules"}
+	res, err := Install(o)
+	if err != nil || !res.Changed || res.Path != p {
+		t.Fatalf("%+v %v", res, err)
+	}
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		}
+		Other int
+	}
+	b, _ := os.ReadFile(p)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.MCPServers["github"].Command != "gh-mcp" || doc.Other != 1 {
+		t.Errorf("clobbered other content: %s", b)
+	}
+	br := doc.MCPServers["bridle"]
+	if br.Command != "/usr/local/bin/bridle" || strings.Join(br.Args[len(br.Args)-2:], " ") != "--agent claude" {
+		t.Errorf("bridle entry: %+v", br)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode changed to %v", st.Mode())
+	}
+	again, _ := Install(o)
+	if again.Changed {
+		t.Error("second install changed the file again")
+	}
+}
+
+func TestCodexKeepsCommentsAndTables(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	orig := "# my codex config\nmodel = \"o4\"\n\n[mcp_servers.github]\ncommand = \"gh-mcp\" # keep me\n\n[mcp_servers.bridle]\ncommand = \"old\"\nargs = []\n\n[profiles.fast]\nmodel = \"mini\"\n"
+	os.WriteFile(p, []byte(orig), 0o644)
+	res, err := Install(Options{Client: "codex", ProjectDir: dir, Command: "bridle", Rules: "/r", Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	s := string(b)
+	for _, keep := range []string{"# my codex config", "command = \"gh-mcp\" # keep me", "[profiles.fast]", "model = \"mini\""} {
+		if !strings.Contains(s, keep) {
+			t.Errorf("lost %q:\n%s", keep, s)
+		}
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		} `toml:"mcp_servers"`
+	}
+	if err := toml.Unmarshal(b, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.MCPServers["bridle"].Args, " "); got != "mcp --rules /r --agent codex --ref main" || strings.Contains(s, `"old"`) {
+		t.Errorf("bridle args %q\n%s", got, s)
+	}
+	if !strings.Contains(res.Diff, "-command = \"old\"") {
+		t.Errorf("diff:\n%s", res.Diff)
+	}
+}
+
+func TestDryRunAndBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Install(Options{Client: "kimi", Home: dir, Command: "bridle", Rules: ".", DryRun: true})
+	if err != nil || !res.Changed || !strings.Contains(res.Diff, `"bridle"`) {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := os.Stat(res.Path); !os.IsNotExist(err) {
+		t.Error("dry run wrote the file")
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{not json"), 0o644)
+	if _, err := Install(Options{Client: "claude", ConfigPath: bad, Command: "b", Rules: "."}); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+		t.Errorf("bad JSON: %v", err)
+	}
+	if b, _ := os.ReadFile(bad); string(b) != "{not json" {
+		t.Error("a file that could not be parsed was changed")
+	}
+	badToml := filepath.Join(dir, "bad.toml")
+	os.WriteFile(badToml, []byte("[[[["), 0o644)
+	if _, err := Install(Options{Client: "codex", ConfigPath: badToml, Command: "b", Rules: "."}); err == nil {
+		t.Error("bad TOML accepted")
+	}
+	if _, err := Install(Options{Client: "vim"}); err == nil {
+		t.Error("unknown client accepted")
+	}
+}

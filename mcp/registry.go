@@ -1,0 +1,274 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Toolsets group tools; a toolset is the unit a client enables.
+var Toolsets = []string{"rules", "proposals", "memory", "patterns", "kanboard"}
+
+// Tool is one MCP tool: its definition, toolset, the permission it needs,
+// its annotations and its handler, all in one place.
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Toolset     string
+	// Permission is the dotted permission (e.g. rules.propose) the agent
+	// needs; "" means every agent, identified or not, may call it.
+	Permission string
+	ReadOnly   bool
+	// Destructive and Idempotent are meaningful only when ReadOnly is false.
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+	// AuditsItself is set by tools that write their own audit events; the
+	// middleware records a generic write event for other non-read-only tools.
+	AuditsItself bool
+
+	add    func(*sdk.Server)
+	schema func() (*jsonschema.Schema, error) // the input schema, for docs
+}
+
+// Annotations are the MCP hints; every tool sets all of them explicitly
+// (Codex treats an unannotated tool as destructive).
+func (t Tool) Annotations() *sdk.ToolAnnotations {
+	return &sdk.ToolAnnotations{
+		Title:           t.Title,
+		ReadOnlyHint:    t.ReadOnly,
+		DestructiveHint: new(!t.ReadOnly && t.Destructive),
+		IdempotentHint:  t.ReadOnly || t.Idempotent,
+		OpenWorldHint:   new(t.OpenWorld),
+	}
+}
+
+// newTool binds a typed handler to t. tweak, if non-nil, adjusts the input
+// schema inferred from In (enums, length limits).
+func newTool[In, Out any](t Tool, tweak func(*jsonschema.Schema), h sdk.ToolHandlerFor[In, Out]) Tool {
+	t.schema = func() (*jsonschema.Schema, error) {
+		s, err := jsonschema.For[In](nil)
+		if err != nil {
+			return nil, err
+		}
+		if tweak != nil {
+			tweak(s)
+		}
+		return s, nil
+	}
+	t.add = func(srv *sdk.Server) {
+		in, err := t.schema()
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+		}
+		sdk.AddTool(srv, &sdk.Tool{
+			Name: t.Name, Title: t.Title, Description: t.Description,
+			Annotations: t.Annotations(), InputSchema: in,
+		}, h)
+	}
+	return t
+}
+
+// registry is every tool, in one flat list.
+func (s *Server) registry() []Tool {
+	return []Tool{
+		s.getRulesTool(),
+		s.listGuardrailsTool(),
+		s.getGuardrailTool(),
+		s.scopeApprovalTool(),
+	}
+}
+
+func (s *Server) tool(name string) (Tool, bool) {
+	i := slices.IndexFunc(s.tools, func(t Tool) bool { return t.Name == name })
+	if i < 0 {
+		return Tool{}, false
+	}
+	return s.tools[i], true
+}
+
+// Identity is who is calling, resolved per request.
+type Identity struct {
+	Agent  string `json:"agent"`
+	Client string `json:"client,omitempty"` // clientInfo.name
+	Via    string `json:"via"`              // launch, client or unknown
+}
+
+// Unknown is the agent name of a caller Bridle cannot identify.
+const Unknown = "unknown"
+
+type clientInfoer interface{ ClientInfo() *sdk.Implementation }
+
+// identify resolves the calling agent: bound at launch first, then the
+// client's name through the profiles, else unknown.
+func (s *Server) identify(req sdk.Request, snap *compiler.Snapshot) Identity {
+	var client string
+	if ci, ok := req.(clientInfoer); ok {
+		if info := ci.ClientInfo(); info != nil {
+			client = info.Name
+		}
+	}
+	if s.opts.Agent != "" {
+		return Identity{Agent: s.opts.Agent, Client: client, Via: "launch"}
+	}
+	if snap != nil {
+		if a := snap.Document.AgentForClient(client); a != "" {
+			return Identity{Agent: a, Client: client, Via: "client"}
+		}
+	}
+	return Identity{Agent: Unknown, Client: client, Via: "unknown"}
+}
+
+// permissions returns what agent may do; an agent without a profile may do
+// nothing, whatever the document says.
+func permissions(snap *compiler.Snapshot, agent string) schema.Permissions {
+	if snap == nil {
+		return schema.Permissions{}
+	}
+	if _, ok := snap.Document.AgentProfiles[agent]; !ok {
+		return schema.Permissions{}
+	}
+	return snap.Document.Permissions[agent]
+}
+
+// Allowed reports whether agent may use t under snap.
+func Allowed(t Tool, snap *compiler.Snapshot, agent string) bool {
+	return t.Permission == "" || permissions(snap, agent).Allows(t.Permission)
+}
+
+// call is what the middleware hands to a handler through the context.
+type call struct {
+	id     Identity
+	snap   *compiler.Snapshot
+	status Status
+	err    error // the snapshot could not be loaded at all
+}
+
+type callKey struct{}
+
+func callFrom(ctx context.Context) call {
+	c, _ := ctx.Value(callKey{}).(call)
+	return c
+}
+
+// permissionMiddleware is the one place permissions are enforced.
+func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "tools/list" && method != "tools/call" && method != "resources/read" {
+			return next(ctx, method, req)
+		}
+		snap, status, err := s.src.get()
+		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err}
+		ctx = context.WithValue(ctx, callKey{}, c)
+		switch method {
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if lt, ok := res.(*sdk.ListToolsResult); ok && err == nil {
+				lt.Tools = slices.DeleteFunc(lt.Tools, func(def *sdk.Tool) bool {
+					t, known := s.tool(def.Name)
+					return known && !Allowed(t, snap, c.id.Agent)
+				})
+			}
+			return res, err
+		case "tools/call":
+			p, _ := req.GetParams().(*sdk.CallToolParamsRaw)
+			if p == nil {
+				return next(ctx, method, req)
+			}
+			t, known := s.tool(p.Name)
+			if !known {
+				return next(ctx, method, req)
+			}
+			if !Allowed(t, snap, c.id.Agent) {
+				msg := fmt.Sprintf("permission denied: %s needs the %s permission, which agent %q does not have. "+
+					"Bridle enforces this; do not try another way. Ask the human if the task needs it.", t.Name, t.Permission, c.id.Agent)
+				if c.id.Agent == Unknown {
+					msg += fmt.Sprintf(" (Bridle could not identify this client %q: launch it with `bridle mcp --agent NAME`, or list the client under mcp_clients in the agent's profile.)", c.id.Client)
+				}
+				s.audit(snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Permission: t.Permission, Summary: "refused " + t.Name})
+				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
+			}
+			res, err := next(ctx, method, req)
+			if ct, ok := res.(*sdk.CallToolResult); ok && err == nil && !ct.IsError && !t.ReadOnly && !t.AuditsItself && ct.InputRequests == nil {
+				s.audit(snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Summary: t.Name})
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// redactMiddleware masks secrets in everything the server returns.
+func (s *Server) redactMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			if je, ok := err.(*jsonrpc.Error); ok {
+				cp := *je
+				cp.Message = s.red.Redact(cp.Message)
+				return res, &cp
+			}
+			if red := s.red.Redact(err.Error()); red != err.Error() {
+				return res, fmt.Errorf("%s", red)
+			}
+			return res, err
+		}
+		switch r := res.(type) {
+		case *sdk.CallToolResult:
+			for _, c := range r.Content {
+				if tc, ok := c.(*sdk.TextContent); ok {
+					tc.Text = s.red.Redact(tc.Text)
+				}
+			}
+			if r.StructuredContent != nil {
+				if b, err := json.Marshal(r.StructuredContent); err == nil {
+					if red := s.red.Redact(string(b)); red != string(b) {
+						var v any
+						if json.Unmarshal([]byte(red), &v) == nil {
+							r.StructuredContent = v
+						}
+					}
+				}
+			}
+		case *sdk.ReadResourceResult:
+			for _, c := range r.Contents {
+				c.Text = s.red.Redact(c.Text)
+			}
+		}
+		return res, nil
+	}
+}
+
+// toolError is a tool result that reports a problem to the model.
+func toolError(format string, args ...any) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// clean removes control characters (but not newlines and tabs) from text an
+// agent supplies, so it cannot forge lines in logs or prompts.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u2028' || r == '\u2029' {
+			return -1
+		}
+		return r
+	}, s)
+}

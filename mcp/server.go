@@ -1,0 +1,169 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/redact"
+)
+
+// Options configures a Server.
+type Options struct {
+	Rules    string // rules path, as for bridle compile
+	Ref      string // read the rules from this git ref
+	Snapshot string // serve this compiled snapshot instead of compiling
+	Agent    string // agent bound at launch (--agent / BRIDLE_AGENT); "" to identify by client
+	Version  string // bridle version
+
+	CacheDir string        // snapshot cache; DefaultCacheDir() when empty, "-" to disable
+	StateDir string        // audit logs; audit.DefaultDir() when empty
+	Refresh  time.Duration // how often to re-check the rules; default 2s
+	Redactor *redact.Redactor
+	Logger   *slog.Logger // to stderr; discarded when nil
+	Now      func() time.Time
+
+	extraTools []Tool // tests add tools with permissions through this
+}
+
+// Server is a Bridle MCP server.
+type Server struct {
+	opts    Options
+	src     *source
+	red     *redact.Redactor
+	log     *slog.Logger
+	session string // this sidecar's session id, recorded with every event
+	tools   []Tool
+	sdk     *sdk.Server
+	audits  func(project string) *audit.Log
+}
+
+// Instructions are sent to every client at initialize.
+const Instructions = `This project's rules are served by Bridle, the same for every coding agent.
+At the start of every session, call get_rules and follow what it returns for the whole session.
+Guardrails marked hard-instruction are required; enforcement rules are enforced by Bridle itself.
+Before any action beyond the task you were given, call request_scope_approval and wait for the answer.
+Never edit CLAUDE.md or AGENTS.md by hand: rule changes are proposed, and a human approves them by merging.`
+
+// New builds a server. It does no I/O: the snapshot is compiled and the
+// audit log opened on first use.
+func New(opts Options) *Server {
+	if opts.Refresh <= 0 {
+		opts.Refresh = 2 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Redactor == nil {
+		opts.Redactor = redact.FromEnv(os.Environ())
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = slog.New(opts.Redactor.Handler(log.Handler()))
+	cache := opts.CacheDir
+	switch cache {
+	case "":
+		cache = DefaultCacheDir()
+	case "-":
+		cache = ""
+	}
+	s := &Server{
+		opts: opts,
+		red:  opts.Redactor,
+		log:  log,
+		src: &source{
+			opts:     compiler.Options{Rules: opts.Rules, Ref: opts.Ref, BridleVersion: opts.Version},
+			file:     opts.Snapshot,
+			cacheDir: cache,
+			interval: opts.Refresh,
+			now:      opts.Now,
+			log:      log,
+		},
+		session: newSessionID(),
+	}
+	s.audits = func(project string) *audit.Log {
+		dir := opts.StateDir
+		if dir == "" {
+			d, err := audit.DefaultDir()
+			if err != nil {
+				return nil
+			}
+			dir = d
+		}
+		return audit.Open(dir, project, s.red)
+	}
+	s.tools = append(s.registry(), opts.extraTools...)
+	s.sdk = s.build()
+	return s
+}
+
+func newSessionID() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return "s-" + hex.EncodeToString(b)
+}
+
+// SDK returns the underlying go-sdk server, for in-process transports.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Tools returns the registry, in order.
+func (s *Server) Tools() []Tool { return s.tools }
+
+// ServeStdio serves one session over in and out until in ends or ctx is done.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log})
+	if err == nil || ctx.Err() != nil || strings.Contains(err.Error(), "EOF") {
+		return nil
+	}
+	return err
+}
+
+func (s *Server) build() *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "bridle", Title: "Bridle rules", Version: s.opts.Version}, &sdk.ServerOptions{
+		Instructions: Instructions,
+		Logger:       s.log,
+		// Lists and reads depend on who asks, and rules change on merge.
+		SetCacheable: func(_ context.Context, _ sdk.Request, c *sdk.Cacheable) {
+			c.TTLMs, c.CacheScope = 0, "private"
+		},
+		Capabilities: &sdk.ServerCapabilities{
+			Tools:     &sdk.ToolCapabilities{},
+			Resources: &sdk.ResourceCapabilities{},
+		},
+	})
+	for _, t := range s.tools {
+		t.add(srv)
+	}
+	s.addResources(srv)
+	srv.AddReceivingMiddleware(s.redactMiddleware, s.permissionMiddleware)
+	return srv
+}
+
+// audit appends an event to the project's log; failures are logged, never
+// returned to the agent.
+func (s *Server) audit(snap *compiler.Snapshot, e audit.Event) {
+	project := "unknown"
+	if snap != nil {
+		project = snap.Document.Project.ID
+	}
+	e.Project, e.Session = project, s.session
+	l := s.audits(project)
+	if l == nil {
+		s.log.Warn("no state directory; audit event dropped", "kind", e.Kind)
+		return
+	}
+	if err := l.Append(e); err != nil {
+		s.log.Warn("audit event not written", "err", err)
+	}
+}

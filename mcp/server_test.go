@@ -1,0 +1,480 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/redact"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json and the README's tool list")
+
+const example = "../examples/runic-gateway"
+
+// protocols are the MCP versions every client-side test runs on: the
+// default (the stateless 2026-07-28, no initialize), and two handshake-era
+// versions.
+var protocols = []string{"", "2025-11-25", "2025-06-18"}
+
+type fixture struct {
+	srv   *Server
+	state string
+}
+
+func newFixture(t *testing.T, opts Options) *fixture {
+	t.Helper()
+	if opts.Rules == "" && opts.Snapshot == "" {
+		opts.Rules = example
+	}
+	if opts.StateDir == "" {
+		opts.StateDir = t.TempDir()
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = t.TempDir()
+	}
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New()
+	}
+	return &fixture{srv: New(opts), state: opts.StateDir}
+}
+
+// connect opens an in-memory client session as clientName.
+func (f *fixture) connect(t *testing.T, clientName, protocol string, copts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := f.srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1.0"}, copts)
+	cs, err := c.Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("connect %s on %q: %v", clientName, protocol, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func callText(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func TestEachAgentGetsItsOwnRules(t *testing.T) {
+	f := newFixture(t, Options{})
+	tests := []struct {
+		client, want, notWant string
+	}{
+		{"claude-code", "# Runic Gateway — project rules for Claude", "Step 2 — Before each change"},
+		{"codex-mcp-client", "# AGENTS.md — Runic Gateway", "YOU MUST"},
+		{"kimi-cli", "# Instructions for Kimi — Runic Gateway", "# AGENTS.md"},
+		{"some-new-editor", "Bridle does not know this agent (client \"some-new-editor\")", "explain-tradeoffs"},
+	}
+	for _, p := range protocols {
+		for _, tt := range tests {
+			t.Run(p+"/"+tt.client, func(t *testing.T) {
+				cs := f.connect(t, tt.client, p, nil)
+				got, isErr := callText(t, cs, "get_rules", nil)
+				if isErr || !strings.Contains(got, tt.want) || strings.Contains(got, tt.notWant) {
+					t.Errorf("get_rules for %s (error %v):\n%.600s", tt.client, isErr, got)
+				}
+			})
+		}
+	}
+}
+
+func TestAgentBoundAtLaunchWins(t *testing.T) {
+	f := newFixture(t, Options{Agent: "deepseek"})
+	for _, p := range protocols {
+		cs := f.connect(t, "claude-code", p, nil)
+		got, _ := callText(t, cs, "get_rules", nil)
+		if !strings.Contains(got, "# Instructions for DeepSeek") {
+			t.Errorf("%q: bound agent ignored:\n%.300s", p, got)
+		}
+	}
+}
+
+func TestGetRulesHasNoOutputSchema(t *testing.T) {
+	cs := newFixture(t, Options{}).connect(t, "claude-code", "", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "get_rules" && tool.OutputSchema != nil {
+			t.Error("get_rules has an output schema; clients would show structuredContent instead of the markdown")
+		}
+	}
+}
+
+func TestGuardrailTools(t *testing.T) {
+	cs := newFixture(t, Options{}).connect(t, "kimi-cli", "", nil)
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_guardrails", Arguments: map[string]any{"tier": "enforcement"}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_guardrails: %v %+v", err, res)
+	}
+	var list GuardrailList
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &list)
+	if list.Agent != "kimi" || list.Count != 3 || list.Guardrails[0].Severity != "enforcement" {
+		t.Errorf("list = %+v", list)
+	}
+	all, _ := cs.CallTool(ctx, &sdk.CallToolParams{Name: "list_guardrails", Arguments: map[string]any{"all": true}})
+	b, _ = json.Marshal(all.StructuredContent)
+	json.Unmarshal(b, &list)
+	if list.Count != 12 {
+		t.Errorf("all=true gave %d guardrails, want 12", list.Count)
+	}
+
+	got, isErr := callText(t, cs, "get_guardrail", map[string]any{"id": "no-pii-in-logs"})
+	if isErr || !strings.Contains(got, `"origin":"project policy, proposed by priya.raman; approved by mira.okafor on 2026-09-11"`) {
+		t.Errorf("get_guardrail: %s", got)
+	}
+	got, isErr = callText(t, cs, "get_guardrail", map[string]any{"id": "no-pii-in-log"})
+	if !isErr || !strings.Contains(got, `did you mean "no-pii-in-logs"`) {
+		t.Errorf("unknown id: %v %s", isErr, got)
+	}
+}
+
+// TestBadArguments: wrong types, unknown tools, oversized and hostile text
+// each get a clear error, and the session keeps serving.
+func TestBadArguments(t *testing.T) {
+	cs := newFixture(t, Options{}).connect(t, "claude-code", "", nil)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"list_guardrails", map[string]any{"tier": 5}, "tier"},
+		{"list_guardrails", map[string]any{"tier": "hard"}, "tier"},
+		{"get_guardrail", map[string]any{}, "id"},
+		{"get_guardrail", map[string]any{"id": strings.Repeat("x", 3<<20)}, "id"},
+		{"request_scope_approval", map[string]any{"action": strings.Repeat("a", 5000), "reason": "r"}, "action"},
+		{"request_scope_approval", map[string]any{"action": "x", "reason": "   "}, "non-empty"},
+		{"request_scope_approval", map[string]any{"action": "x", "reason": "y", "guardrail_id": "no-unrequested-refactor"}, `did you mean "no-unrequested-refactors"`},
+	}
+	for _, c := range cases {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: c.name, Arguments: c.args})
+		msg := fmt.Sprint(err)
+		if res != nil {
+			for _, ct := range res.Content {
+				if tc, ok := ct.(*sdk.TextContent); ok {
+					msg += tc.Text
+				}
+			}
+		}
+		if (err == nil && !res.IsError) || !strings.Contains(msg, c.want) {
+			t.Errorf("%s(%.80v): err %v, result %.200s; want an error mentioning %q", c.name, c.args, err, msg, c.want)
+		}
+	}
+	if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool"}); err == nil || !strings.Contains(err.Error(), "no_such_tool") {
+		t.Errorf("unknown tool: %v", err)
+	}
+	if got, isErr := callText(t, cs, "get_rules", nil); isErr || !strings.Contains(got, "Runic Gateway") {
+		t.Error("session stopped serving after bad input")
+	}
+}
+
+func TestScopeApproval(t *testing.T) {
+	for _, p := range protocols {
+		t.Run("accept"+p, func(t *testing.T) {
+			f := newFixture(t, Options{})
+			cs := f.connect(t, "claude-code", p, &sdk.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+					if !strings.Contains(req.Params.Message, "Action: rename the config package") {
+						t.Errorf("elicitation message: %q", req.Params.Message)
+					}
+					return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+				},
+			})
+			got, isErr := callText(t, cs, "request_scope_approval", map[string]any{
+				"action": "rename the config package\x1b[31m", "reason": "the task touches it", "guardrail_id": "no-unrequested-refactors"})
+			if isErr || !strings.Contains(got, `"decision":"approved"`) {
+				t.Fatalf("result: %s", got)
+			}
+			events := f.events(t)
+			kinds := []string{}
+			for _, e := range events {
+				kinds = append(kinds, e.Kind)
+				if strings.Contains(fmt.Sprint(e.Detail), "\x1b") {
+					t.Error("control characters reached the audit log")
+				}
+			}
+			if !slices.Equal(kinds, []string{audit.KindScopeRequest, audit.KindScopeDecision}) || events[1].Agent != "claude" {
+				t.Errorf("events = %+v", events)
+			}
+		})
+		t.Run("decline"+p, func(t *testing.T) {
+			f := newFixture(t, Options{})
+			cs := f.connect(t, "claude-code", p, &sdk.ClientOptions{
+				ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+					return &sdk.ElicitResult{Action: "decline"}, nil
+				},
+			})
+			got, _ := callText(t, cs, "request_scope_approval", map[string]any{"action": "x", "reason": "y"})
+			if !strings.Contains(got, `"decision":"denied"`) || !strings.Contains(got, "Do not do it") {
+				t.Errorf("result: %s", got)
+			}
+		})
+		t.Run("no elicitation"+p, func(t *testing.T) {
+			f := newFixture(t, Options{})
+			cs := f.connect(t, "codex-mcp-client", p, nil)
+			got, _ := callText(t, cs, "request_scope_approval", map[string]any{"action": "add a dependency", "reason": "parsing"})
+			if !strings.Contains(got, `"decision":"pending"`) || !strings.Contains(got, "STOP") || !strings.Contains(got, "ask the human in chat") {
+				t.Errorf("result: %s", got)
+			}
+			if ev := f.events(t); len(ev) != 1 || ev[0].Kind != audit.KindScopePending || ev[0].Agent != "codex" {
+				t.Errorf("events = %+v", ev)
+			}
+		})
+	}
+}
+
+func (f *fixture) events(t *testing.T) []audit.Event {
+	t.Helper()
+	ev, _, err := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// TestStaleSnapshot: a rules source that becomes unreadable or invalid
+// mid-session does not take the server down; the last good snapshot is
+// served and said to be stale, and a new process falls back to the cache.
+func TestStaleSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "bridle.yaml")
+	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	os.WriteFile(rules, src, 0o644)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	cache := t.TempDir()
+	f := newFixture(t, Options{Rules: dir, CacheDir: cache, Now: clock, Refresh: time.Second})
+	cs := f.connect(t, "claude-code", "", nil)
+	if got, _ := callText(t, cs, "get_rules", nil); strings.Contains(got, "Stale") {
+		t.Fatal("fresh rules reported stale")
+	}
+
+	os.WriteFile(rules, []byte("schema_version: 1\nproject: [broken\n"), 0o644)
+	now = now.Add(5 * time.Second)
+	got, isErr := callText(t, cs, "get_rules", nil)
+	if isErr || !strings.Contains(got, "**Stale rules.**") || !strings.Contains(got, "rules are invalid") || !strings.Contains(got, "project rules for Claude") {
+		t.Fatalf("after breaking the rules:\n%.700s", got)
+	}
+
+	os.Remove(rules)
+	f2 := newFixture(t, Options{Rules: dir, CacheDir: cache, Now: clock})
+	cs2 := f2.connect(t, "claude-code", "", nil)
+	got, isErr = callText(t, cs2, "get_rules", nil)
+	if isErr || !strings.Contains(got, "**Stale rules.**") || !strings.Contains(got, "project rules for Claude") {
+		t.Fatalf("new process without rules:\n%.700s", got)
+	}
+
+	f3 := newFixture(t, Options{Rules: dir, CacheDir: t.TempDir()})
+	got, isErr = callText(t, f3.connect(t, "claude-code", "", nil), "get_rules", nil)
+	if !isErr || !strings.Contains(got, "Bridle cannot load the rules") {
+		t.Errorf("no rules and no cache: %v %s", isErr, got)
+	}
+}
+
+func TestResources(t *testing.T) {
+	cs := newFixture(t, Options{}).connect(t, "claude-code", "", nil)
+	ctx := context.Background()
+	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "bridle://rules/kimi"})
+	if err != nil || !strings.Contains(res.Contents[0].Text, "# Instructions for Kimi") {
+		t.Errorf("rules/kimi: %v", err)
+	}
+	res, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "bridle://snapshot"})
+	if err != nil || !json.Valid([]byte(res.Contents[0].Text)) {
+		t.Errorf("snapshot: %v", err)
+	}
+	if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "bridle://rules/nobody"}); err == nil {
+		t.Error("reading rules of an unknown agent succeeded")
+	}
+}
+
+func TestInstructions(t *testing.T) {
+	cs := newFixture(t, Options{}).connect(t, "claude-code", "2025-06-18", nil)
+	if !strings.Contains(cs.InitializeResult().Instructions, "call get_rules") {
+		t.Error("server instructions do not tell the agent to call get_rules")
+	}
+}
+
+// TestRedaction: a secret value never leaves in a tool result, resource or
+// audit event, even when it sits in the rules themselves.
+func TestRedaction(t *testing.T) {
+	const canary = "gitea-token-canary-93b1c0"
+	dir := t.TempDir()
+	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	os.WriteFile(filepath.Join(dir, "bridle.yaml"), []byte(strings.Replace(string(src),
+		"Ask before adding a new third-party module", "Ask before using "+canary+" or adding a new third-party module", 1)), 0o644)
+	f := newFixture(t, Options{Rules: dir, Redactor: redact.New(canary)})
+	cs := f.connect(t, "kimi-cli", "", nil)
+	ctx := context.Background()
+	got, _ := callText(t, cs, "get_rules", nil)
+	list, _ := callText(t, cs, "list_guardrails", nil)
+	res, _ := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "bridle://snapshot"})
+	callText(t, cs, "request_scope_approval", map[string]any{"action": "print " + canary, "reason": "debug"})
+	events, _ := os.ReadFile(audit.Open(f.state, "runic-gateway", nil).Path())
+	for what, s := range map[string]string{"get_rules": got, "list_guardrails": list, "snapshot": res.Contents[0].Text, "audit": string(events)} {
+		if strings.Contains(s, canary) {
+			t.Errorf("%s leaked the secret", what)
+		}
+		if !strings.Contains(s, redact.Mask) {
+			t.Errorf("%s: expected the mask", what)
+		}
+	}
+}
+
+// TestPermissionTable checks every (agent, tool) pair from the client side:
+// a tool is listed exactly when the agent's permissions allow it, and a call
+// to a hidden tool is refused naming the missing permission.
+func TestPermissionTable(t *testing.T) {
+	gated := newTool(Tool{Name: "approve_test_proposal", Toolset: "proposals", Permission: "rules.approve", Description: "test-only"},
+		nil, func(context.Context, *sdk.CallToolRequest, noInput) (*sdk.CallToolResult, any, error) {
+			return text("merged"), nil, nil
+		})
+	memory := newTool(Tool{Name: "remember_test", Toolset: "memory", Permission: "memory.write", Description: "test-only"},
+		nil, func(context.Context, *sdk.CallToolRequest, noInput) (*sdk.CallToolResult, any, error) {
+			return text("stored"), nil, nil
+		})
+	f := newFixture(t, Options{extraTools: []Tool{gated, memory}})
+	snap, _, err := f.srv.src.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := map[string]string{"claude": "claude-code", "codex": "codex-mcp-client", "kimi": "kimi-cli", "deepseek": "deepseek-cli", Unknown: "mystery-client"}
+	for agent, client := range clients {
+		cs := f.connect(t, client, "", nil)
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, tool := range res.Tools {
+			listed[tool.Name] = true
+		}
+		for _, tool := range f.srv.Tools() {
+			want := Allowed(tool, snap, agent)
+			if listed[tool.Name] != want {
+				t.Errorf("%s/%s: listed %v, want %v", agent, tool.Name, listed[tool.Name], want)
+			}
+			if tool.Permission == "" {
+				continue
+			}
+			got, isErr := callText(t, cs, tool.Name, nil)
+			if want && isErr {
+				t.Errorf("%s/%s: allowed call failed: %s", agent, tool.Name, got)
+			}
+			if !want && (!isErr || !strings.Contains(got, "needs the "+tool.Permission+" permission")) {
+				t.Errorf("%s/%s: hidden tool not refused properly: %s", agent, tool.Name, got)
+			}
+		}
+	}
+	// claude has memory.write but not rules.approve in the example.
+	refusals, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Kind: audit.KindRefusal, Agent: "claude"})
+	if len(refusals) != 1 || refusals[0].Permission != "rules.approve" {
+		t.Errorf("claude refusals = %+v", refusals)
+	}
+	writes, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Kind: audit.KindWrite, Agent: "claude"})
+	if len(writes) != 1 || writes[0].Tool != "remember_test" {
+		t.Errorf("claude writes = %+v", writes)
+	}
+}
+
+var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// TestRegistry: every tool is annotated explicitly, names are unique
+// snake_case, toolsets are known, and the tool schemas match the snapshot
+// under testdata (rewrite with -update).
+func TestRegistry(t *testing.T) {
+	f := newFixture(t, Options{})
+	seen := map[string]bool{}
+	for _, tool := range f.srv.Tools() {
+		if !snakeCase.MatchString(tool.Name) || seen[tool.Name] {
+			t.Errorf("tool name %q is not unique snake_case", tool.Name)
+		}
+		seen[tool.Name] = true
+		if !slices.Contains(Toolsets, tool.Toolset) {
+			t.Errorf("%s: unknown toolset %q", tool.Name, tool.Toolset)
+		}
+		if tool.Description == "" || tool.Title == "" {
+			t.Errorf("%s: no title or description", tool.Name)
+		}
+	}
+	cs := f.connect(t, "claude-code", "", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		a := tool.Annotations
+		if a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s: annotations not explicit: %+v", tool.Name, a)
+		}
+	}
+	got, _ := json.MarshalIndent(res.Tools, "", "  ")
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "tools.golden.json")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(golden, got, 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./mcp -run Registry -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("tool schemas changed (-want +got); review, then go test ./mcp -run Registry -update:\n%s", diff)
+	}
+}
+
+// TestReadmeToolList keeps the README's tool list generated from the registry.
+func TestReadmeToolList(t *testing.T) {
+	const begin, end = "<!-- tools:begin (generated by go test ./mcp -run ReadmeToolList -update) -->\n", "<!-- tools:end -->"
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatal("README has no tools:begin / tools:end markers")
+	}
+	want := ToolsMarkdown(newFixture(t, Options{}).srv.Tools())
+	if *update {
+		os.WriteFile("../README.md", []byte(s[:i+len(begin)]+want+s[j:]), 0o644)
+		return
+	}
+	if s[i+len(begin):j] != want {
+		t.Error("README tool list is out of date; run go test ./mcp -run ReadmeToolList -update")
+	}
+}

@@ -1,0 +1,235 @@
+package mcp
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/bridle-dev/bridle/compiler"
+)
+
+// Status says how fresh the snapshot being served is.
+type Status struct {
+	Stale       bool      `json:"stale"`
+	Reason      string    `json:"reason,omitempty"` // why the rules source could not be used
+	Commit      string    `json:"commit,omitempty"` // the commit the served snapshot was compiled from
+	ContentHash string    `json:"content_hash,omitempty"`
+	CompiledAt  time.Time `json:"compiled_at"`     // when the served snapshot was compiled
+	Since       time.Time `json:"since,omitzero"`  // when the source first failed
+}
+
+// Notice is a one-paragraph warning for a stale snapshot, "" when fresh.
+func (s Status) Notice() string {
+	if !s.Stale {
+		return ""
+	}
+	commit := s.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if commit == "" {
+		commit = "an uncommitted work tree"
+	} else {
+		commit = "commit " + commit
+	}
+	return fmt.Sprintf("> **Stale rules.** Bridle cannot use the rules source (%s) since %s; it is serving the cached snapshot of %s compiled at %s. Tell the human.",
+		s.Reason, s.Since.UTC().Format(time.RFC3339), commit, s.CompiledAt.UTC().Format(time.RFC3339))
+}
+
+// source loads the snapshot, re-checks the rules at most every interval,
+// caches every good snapshot per commit, and falls back to the cache when
+// the rules cannot be read or compiled.
+type source struct {
+	opts     compiler.Options
+	file     string // a compiled snapshot to serve instead of compiling, if set
+	cacheDir string // "" disables the cache
+	interval time.Duration
+	now      func() time.Time
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	snap    *compiler.Snapshot
+	status  Status
+	checked time.Time
+	stamp   stamp
+}
+
+// stamp identifies a rules file's state, to skip recompiling an unchanged file.
+type stamp struct {
+	size  int64
+	mtime time.Time
+}
+
+// cached is the on-disk form of a cached snapshot.
+type cached struct {
+	CompiledAt time.Time          `json:"compiled_at"`
+	Snapshot   *compiler.Snapshot `json:"snapshot"`
+}
+
+// get returns the snapshot to serve and its status. It errors only when
+// there is nothing at all to serve.
+func (s *source) get() (*compiler.Snapshot, Status, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if s.snap != nil && now.Sub(s.checked) < s.interval {
+		return s.snap, s.status, nil
+	}
+	s.checked = now
+	if s.file != "" {
+		return s.loadFile()
+	}
+	st, statErr := s.rulesStamp()
+	if s.snap != nil && statErr == nil && st == s.stamp && s.opts.Ref == "" && !s.status.Stale {
+		return s.snap, s.status, nil
+	}
+	snap, err := s.compile()
+	if err == nil {
+		s.snap, s.stamp = snap, st
+		s.status = Status{Commit: snap.Source.Commit, ContentHash: snap.ContentHash, CompiledAt: now}
+		s.store(snap, now)
+		return s.snap, s.status, nil
+	}
+	s.log.Warn("rules source unusable; serving the last good snapshot", "err", err)
+	if s.snap == nil {
+		c, cerr := s.loadCache()
+		if cerr != nil {
+			return nil, Status{}, fmt.Errorf("load rules: %w (and no cached snapshot: %v)", err, cerr)
+		}
+		s.snap = c.Snapshot
+		s.status = Status{Commit: c.Snapshot.Source.Commit, ContentHash: c.Snapshot.ContentHash, CompiledAt: c.CompiledAt}
+	}
+	if !s.status.Stale {
+		s.status.Since = now
+	}
+	s.status.Stale, s.status.Reason = true, err.Error()
+	return s.snap, s.status, nil
+}
+
+func (s *source) rulesStamp() (stamp, error) {
+	p := s.opts.Rules
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		p = filepath.Join(p, compiler.FileName)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return stamp{}, err
+	}
+	return stamp{st.Size(), st.ModTime()}, nil
+}
+
+func (s *source) compile() (*compiler.Snapshot, error) {
+	snap, diags, err := compiler.Compile(s.opts)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		if len(diags) > 0 {
+			return nil, fmt.Errorf("rules are invalid: %s (and %d more)", diags[0].String(), len(diags)-1)
+		}
+		return nil, errors.New("rules are invalid")
+	}
+	return snap, nil
+}
+
+func (s *source) loadFile() (*compiler.Snapshot, Status, error) {
+	st, err := os.Stat(s.file)
+	if err == nil && s.snap != nil && st.ModTime().Equal(s.stamp.mtime) && st.Size() == s.stamp.size {
+		return s.snap, s.status, nil
+	}
+	var snap compiler.Snapshot
+	if err == nil {
+		var b []byte
+		if b, err = os.ReadFile(s.file); err == nil {
+			err = json.Unmarshal(b, &snap)
+		}
+		if err == nil && (snap.ContentHash == "" || len(snap.Renders) == 0 && len(snap.Document.AgentProfiles) > 0) {
+			err = errors.New("not a bridle snapshot")
+		}
+	}
+	if err != nil {
+		if s.snap == nil {
+			return nil, Status{}, fmt.Errorf("load snapshot %s: %w", s.file, err)
+		}
+		if !s.status.Stale {
+			s.status.Since = s.now()
+		}
+		s.status.Stale, s.status.Reason = true, err.Error()
+		return s.snap, s.status, nil
+	}
+	s.snap, s.stamp = &snap, stamp{st.Size(), st.ModTime()}
+	s.status = Status{Commit: snap.Source.Commit, ContentHash: snap.ContentHash, CompiledAt: st.ModTime()}
+	return s.snap, s.status, nil
+}
+
+// cacheKeyDir is the cache directory of this source (path and ref).
+func (s *source) cacheKeyDir() string {
+	abs, err := filepath.Abs(s.opts.Rules)
+	if err != nil {
+		abs = s.opts.Rules
+	}
+	sum := sha256.Sum256([]byte(abs + "\x00" + s.opts.Ref))
+	return filepath.Join(s.cacheDir, hex.EncodeToString(sum[:8]))
+}
+
+// store caches snap under its commit (or content hash) and as latest.
+func (s *source) store(snap *compiler.Snapshot, at time.Time) {
+	if s.cacheDir == "" {
+		return
+	}
+	dir := s.cacheKeyDir()
+	name := snap.Source.Commit
+	if name == "" || snap.Source.Dirty {
+		name = snap.ContentHash[len("sha256:"):]
+	}
+	b, err := json.Marshal(cached{CompiledAt: at.UTC(), Snapshot: snap})
+	if err == nil {
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err == nil {
+		err = renameio.WriteFile(filepath.Join(dir, name+".json"), b, 0o600)
+	}
+	if err == nil {
+		err = renameio.WriteFile(filepath.Join(dir, "latest.json"), b, 0o600)
+	}
+	if err != nil {
+		s.log.Warn("could not cache the snapshot", "err", err)
+	}
+}
+
+func (s *source) loadCache() (cached, error) {
+	if s.cacheDir == "" {
+		return cached{}, errors.New("cache disabled")
+	}
+	b, err := os.ReadFile(filepath.Join(s.cacheKeyDir(), "latest.json"))
+	if err != nil {
+		return cached{}, err
+	}
+	var c cached
+	if err := json.Unmarshal(b, &c); err != nil || c.Snapshot == nil {
+		return cached{}, fmt.Errorf("cached snapshot is damaged: %v", err)
+	}
+	return c, nil
+}
+
+// DefaultCacheDir is where snapshots are cached: $BRIDLE_CACHE_DIR, else the
+// user cache directory's bridle/snapshots.
+func DefaultCacheDir() string {
+	if d := os.Getenv("BRIDLE_CACHE_DIR"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "bridle", "snapshots")
+}

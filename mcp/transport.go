@@ -1,0 +1,234 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// DefaultMaxLine is the longest JSON-RPC line the stdio transport accepts.
+const DefaultMaxLine = 4 << 20
+
+// LineTransport speaks newline-delimited JSON-RPC over a reader and a
+// writer, like the SDK's stdio transport, but survives bad input: a line
+// that is not JSON, not JSON-RPC, a batch, or longer than MaxLine is answered
+// with a JSON-RPC error and skipped, and the session goes on. Only the end of
+// input ends it.
+type LineTransport struct {
+	In      io.Reader
+	Out     io.Writer
+	MaxLine int // 0 means DefaultMaxLine
+	Logger  *slog.Logger
+}
+
+// Connect implements sdk.Transport.
+func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
+	max := t.MaxLine
+	if max <= 0 {
+		max = DefaultMaxLine
+	}
+	log := t.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &lineConn{out: t.Out, incoming: make(chan jsonrpc.Message), done: make(chan struct{}), log: log}
+	go c.readLoop(bufio.NewReaderSize(t.In, 64<<10), max)
+	return c, nil
+}
+
+type lineConn struct {
+	out      io.Writer
+	wmu      sync.Mutex
+	incoming chan jsonrpc.Message
+	readErr  error // set before incoming is closed
+	done     chan struct{}
+	once     sync.Once
+	log      *slog.Logger
+
+	// Calls read but not yet answered: at the end of input, Read waits
+	// (up to drainTimeout) for their responses before reporting EOF, so
+	// `printf … | bridle mcp` gets every answer.
+	pmu     sync.Mutex
+	pending int
+	idle    chan struct{} // closed when pending drops to zero
+}
+
+const drainTimeout = 10 * time.Second
+
+func (c *lineConn) readLoop(r *bufio.Reader, max int) {
+	defer close(c.incoming)
+	for {
+		line, tooLong, err := readLine(r, max)
+		if len(bytes.TrimSpace(line)) > 0 || tooLong {
+			if msg := c.decode(line, tooLong, max); msg != nil {
+				select {
+				case c.incoming <- msg:
+				case <-c.done:
+					return
+				}
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.readErr = err
+			}
+			return
+		}
+	}
+}
+
+// readLine reads one line of at most max bytes. A longer line is consumed
+// and discarded, and reported with tooLong.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+2 { // +2 for \r\n
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return line, tooLong, err
+	}
+}
+
+// decode returns the message on a line, or answers the line with an error
+// and returns nil.
+func (c *lineConn) decode(line []byte, tooLong bool, max int) jsonrpc.Message {
+	if tooLong {
+		c.log.Warn("rejected an oversized JSON-RPC line", "limit", max)
+		c.reject(nil, -32600, fmt.Sprintf("Invalid Request: line longer than %d bytes", max))
+		return nil
+	}
+	line = bytes.TrimSpace(line)
+	if line[0] == '[' {
+		c.reject(nil, -32600, "Invalid Request: JSON-RPC batches are not supported")
+		return nil
+	}
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(line, &probe) != nil {
+		c.log.Warn("rejected a line that is not JSON")
+		c.reject(nil, -32700, "Parse error: the line is not valid JSON")
+		return nil
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err == nil && probe.Method == nil && probe.Result == nil && probe.Error == nil {
+		err = errors.New("a message needs a method (request) or a result or error (response)")
+	}
+	if err == nil {
+		return msg
+	}
+	c.log.Warn("rejected a malformed JSON-RPC message", "err", err)
+	c.reject(probe.ID, -32600, "Invalid Request: "+err.Error())
+	return nil
+}
+
+// reject writes a JSON-RPC error response for a message the SDK never saw.
+func (c *lineConn) reject(id json.RawMessage, code int, msg string) {
+	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || id[0] >= '0' && id[0] <= '9') {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.out.Write(append(b, '\n'))
+}
+
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.done:
+		return nil, io.EOF
+	case msg, ok := <-c.incoming:
+		if !ok {
+			if c.readErr != nil {
+				return nil, c.readErr
+			}
+			c.drain(ctx)
+			return nil, io.EOF
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			c.pmu.Lock()
+			c.pending++
+			c.pmu.Unlock()
+		}
+		return msg, nil
+	}
+}
+
+// drain waits until every call read so far has been answered.
+func (c *lineConn) drain(ctx context.Context) {
+	c.pmu.Lock()
+	if c.pending == 0 {
+		c.pmu.Unlock()
+		return
+	}
+	c.idle = make(chan struct{})
+	idle := c.idle
+	c.pmu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	case <-c.done:
+	case <-time.After(drainTimeout):
+	}
+}
+
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	_, err = c.out.Write(append(b, '\n'))
+	c.wmu.Unlock()
+	if _, ok := msg.(*jsonrpc.Response); ok {
+		c.pmu.Lock()
+		if c.pending > 0 {
+			c.pending--
+		}
+		if c.pending == 0 && c.idle != nil {
+			close(c.idle)
+			c.idle = nil
+		}
+		c.pmu.Unlock()
+	}
+	return err
+}
+
+func (c *lineConn) Close() error {
+	c.once.Do(func() { close(c.done) })
+	return nil
+}
+
+func (c *lineConn) SessionID() string { return "" }
