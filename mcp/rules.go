@@ -68,16 +68,16 @@ func (s *Server) getRulesTool() Tool {
 
 // GuardrailView is a guardrail as the tools return it.
 type GuardrailView struct {
-	ID            string            `json:"id"`
-	Statement     string            `json:"statement"`
-	Rationale     string            `json:"rationale,omitempty"`
-	Severity      string            `json:"severity"`
-	AppliesTo     []string          `json:"applies_to"`
-	AppliesToYou  bool              `json:"applies_to_you"`
-	ScopeApproval bool              `json:"scope_approval,omitempty"`
-	EnforcedBy    []string          `json:"enforced_by,omitempty"`
-	Provenance    ProvenanceView    `json:"provenance"`
-	Origin        string            `json:"origin"`
+	ID            string         `json:"id"`
+	Statement     string         `json:"statement"`
+	Rationale     string         `json:"rationale,omitempty"`
+	Severity      string         `json:"severity"`
+	AppliesTo     []string       `json:"applies_to"`
+	AppliesToYou  bool           `json:"applies_to_you"`
+	ScopeApproval bool           `json:"scope_approval,omitempty"`
+	EnforcedBy    []string       `json:"enforced_by,omitempty"`
+	Provenance    ProvenanceView `json:"provenance"`
+	Origin        string         `json:"origin"`
 }
 
 // ProvenanceView is where a guardrail came from. (schema.Provenance carries

@@ -23,8 +23,8 @@ type Status struct {
 	Reason      string    `json:"reason,omitempty"` // why the rules source could not be used
 	Commit      string    `json:"commit,omitempty"` // the commit the served snapshot was compiled from
 	ContentHash string    `json:"content_hash,omitempty"`
-	CompiledAt  time.Time `json:"compiled_at"`     // when the served snapshot was compiled
-	Since       time.Time `json:"since,omitzero"`  // when the source first failed
+	CompiledAt  time.Time `json:"compiled_at"`    // when the served snapshot was compiled
+	Since       time.Time `json:"since,omitzero"` // when the source first failed
 }
 
 // Notice is a one-paragraph warning for a stale snapshot, "" when fresh.

@@ -102,4 +102,3 @@ approval request and decision. The project is read from the rules
 	cmd.Flags().StringVar(&o.since, "since", "", "only events since a `duration` ago (24h) or a date")
 	return cmd
 }
-
