@@ -22,4 +22,10 @@ echo "== fuzz schema.FuzzLoad for $FUZZTIME"
 go test ./schema -run '^$' -fuzz '^FuzzLoad$' -fuzztime "$FUZZTIME"
 echo "== fuzz mcp.FuzzLineTransport for $FUZZTIME"
 go test ./mcp -run "^$" -fuzz "^FuzzLineTransport$" -fuzztime "$FUZZTIME"
+echo "== independent MCP client (TypeScript SDK) against the built binary"
+command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm are required (apt-get install nodejs npm)"; exit 1; }
+BIN_DIR="$(mktemp -d)"
+trap 'rm -rf "$BIN_DIR"' EXIT
+go build -o "$BIN_DIR/bridle" ./cmd/bridle
+(cd tests/tsclient && npm ci --silent && BRIDLE_BIN="$BIN_DIR/bridle" node --test)
 echo "== all tests passed"
