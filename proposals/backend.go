@@ -1,0 +1,119 @@
+package proposals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// State is a proposal's state.
+type State string
+
+// Proposal states.
+const (
+	Open   State = "open"
+	Merged State = "merged"
+	Closed State = "closed"
+	All    State = "all" // for List only
+)
+
+// Proposal is a proposed change: a branch and a pull request.
+type Proposal struct {
+	Number      int        `json:"number"`
+	Title       string     `json:"title"`
+	State       State      `json:"state"`
+	Branch      string     `json:"branch"`
+	Head        string     `json:"head,omitempty"` // the branch's commit
+	Base        string     `json:"base,omitempty"` // main's commit the change was made on
+	Mergeable   bool       `json:"mergeable"`
+	Conflict    string     `json:"conflict,omitempty"` // why it cannot be merged as is
+	Author      string     `json:"author,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	MergedBy    string     `json:"merged_by,omitempty"`
+	MergedAt    *time.Time `json:"merged_at,omitempty"`
+	MergeCommit string     `json:"merge_commit,omitempty"`
+	ClosedBy    string     `json:"closed_by,omitempty"`
+	URL         string     `json:"url,omitempty"`
+	Labels      []string   `json:"labels,omitempty"`
+	Body        string     `json:"body,omitempty"`
+	Draft       *Draft     `json:"draft,omitempty"`
+}
+
+// Backend stores proposals: the Gitea API, or a local git repository.
+type Backend interface {
+	// Name is "gitea" or "local".
+	Name() string
+	// Main returns main's rules document and commit.
+	Main(ctx context.Context) (rules []byte, commit string, err error)
+	// Create makes the branch, the commit and the pull request, all or nothing.
+	Create(ctx context.Context, p Prepared) (Proposal, error)
+	List(ctx context.Context, state State) ([]Proposal, error)
+	Get(ctx context.Context, number int) (Proposal, error)
+	// Update replaces the rules on an open proposal's branch (rebase).
+	Update(ctx context.Context, number int, p Prepared) (Proposal, error)
+	// Merge approves an open proposal as approver.
+	Merge(ctx context.Context, number int, approver string) (Proposal, error)
+	// Close rejects an open proposal.
+	Close(ctx context.Context, number int, by, reason string) (Proposal, error)
+}
+
+// Service is the proposal workflow over a backend.
+type Service struct {
+	Backend Backend
+}
+
+// Propose validates d against main and creates the proposal. An invalid
+// proposal fails with an *InvalidError and creates nothing.
+func (s Service) Propose(ctx context.Context, d Draft) (Proposal, error) {
+	rules, commit, err := s.Backend.Main(ctx)
+	if err != nil {
+		return Proposal{}, err
+	}
+	p, err := Prepare(rules, commit, d)
+	if err != nil {
+		return Proposal{}, err
+	}
+	return s.Backend.Create(ctx, p)
+}
+
+// Rebase re-applies an open proposal's change to the current main. A change
+// that no longer applies fails with ErrConflict saying what conflicts.
+func (s Service) Rebase(ctx context.Context, number int) (Proposal, error) {
+	pr, err := s.Backend.Get(ctx, number)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if pr.State != Open {
+		return Proposal{}, fmt.Errorf("rebase #%d: %w (it is %s)", number, ErrState, pr.State)
+	}
+	if pr.Draft == nil {
+		return Proposal{}, fmt.Errorf("rebase #%d: the proposal carries no bridle change; rebase it by hand", number)
+	}
+	rules, commit, err := s.Backend.Main(ctx)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if commit == pr.Base {
+		return pr, nil
+	}
+	p, err := Prepare(rules, commit, *pr.Draft)
+	if errors.Is(err, ErrNoChange) {
+		return Proposal{}, fmt.Errorf("rebase #%d: %w: main already has this change", number, ErrConflict)
+	}
+	if err != nil {
+		return Proposal{}, fmt.Errorf("rebase #%d: %w", number, err)
+	}
+	return s.Backend.Update(ctx, number, p)
+}
+
+// Check reports whether an open proposal still applies to main, for
+// backends without their own mergeability check.
+func Check(main []byte, pr *Proposal) {
+	if pr.State != Open || pr.Draft == nil {
+		return
+	}
+	if _, err := Apply(main, pr.Draft.Change, pr.Draft.Origin); err != nil {
+		pr.Mergeable, pr.Conflict = false, err.Error()
+	}
+}

@@ -1,0 +1,214 @@
+package proposals
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Draft is a proposal before it exists: the change and who proposes it.
+type Draft struct {
+	Change Change `json:"change"`
+	Origin Origin `json:"origin"`
+}
+
+// Prepared is a validated draft, ready for a backend to create.
+type Prepared struct {
+	Draft   Draft
+	Title   string
+	Body    string
+	Branch  string
+	Message string // commit message with trailers
+	Labels  []string
+	Rules   []byte // the new bridle.yaml
+	Base    string // main's commit the change was made on
+}
+
+// Prepare applies d to main's rules (before, at commit base), validates the
+// result, and builds the title, body, branch and commit message. Invalid
+// results fail with an error wrapping ErrInvalid and the diagnostics.
+func Prepare(before []byte, base string, d Draft) (Prepared, error) {
+	d.Change.Rationale = strings.TrimSpace(d.Change.Rationale)
+	d.Change = d.Change.Recorded(before)
+	after, err := Apply(before, d.Change, d.Origin)
+	if err != nil {
+		return Prepared{}, err
+	}
+	old, _ := compiler.CompileBytes(compiler.Input{Name: "bridle.yaml", Data: before}, "proposal")
+	snap, diags := compiler.CompileBytes(compiler.Input{Name: "bridle.yaml (proposed)", Data: after}, "proposal")
+	if snap == nil {
+		return Prepared{}, &InvalidError{Diagnostics: diags}
+	}
+	p := Prepared{
+		Draft:  d,
+		Title:  d.Change.Title(),
+		Branch: Branch(d.Origin, d.Change),
+		Rules:  after,
+		Base:   base,
+		Labels: []string{"bridle", "source/" + string(d.Origin.Source), "kind/" + string(d.Change.Kind)},
+	}
+	p.Body = body(d, old, snap)
+	p.Message = message(p.Title, d)
+	return p, nil
+}
+
+// InvalidError carries the diagnostics of a proposal that would make the
+// rules invalid.
+type InvalidError struct{ Diagnostics schema.Diagnostics }
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("%v:\n%s", ErrInvalid, e.Diagnostics.Error())
+}
+
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// Trailer keys of a proposal commit.
+const (
+	TrailerSource  = "Bridle-Source"
+	TrailerAgent   = "Bridle-Agent"
+	TrailerSession = "Bridle-Session"
+	TrailerKind    = "Bridle-Kind"
+	TrailerSubject = "Bridle-Subject"
+)
+
+func message(title string, d Draft) string {
+	var b strings.Builder
+	b.WriteString(title + "\n\n")
+	if r := strings.TrimSpace(d.Change.Rationale); r != "" {
+		b.WriteString(wrap(OneLine(r, 2000), 72) + "\n\n")
+	}
+	fmt.Fprintf(&b, "%s: %s\n", TrailerSource, OneLine(string(d.Origin.Source), 20))
+	if a := d.Origin.Agent; a != "" {
+		fmt.Fprintf(&b, "%s: %s\n", TrailerAgent, OneLine(a, 80))
+	}
+	if s := d.Origin.Session; s != "" {
+		fmt.Fprintf(&b, "%s: %s\n", TrailerSession, OneLine(s, 120))
+	}
+	fmt.Fprintf(&b, "%s: %s\n", TrailerKind, d.Change.Kind)
+	fmt.Fprintf(&b, "%s: %s\n", TrailerSubject, OneLine(d.Change.Subject(), 200))
+	return b.String()
+}
+
+func wrap(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if n > 0 && n+1+len(w) > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}
+
+// changeMarker starts the machine-readable copy of the draft in a body.
+const changeMarker = "<!-- bridle-draft "
+
+func body(d Draft, old, snap *compiler.Snapshot) string {
+	var b strings.Builder
+	b.WriteString("## Rationale\n\n")
+	if d.Change.Rationale != "" {
+		b.WriteString(d.Change.Rationale + "\n\n")
+	} else {
+		b.WriteString("_No rationale given._\n\n")
+	}
+	b.WriteString("## Proposed by\n\n")
+	switch d.Origin.Source {
+	case schema.SourceAgent:
+		fmt.Fprintf(&b, "Agent `%s`, session `%s`.\n\n", OneLine(d.Origin.Agent, 80), OneLine(d.Origin.Session, 120))
+	case schema.SourceVendor:
+		fmt.Fprintf(&b, "A vendor suggestion from the `%s` profile, promoted by %s.\n\n", OneLine(d.Origin.Agent, 80), orSomeone(d.Origin.Author))
+	default:
+		fmt.Fprintf(&b, "%s.\n\n", orSomeone(d.Origin.Author))
+	}
+	b.WriteString("## Change\n\n```yaml\n")
+	b.WriteString(changeYAML(d.Change))
+	b.WriteString("```\n\n## Effect on each agent's rendered file\n\n")
+	for _, r := range snap.Renders {
+		before := ""
+		if old != nil {
+			if o, ok := old.Render(r.Agent); ok {
+				before = stripHeader(o.Content)
+			}
+		}
+		diff := udiff.Unified("a/"+r.Path, "b/"+r.Path, before, stripHeader(r.Content))
+		fmt.Fprintf(&b, "### %s (%s)\n\n", r.Path, r.Agent)
+		if diff == "" {
+			b.WriteString("No change.\n\n")
+			continue
+		}
+		b.WriteString("```diff\n" + strings.ReplaceAll(diff, "```", "`\u200b``") + "```\n\n")
+	}
+	b.WriteString("Merging this pull request approves the change.\n\n")
+	raw, _ := json.Marshal(d)
+	b.WriteString(changeMarker + base64.StdEncoding.EncodeToString(raw) + " -->\n")
+	return b.String()
+}
+
+func orSomeone(s string) string {
+	if s == "" {
+		return "A maintainer"
+	}
+	return OneLine(s, 80)
+}
+
+func stripHeader(s string) string {
+	if i := strings.Index(s, "-->\n"); i >= 0 && strings.HasPrefix(s, "<!--") {
+		return s[i+4:]
+	}
+	return s
+}
+
+func changeYAML(c Change) string {
+	var v any
+	switch c.Kind {
+	case KindGuardrail:
+		v = map[string]any{"guardrails": []any{c.Guardrail}}
+	case KindPattern:
+		v = map[string]any{"patterns": map[string]any{"custom": []any{c.Pattern}}}
+	case KindRules:
+		parent, key, _ := strings.Cut(c.Section, ".")
+		v = map[string]any{parent: map[string]any{key: c.Value}}
+	case KindPromote:
+		v = map[string]any{"promote": c.Promote}
+	}
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		return "# (could not render the change)\n"
+	}
+	return strings.ReplaceAll(string(out), "```", "`\u200b``")
+}
+
+// DraftFromBody recovers the draft stored in a proposal's body.
+func DraftFromBody(body string) (Draft, bool) {
+	i := strings.LastIndex(body, changeMarker)
+	if i < 0 {
+		return Draft{}, false
+	}
+	rest := body[i+len(changeMarker):]
+	j := strings.Index(rest, " -->")
+	if j < 0 {
+		return Draft{}, false
+	}
+	raw, err := base64.StdEncoding.DecodeString(rest[:j])
+	if err != nil {
+		return Draft{}, false
+	}
+	var d Draft
+	if json.Unmarshal(raw, &d) != nil {
+		return Draft{}, false
+	}
+	return d, true
+}

@@ -1,0 +1,481 @@
+package proposals
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Kind is what a proposal changes.
+type Kind string
+
+// The kinds of proposal.
+const (
+	KindGuardrail Kind = "guardrail" // add a guardrail
+	KindPattern   Kind = "pattern"   // add or replace a custom pattern (with its example repos)
+	KindRules     Kind = "rules"     // replace one section of the project description
+	KindPromote   Kind = "promote"   // promote a vendor suggestion into a guardrail
+)
+
+// Sections update_rules may replace.
+var Sections = []string{"project.name", "project.overview", "project.stack", "project.commands", "project.conventions", "patterns.standard"}
+
+// Change is a document-level change. It is stored with the proposal, so a
+// proposal can be re-applied to a newer main (rebase).
+type Change struct {
+	Kind      Kind                  `json:"kind"`
+	Guardrail *schema.Guardrail     `json:"guardrail,omitempty"`
+	Pattern   *schema.CustomPattern `json:"pattern,omitempty"`
+	Section   string                `json:"section,omitempty"`
+	Value     any                   `json:"value,omitempty"` // the new section value (string or list)
+	Promote   *Promotion            `json:"promote,omitempty"`
+	Rationale string                `json:"rationale"`
+	// Was records what a replacing change (a section, or a pattern of the
+	// same name) replaced when it was proposed, as canonical JSON ("null"
+	// when there was nothing). Re-applying to a main where that value has
+	// changed since is a conflict, not a silent overwrite.
+	Was string `json:"was,omitempty"`
+}
+
+// Promotion names a vendor suggestion to turn into policy.
+type Promotion struct {
+	Agent      string   `json:"agent"`      // the profile holding the suggestion
+	Suggestion string   `json:"suggestion"` // its id
+	AppliesTo  []string `json:"applies_to,omitempty"`
+}
+
+// Origin is who proposes. The server fills it from the session; values an
+// agent supplies elsewhere are ignored.
+type Origin struct {
+	Source  schema.Source `json:"source"`
+	Agent   string        `json:"agent,omitempty"`   // proposing agent (source agent), or the vendor's profile
+	Session string        `json:"session,omitempty"` // agent session
+	Author  string        `json:"author,omitempty"`  // the human, for source user
+}
+
+// Errors a proposal can fail with, for errors.Is.
+var (
+	ErrInvalid  = errors.New("the proposed rules are invalid")
+	ErrConflict = errors.New("conflicts with main")
+	ErrNoChange = errors.New("the proposal changes nothing")
+	ErrBadInput = errors.New("bad proposal")
+	ErrNotFound = errors.New("no such proposal")
+	ErrState    = errors.New("proposal is not open")
+)
+
+// Subject identifies what a change touches, e.g. guardrail:no-pii-in-logs.
+func (c Change) Subject() string {
+	switch c.Kind {
+	case KindGuardrail:
+		if c.Guardrail != nil {
+			return "guardrail:" + c.Guardrail.ID
+		}
+	case KindPattern:
+		if c.Pattern != nil {
+			return "pattern:" + c.Pattern.Name
+		}
+	case KindRules:
+		return "section:" + c.Section
+	case KindPromote:
+		if c.Promote != nil {
+			return "guardrail:" + c.Promote.Suggestion
+		}
+	}
+	return string(c.Kind)
+}
+
+// Title is the proposal's one-line title.
+func (c Change) Title() string {
+	var t string
+	switch c.Kind {
+	case KindGuardrail:
+		t = "Add guardrail " + c.Guardrail.ID
+	case KindPattern:
+		t = "Add pattern " + c.Pattern.Name
+	case KindRules:
+		t = "Update " + c.Section
+	case KindPromote:
+		t = fmt.Sprintf("Promote %s suggestion %s to a guardrail", c.Promote.Agent, c.Promote.Suggestion)
+	}
+	return OneLine(t, 120)
+}
+
+// OneLine makes agent-supplied text safe for a title, a trailer or a log
+// line: control characters removed, whitespace folded, length capped.
+func OneLine(s string, max int) string {
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = strings.TrimSpace(s[:max])
+		for !utf8ValidEnd(s) {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+func utf8ValidEnd(s string) bool {
+	return s == "" || s[len(s)-1] < 0x80 || strings.ToValidUTF8(s, "\uFFFD") == s
+}
+
+var (
+	slugUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)
+	dashes     = regexp.MustCompile(`-{2,}`)
+)
+
+// Slug makes a branch-name component from text: lower-case letters, digits
+// and dashes, at most max bytes, never empty.
+func Slug(s string, max int) string {
+	s = strings.Trim(dashes.ReplaceAllString(slugUnsafe.ReplaceAllString(strings.ToLower(s), "-"), "-"), "-")
+	if len(s) > max {
+		s = strings.Trim(s[:max], "-")
+	}
+	if s == "" {
+		s = "x"
+	}
+	return s
+}
+
+// Branch is the proposal branch: bridle/<source>/<agent>/<slug>.
+func Branch(o Origin, c Change) string {
+	who := o.Agent
+	if who == "" {
+		who = o.Author
+	}
+	if who == "" {
+		who = "user"
+	}
+	_, subject, _ := strings.Cut(c.Subject(), ":")
+	return "bridle/" + Slug(string(o.Source), 10) + "/" + Slug(who, 40) + "/" + Slug(string(c.Kind)+"-"+subject, 60)
+}
+
+// check rejects malformed changes before anything is touched.
+func (c Change) check() error {
+	switch c.Kind {
+	case KindGuardrail:
+		if c.Guardrail == nil {
+			return fmt.Errorf("%w: a guardrail proposal needs a guardrail", ErrBadInput)
+		}
+	case KindPattern:
+		if c.Pattern == nil {
+			return fmt.Errorf("%w: a pattern proposal needs a pattern", ErrBadInput)
+		}
+	case KindRules:
+		if !slices.Contains(Sections, c.Section) {
+			return fmt.Errorf("%w: section %q cannot be updated; use one of %s", ErrBadInput, c.Section, strings.Join(Sections, ", "))
+		}
+		if c.Value == nil {
+			return fmt.Errorf("%w: update_rules needs a value for %s", ErrBadInput, c.Section)
+		}
+	case KindPromote:
+		if c.Promote == nil || c.Promote.Agent == "" || c.Promote.Suggestion == "" {
+			return fmt.Errorf("%w: a promotion needs the agent and the suggestion id", ErrBadInput)
+		}
+	default:
+		return fmt.Errorf("%w: unknown kind %q", ErrBadInput, c.Kind)
+	}
+	if len(c.Rationale) > 8000 {
+		return fmt.Errorf("%w: rationale longer than 8000 characters", ErrBadInput)
+	}
+	return nil
+}
+
+// provenance is what the server records for the proposed item. Approval
+// fields are never taken from the proposer: merging is the approval.
+func (o Origin) provenance() schema.Provenance {
+	p := schema.Provenance{Source: o.Source}
+	switch o.Source {
+	case schema.SourceAgent:
+		p.Agent, p.AgentSession = o.Agent, o.Session
+	case schema.SourceUser:
+		p.ProposedBy = o.Author
+	}
+	return p
+}
+
+// Apply applies c, proposed by o, to the rules document src and returns the
+// new document. It edits the YAML node tree, so comments and key order
+// survive. It fails with ErrConflict when the change collides with what the
+// document already holds, and ErrNoChange when it changes nothing.
+func Apply(src []byte, c Change, o Origin) ([]byte, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(src, &root); err != nil {
+		return nil, fmt.Errorf("%w: main's bridle.yaml does not parse: %v", ErrInvalid, err)
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%w: main's bridle.yaml is not a mapping", ErrInvalid)
+	}
+	doc := root.Content[0]
+	var err error
+	switch c.Kind {
+	case KindGuardrail:
+		g := *c.Guardrail
+		g.Provenance = o.provenance()
+		err = addGuardrail(doc, g)
+	case KindPromote:
+		err = promote(doc, *c.Promote, o)
+	case KindPattern:
+		p := *c.Pattern
+		p.Provenance = o.provenance()
+		err = setPattern(doc, p, c.Was)
+	case KindRules:
+		err = setSection(doc, c.Section, c.Value, c.Was)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&root); err != nil {
+		return nil, fmt.Errorf("encode rules: %w", err)
+	}
+	enc.Close()
+	if bytes.Equal(normal(src), normal(out.Bytes())) {
+		return nil, ErrNoChange
+	}
+	return out.Bytes(), nil
+}
+
+// normal re-encodes a document so that formatting alone never counts as a change.
+func normal(b []byte) []byte {
+	var v any
+	if yaml.Unmarshal(b, &v) != nil {
+		return b
+	}
+	out, _ := yaml.Marshal(v)
+	return out
+}
+
+func get(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func set(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = v
+			return
+		}
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+}
+
+// child returns m[key], creating it with kind when absent or null.
+func child(m *yaml.Node, key string, kind yaml.Kind) *yaml.Node {
+	n := get(m, key)
+	if n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		n = &yaml.Node{Kind: kind}
+		if kind == yaml.SequenceNode {
+			n.Tag = "!!seq"
+		} else {
+			n.Tag = "!!map"
+		}
+		set(m, key, n)
+	}
+	return n
+}
+
+func encode(v any) (*yaml.Node, error) {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	return &n, nil
+}
+
+func addGuardrail(doc *yaml.Node, g schema.Guardrail) error {
+	seq := child(doc, "guardrails", yaml.SequenceNode)
+	if seq.Kind != yaml.SequenceNode {
+		return fmt.Errorf("%w: guardrails is not a list on main", ErrConflict)
+	}
+	for _, item := range seq.Content {
+		if id := get(item, "id"); id != nil && id.Value == g.ID {
+			return fmt.Errorf("%w: guardrail %q already exists on main", ErrConflict, g.ID)
+		}
+	}
+	n, err := encode(g)
+	if err != nil {
+		return err
+	}
+	seq.Content = append(seq.Content, n)
+	return nil
+}
+
+func promote(doc *yaml.Node, p Promotion, o Origin) error {
+	profiles := get(doc, "agent_profiles")
+	var prof *yaml.Node
+	if profiles != nil {
+		prof = get(profiles, p.Agent)
+	}
+	if prof == nil {
+		return fmt.Errorf("%w: no agent profile %q", ErrBadInput, p.Agent)
+	}
+	var sugg *schema.VendorSuggestion
+	if list := get(prof, "vendor_guardrail_suggestions"); list != nil {
+		for _, item := range list.Content {
+			if id := get(item, "id"); id != nil && id.Value == p.Suggestion {
+				var v schema.VendorSuggestion
+				if err := item.Decode(&v); err != nil {
+					return fmt.Errorf("%w: %v", ErrInvalid, err)
+				}
+				sugg = &v
+			}
+		}
+	}
+	if sugg == nil {
+		return fmt.Errorf("%w: profile %s has no vendor suggestion %q", ErrBadInput, p.Agent, p.Suggestion)
+	}
+	var d schema.Document
+	_ = doc.Decode(&d)
+	vendor := d.Resolved(p.Agent).Vendor
+	sev := sugg.Severity
+	if sev == "" {
+		sev = schema.Guidance
+	}
+	applies := p.AppliesTo
+	if len(applies) == 0 {
+		applies = []string{p.Agent}
+	}
+	return addGuardrail(doc, schema.Guardrail{
+		ID: sugg.ID, Statement: sugg.Statement, Rationale: sugg.Rationale, Severity: sev, AppliesTo: applies,
+		Provenance: schema.Provenance{Source: schema.SourceVendor, Vendor: vendor, Agent: p.Agent, ProposedBy: o.Author},
+	})
+}
+
+func setPattern(doc *yaml.Node, p schema.CustomPattern, was string) error {
+	patterns := child(doc, "patterns", yaml.MappingNode)
+	seq := child(patterns, "custom", yaml.SequenceNode)
+	n, err := encode(p)
+	if err != nil {
+		return err
+	}
+	for i, item := range seq.Content {
+		if name := get(item, "name"); name != nil && name.Value == p.Name {
+			if was != "" && canonical(item) != was {
+				return fmt.Errorf("%w: pattern %q was changed on main since this proposal was made", ErrConflict, p.Name)
+			}
+			seq.Content[i] = n
+			return nil
+		}
+	}
+	if was != "" && was != "null" {
+		return fmt.Errorf("%w: pattern %q was removed on main since this proposal was made", ErrConflict, p.Name)
+	}
+	seq.Content = append(seq.Content, n)
+	return nil
+}
+
+func setSection(doc *yaml.Node, section string, value any, was string) error {
+	parent, key, _ := strings.Cut(section, ".")
+	m := child(doc, parent, yaml.MappingNode)
+	if was != "" && canonical(get(m, key)) != was {
+		return fmt.Errorf("%w: %s was changed on main since this proposal was made", ErrConflict, section)
+	}
+	n, err := encode(value)
+	if err != nil {
+		return err
+	}
+	if s, ok := value.(string); ok && strings.Contains(s, "\n") {
+		n.Style = yaml.LiteralStyle
+	}
+	set(m, key, n)
+	return nil
+}
+
+// canonical is a node's value as canonical JSON, "null" for none.
+func canonical(n *yaml.Node) string {
+	if n == nil {
+		return "null"
+	}
+	var v any
+	if n.Decode(&v) != nil {
+		return "?"
+	}
+	b, err := json.Marshal(jsonable(v))
+	if err != nil {
+		return "?"
+	}
+	return string(b)
+}
+
+// jsonable turns YAML's map[string]any / map[any]any trees into JSON-safe values.
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonable(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = jsonable(e)
+		}
+		return out
+	case []any:
+		for i := range x {
+			x[i] = jsonable(x[i])
+		}
+	}
+	return v
+}
+
+// Recorded returns c with Was filled from src, for replacing changes. It is
+// called once, when the proposal is made.
+func (c Change) Recorded(src []byte) Change {
+	if c.Was != "" || (c.Kind != KindRules && c.Kind != KindPattern) {
+		return c
+	}
+	var root yaml.Node
+	if yaml.Unmarshal(src, &root) != nil || len(root.Content) == 0 {
+		return c
+	}
+	doc := root.Content[0]
+	switch c.Kind {
+	case KindRules:
+		parent, key, _ := strings.Cut(c.Section, ".")
+		if m := get(doc, parent); m != nil && m.Kind == yaml.MappingNode {
+			c.Was = canonical(get(m, key))
+		} else {
+			c.Was = "null"
+		}
+	case KindPattern:
+		c.Was = "null"
+		if pats := get(doc, "patterns"); pats != nil {
+			if seq := get(pats, "custom"); seq != nil {
+				for _, item := range seq.Content {
+					if name := get(item, "name"); name != nil && c.Pattern != nil && name.Value == c.Pattern.Name {
+						c.Was = canonical(item)
+					}
+				}
+			}
+		}
+	}
+	return c
+}

@@ -1,0 +1,19 @@
+// Package proposals is Bridle's GitOps layer: a change to the rules arrives
+// as a proposal — a branch with one commit and a pull request — and merging
+// it is the approval. Two backends sit behind one interface: Gitea (the
+// production default, through code.gitea.io/sdk/gitea) and a local git
+// repository (go-git) that needs no server.
+//
+// Promises:
+//   - A proposal is validated before anything is created; an invalid one is
+//     refused with diagnostics and leaves nothing behind.
+//   - A failure midway leaves nothing half-made: no branch without its pull
+//     request.
+//   - Provenance (source, agent, session) comes from the caller's session
+//     (Origin), never from proposal content; approval fields are never taken
+//     from a proposer.
+//   - Branch names, titles and trailers built from agent text are sanitised.
+//   - Changes apply at the document level, so a proposal can be re-applied to
+//     a newer main ("a guardrail added is still a guardrail added"), or is
+//     reported as a real conflict saying what conflicts.
+package proposals

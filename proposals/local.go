@@ -1,0 +1,497 @@
+package proposals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+)
+
+// Local keeps proposals in a local git repository: a proposal is a branch
+// with one commit, its metadata lives under .git/bridle/proposals, and
+// approving it makes a merge commit on main. Main moves only through Merge.
+type Local struct {
+	repo   *git.Repository
+	root   string // work tree root
+	gitDir string
+	file   string // the rules file, relative to root, slash-separated
+	main   string // main branch name
+	now    func() time.Time
+}
+
+// OpenLocal opens the repository holding the rules at rulesPath (a
+// bridle.yaml or a directory holding one).
+func OpenLocal(rulesPath string) (*Local, error) {
+	dir, file := rulesPath, "bridle.yaml"
+	if st, err := os.Stat(rulesPath); err == nil && !st.IsDir() {
+		dir, file = filepath.Dir(rulesPath), filepath.Base(rulesPath)
+	}
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return nil, fmt.Errorf("open rules repository %s: %w (run bridle init first)", dir, err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("open rules repository %s: %w", dir, err)
+	}
+	root := wt.Filesystem.Root()
+	absDir, _ := filepath.Abs(dir)
+	absDir, _ = filepath.EvalSymlinks(absDir)
+	rootReal, _ := filepath.EvalSymlinks(root)
+	rel, err := filepath.Rel(rootReal, filepath.Join(absDir, file))
+	if err != nil {
+		return nil, err
+	}
+	gitDir := filepath.Join(root, ".git")
+	if fs, ok := repo.Storer.(*filesystem.Storage); ok {
+		gitDir = fs.Filesystem().Root()
+	}
+	l := &Local{repo: repo, root: root, gitDir: gitDir, file: filepath.ToSlash(rel), main: "main", now: time.Now}
+	if _, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true); err != nil {
+		if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
+			l.main = head.Name().Short()
+		}
+	}
+	return l, nil
+}
+
+// Name implements Backend.
+func (l *Local) Name() string { return "local" }
+
+func (l *Local) mainRef() plumbing.ReferenceName { return plumbing.NewBranchReferenceName(l.main) }
+
+// Main implements Backend.
+func (l *Local) Main(context.Context) ([]byte, string, error) {
+	ref, err := l.repo.Reference(l.mainRef(), true)
+	if err != nil {
+		return nil, "", fmt.Errorf("read %s: %w", l.main, err)
+	}
+	data, err := l.fileAt(ref.Hash())
+	return data, ref.Hash().String(), err
+}
+
+func (l *Local) fileAt(h plumbing.Hash) ([]byte, error) {
+	c, err := l.repo.CommitObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", h, err)
+	}
+	f, err := c.File(l.file)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at %s: %w", l.file, h.String()[:12], err)
+	}
+	r, err := f.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, 4<<20))
+}
+
+// meta is a proposal's record under .git/bridle/proposals.
+type meta struct {
+	Proposal
+	Message string `json:"message"`
+}
+
+func (l *Local) dir() string { return filepath.Join(l.gitDir, "bridle", "proposals") }
+
+func (l *Local) lock() (*flock.Flock, error) {
+	if err := os.MkdirAll(l.dir(), 0o755); err != nil {
+		return nil, err
+	}
+	fl := flock.New(filepath.Join(l.gitDir, "bridle", "lock"))
+	if err := fl.Lock(); err != nil {
+		return nil, fmt.Errorf("lock proposals: %w", err)
+	}
+	return fl, nil
+}
+
+func (l *Local) load(n int) (meta, error) {
+	b, err := os.ReadFile(filepath.Join(l.dir(), fmt.Sprintf("%d.json", n)))
+	if errors.Is(err, os.ErrNotExist) {
+		return meta{}, fmt.Errorf("proposal #%d: %w", n, ErrNotFound)
+	}
+	if err != nil {
+		return meta{}, err
+	}
+	var m meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return meta{}, fmt.Errorf("proposal #%d: damaged record: %w", n, err)
+	}
+	return m, nil
+}
+
+func (l *Local) save(m meta) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return renameio.WriteFile(filepath.Join(l.dir(), fmt.Sprintf("%d.json", m.Number)), b, 0o644)
+}
+
+func (l *Local) numbers() ([]int, error) {
+	entries, err := os.ReadDir(l.dir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	var ns []int
+	for _, e := range entries {
+		var n int
+		if _, err := fmt.Sscanf(e.Name(), "%d.json", &n); err == nil && strings.HasSuffix(e.Name(), ".json") {
+			ns = append(ns, n)
+		}
+	}
+	sort.Ints(ns)
+	return ns, err
+}
+
+// signature is the user's git identity (global config), or fallback.
+func (l *Local) signature(name string) *object.Signature {
+	sig := &object.Signature{Name: name, Email: "bridle@localhost", When: l.now()}
+	if cfg, err := l.repo.ConfigScoped(gitconfig.GlobalScope); err == nil {
+		if sig.Name == "" {
+			sig.Name = cfg.User.Name
+		}
+		if cfg.User.Email != "" && (name == "" || name == cfg.User.Name) {
+			sig.Email = cfg.User.Email
+		}
+	}
+	if sig.Name == "" {
+		sig.Name = "bridle"
+	}
+	return sig
+}
+
+// commitFile writes a commit whose tree is parent's with the rules file
+// replaced by data.
+func (l *Local) commitFile(parents []plumbing.Hash, base plumbing.Hash, data []byte, msg string, author *object.Signature) (plumbing.Hash, error) {
+	st := l.repo.Storer
+	blob := st.NewEncodedObject()
+	blob.SetType(plumbing.BlobObject)
+	w, err := blob.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	w.Write(data)
+	w.Close()
+	blobHash, err := st.SetEncodedObject(blob)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	c, err := l.repo.CommitObject(base)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	treeHash, err := l.replace(tree, strings.Split(l.file, "/"), blobHash)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	commit := &object.Commit{Author: *author, Committer: *author, Message: msg, TreeHash: treeHash, ParentHashes: parents}
+	obj := st.NewEncodedObject()
+	if err := commit.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return st.SetEncodedObject(obj)
+}
+
+// replace returns a tree like t with the file at parts set to blob.
+func (l *Local) replace(t *object.Tree, parts []string, blob plumbing.Hash) (plumbing.Hash, error) {
+	entries := append([]object.TreeEntry(nil), t.Entries...)
+	name := parts[0]
+	idx := -1
+	for i, e := range entries {
+		if e.Name == name {
+			idx = i
+		}
+	}
+	var entry object.TreeEntry
+	if len(parts) == 1 {
+		entry = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: blob}
+	} else {
+		sub := &object.Tree{}
+		if idx >= 0 {
+			s, err := l.repo.TreeObject(entries[idx].Hash)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			sub = s
+		}
+		h, err := l.replace(sub, parts[1:], blob)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entry = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+	}
+	if idx >= 0 {
+		entries[idx] = entry
+	} else {
+		entries = append(entries, entry)
+		sort.Slice(entries, func(i, j int) bool { return treeKey(entries[i]) < treeKey(entries[j]) })
+	}
+	nt := &object.Tree{Entries: entries}
+	obj := l.repo.Storer.NewEncodedObject()
+	if err := nt.Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return l.repo.Storer.SetEncodedObject(obj)
+}
+
+// treeKey is git's tree entry order: directories sort as if named "name/".
+func treeKey(e object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+// Create implements Backend. The branch ref is written last: if anything
+// fails before, nothing is visible; if the record cannot be saved, the
+// branch is removed again.
+func (l *Local) Create(_ context.Context, p Prepared) (Proposal, error) {
+	fl, err := l.lock()
+	if err != nil {
+		return Proposal{}, err
+	}
+	defer fl.Unlock()
+	ns, err := l.numbers()
+	if err != nil {
+		return Proposal{}, err
+	}
+	n := 1
+	if len(ns) > 0 {
+		n = ns[len(ns)-1] + 1
+	}
+	branch := p.Branch
+	for i := 2; ; i++ {
+		if _, err := l.repo.Reference(plumbing.NewBranchReferenceName(branch), false); err != nil {
+			break
+		}
+		branch = fmt.Sprintf("%s-%d", p.Branch, i)
+	}
+	base := plumbing.NewHash(p.Base)
+	author := l.signature(p.Draft.Origin.Author)
+	if p.Draft.Origin.Source == "agent" {
+		author = &object.Signature{Name: "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")", Email: "bridle@localhost", When: l.now()}
+	}
+	head, err := l.commitFile([]plumbing.Hash{base}, base, p.Rules, p.Message, author)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("create proposal: commit: %w", err)
+	}
+	m := meta{Proposal: Proposal{
+		Number: n, Title: p.Title, State: Open, Branch: branch, Head: head.String(), Base: p.Base,
+		Author: author.Name, CreatedAt: l.now().UTC(), Labels: p.Labels, Body: p.Body, Draft: &p.Draft, Mergeable: true,
+	}, Message: p.Message}
+	ref := plumbing.NewHashReference(plumbing.NewBranchReferenceName(branch), head)
+	if err := l.repo.Storer.SetReference(ref); err != nil {
+		return Proposal{}, fmt.Errorf("create proposal: branch %s: %w", branch, err)
+	}
+	if err := l.save(m); err != nil {
+		l.repo.Storer.RemoveReference(ref.Name())
+		return Proposal{}, fmt.Errorf("create proposal: record: %w", err)
+	}
+	return m.Proposal, nil
+}
+
+// List implements Backend.
+func (l *Local) List(ctx context.Context, state State) ([]Proposal, error) {
+	ns, err := l.numbers()
+	if err != nil {
+		return nil, err
+	}
+	mainRules, mainCommit, _ := l.Main(ctx)
+	var out []Proposal
+	for _, n := range ns {
+		m, err := l.load(n)
+		if err != nil {
+			return nil, err
+		}
+		if state != All && m.State != state {
+			continue
+		}
+		l.mergeability(&m.Proposal, mainRules, mainCommit)
+		m.Body = ""
+		out = append(out, m.Proposal)
+	}
+	return out, nil
+}
+
+func (l *Local) mergeability(p *Proposal, mainRules []byte, mainCommit string) {
+	if p.State != Open {
+		p.Mergeable = false
+		return
+	}
+	p.Mergeable, p.Conflict = true, ""
+	if p.Base != mainCommit {
+		Check(mainRules, p)
+		if p.Mergeable {
+			p.Conflict = "main has moved; approving re-applies the change to the new main"
+		}
+	}
+}
+
+// Get implements Backend.
+func (l *Local) Get(ctx context.Context, n int) (Proposal, error) {
+	m, err := l.load(n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	rules, commit, _ := l.Main(ctx)
+	l.mergeability(&m.Proposal, rules, commit)
+	return m.Proposal, nil
+}
+
+// Update implements Backend: the branch gets a new commit on the current main.
+func (l *Local) Update(_ context.Context, n int, p Prepared) (Proposal, error) {
+	fl, err := l.lock()
+	if err != nil {
+		return Proposal{}, err
+	}
+	defer fl.Unlock()
+	return l.update(n, p)
+}
+
+func (l *Local) update(n int, p Prepared) (Proposal, error) {
+	m, err := l.load(n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if m.State != Open {
+		return Proposal{}, fmt.Errorf("update #%d: %w", n, ErrState)
+	}
+	old, err := l.repo.CommitObject(plumbing.NewHash(m.Head))
+	if err != nil {
+		return Proposal{}, err
+	}
+	base := plumbing.NewHash(p.Base)
+	author := old.Author
+	author.When = l.now()
+	head, err := l.commitFile([]plumbing.Hash{base}, base, p.Rules, p.Message, &author)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("rebase #%d: commit: %w", n, err)
+	}
+	if err := l.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(m.Branch), head)); err != nil {
+		return Proposal{}, fmt.Errorf("rebase #%d: %w", n, err)
+	}
+	m.Head, m.Base, m.Body, m.Message, m.Mergeable, m.Conflict = head.String(), p.Base, p.Body, p.Message, true, ""
+	return m.Proposal, l.save(m)
+}
+
+// Merge implements Backend: a merge commit on main whose tree is the
+// proposal's, authored by the approver. A proposal made on an older main is
+// first re-applied at the document level; a real conflict stops the merge.
+func (l *Local) Merge(ctx context.Context, n int, approver string) (Proposal, error) {
+	fl, err := l.lock()
+	if err != nil {
+		return Proposal{}, err
+	}
+	defer fl.Unlock()
+	m, err := l.load(n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if m.State != Open {
+		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, m.State)
+	}
+	rules, mainCommit, err := l.Main(ctx)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if m.Base != mainCommit {
+		if m.Draft == nil {
+			return Proposal{}, fmt.Errorf("approve #%d: %w: main has moved", n, ErrConflict)
+		}
+		p, err := Prepare(rules, mainCommit, *m.Draft)
+		if err != nil {
+			return Proposal{}, fmt.Errorf("approve #%d: main has moved and the change no longer applies: %w", n, err)
+		}
+		if _, err := l.update(n, p); err != nil {
+			return Proposal{}, err
+		}
+		if m, err = l.load(n); err != nil {
+			return Proposal{}, err
+		}
+	}
+	data, err := l.fileAt(plumbing.NewHash(m.Head))
+	if err != nil {
+		return Proposal{}, err
+	}
+	sig := l.signature(approver)
+	msg := fmt.Sprintf("Merge proposal #%d: %s\n\nBridle-Proposal: %d\nBridle-Approved-By: %s\n", n, m.Title, n, OneLine(sig.Name, 80))
+	main := plumbing.NewHash(mainCommit)
+	merge, err := l.commitFile([]plumbing.Hash{main, plumbing.NewHash(m.Head)}, main, data, msg, sig)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("approve #%d: merge commit: %w", n, err)
+	}
+	newRef := plumbing.NewHashReference(l.mainRef(), merge)
+	oldRef := plumbing.NewHashReference(l.mainRef(), main)
+	if err := l.repo.Storer.CheckAndSetReference(newRef, oldRef); err != nil {
+		return Proposal{}, fmt.Errorf("approve #%d: %s moved during the merge; try again: %w", n, l.main, err)
+	}
+	l.syncWorktree(main, merge)
+	now := l.now().UTC()
+	m.State, m.MergedBy, m.MergedAt, m.MergeCommit, m.Mergeable, m.Conflict = Merged, sig.Name, &now, merge.String(), false, ""
+	return m.Proposal, l.save(m)
+}
+
+// syncWorktree brings a checked-out main's rules file up to date after a
+// merge, when the file was unchanged in the work tree.
+func (l *Local) syncWorktree(old, merged plumbing.Hash) {
+	head, err := l.repo.Head()
+	if err != nil || head.Name() != l.mainRef() {
+		return
+	}
+	before, err1 := l.fileAt(old)
+	onDisk, err2 := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(l.file)))
+	after, err3 := l.fileAt(merged)
+	if err1 != nil || err2 != nil || err3 != nil || string(before) != string(onDisk) {
+		return // the user has edits; leave the work tree alone
+	}
+	wt, err := l.repo.Worktree()
+	if err != nil {
+		return
+	}
+	if err := renameio.WriteFile(filepath.Join(l.root, filepath.FromSlash(l.file)), after, 0o644); err == nil {
+		wt.Add(path.Clean(l.file))
+	}
+}
+
+// Close implements Backend.
+func (l *Local) Close(_ context.Context, n int, by, reason string) (Proposal, error) {
+	fl, err := l.lock()
+	if err != nil {
+		return Proposal{}, err
+	}
+	defer fl.Unlock()
+	m, err := l.load(n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if m.State != Open {
+		return Proposal{}, fmt.Errorf("reject #%d: %w (it is %s)", n, ErrState, m.State)
+	}
+	m.State, m.ClosedBy, m.Mergeable = Closed, l.signature(by).Name, false
+	if reason = strings.TrimSpace(reason); reason != "" {
+		m.Conflict = "rejected: " + OneLine(reason, 500)
+	}
+	return m.Proposal, l.save(m)
+}

@@ -1,0 +1,259 @@
+package proposals
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// rulesRepo makes a git repository whose main holds the example rules.
+func rulesRepo(t *testing.T) (dir string, repo *git.Repository) {
+	t.Helper()
+	dir = t.TempDir()
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: "refs/heads/main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../examples/runic-gateway/bridle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "bridle.yaml"), src, 0o644)
+	wt, _ := repo.Worktree()
+	wt.Add("bridle.yaml")
+	if _, err := wt.Commit("rules", &git.CommitOptions{Author: &object.Signature{Name: "Mira", Email: "m@example.com", When: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, repo
+}
+
+func agentOrigin() Origin {
+	return Origin{Source: schema.SourceAgent, Agent: "claude", Session: "s-123"}
+}
+
+func guardrail(id string) Change {
+	return Change{Kind: KindGuardrail, Rationale: "Because " + id + " matters.", Guardrail: &schema.Guardrail{
+		ID: id, Statement: "Rule " + id + ".", Severity: schema.Guidance,
+		// An agent trying to forge approval: must be ignored.
+		Provenance: schema.Provenance{Source: schema.SourceUser, ApprovedBy: "mira.okafor", ApprovedAt: "2026-01-01T00:00:00Z"},
+	}}
+}
+
+func TestLocalProposeAndApprove(t *testing.T) {
+	dir, repo := rulesRepo(t)
+	l, err := OpenLocal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := Service{Backend: l}
+	ctx := context.Background()
+	before, mainBefore, _ := l.Main(ctx)
+
+	pr, err := svc.Propose(ctx, Draft{Change: guardrail("pin-go-version"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Number != 1 || pr.State != Open || pr.Branch != "bridle/agent/claude/guardrail-pin-go-version" || !pr.Mergeable {
+		t.Errorf("proposal = %+v", pr)
+	}
+	if after, commit, _ := l.Main(ctx); commit != mainBefore || string(after) != string(before) {
+		t.Fatal("proposing changed main")
+	}
+	head, _ := repo.CommitObject(plumbing.NewHash(pr.Head))
+	for _, trailer := range []string{"Bridle-Source: agent", "Bridle-Agent: claude", "Bridle-Session: s-123", "Bridle-Kind: guardrail", "Bridle-Subject: guardrail:pin-go-version"} {
+		if !strings.Contains(head.Message, trailer) {
+			t.Errorf("commit lacks %q:\n%s", trailer, head.Message)
+		}
+	}
+	got, _ := l.Get(ctx, 1)
+	for _, want := range []string{"## Rationale", "Because pin-go-version matters.", "```yaml", "id: pin-go-version", "### CLAUDE.md (claude)", "+- **pin-go-version** — Rule pin-go-version.", "Agent `claude`, session `s-123`"} {
+		if !strings.Contains(got.Body, want) {
+			t.Errorf("body lacks %q:\n%s", want, got.Body)
+		}
+	}
+	branchRules, _ := l.fileAt(plumbing.NewHash(pr.Head))
+	f, diags := schema.Load("bridle.yaml", branchRules)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	g := f.Doc.Guardrails[len(f.Doc.Guardrails)-1]
+	if g.Provenance.Source != schema.SourceAgent || g.Provenance.Agent != "claude" || g.Provenance.AgentSession != "s-123" || g.Provenance.ApprovedBy != "" || g.Provenance.ApprovedAt != "" {
+		t.Errorf("forged provenance survived: %+v", g.Provenance)
+	}
+	if !strings.Contains(string(branchRules), "# enforcement: Bridle itself gates these actions.") {
+		t.Error("comments in bridle.yaml were lost")
+	}
+
+	merged, err := l.Merge(ctx, 1, "Mira Okafor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.State != Merged || merged.MergedBy != "Mira Okafor" || merged.MergedAt == nil {
+		t.Errorf("merged = %+v", merged)
+	}
+	mc, _ := repo.CommitObject(plumbing.NewHash(merged.MergeCommit))
+	if len(mc.ParentHashes) != 2 || mc.ParentHashes[0].String() != mainBefore || mc.ParentHashes[1].String() != pr.Head || mc.Author.Name != "Mira Okafor" {
+		t.Errorf("merge commit: parents %v author %s", mc.ParentHashes, mc.Author.Name)
+	}
+	onDisk, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
+	if !strings.Contains(string(onDisk), "pin-go-version") {
+		t.Error("the checked-out work tree was not brought up to date")
+	}
+	if _, err := l.Merge(ctx, 1, "x"); !errors.Is(err, ErrState) {
+		t.Errorf("merging twice: %v", err)
+	}
+}
+
+func TestLocalInvalidProposalCreatesNothing(t *testing.T) {
+	dir, repo := rulesRepo(t)
+	l, _ := OpenLocal(dir)
+	bad := guardrail("multi-line")
+	bad.Guardrail.Statement = "line one\nline two"
+	_, err := Service{Backend: l}.Propose(context.Background(), Draft{Change: bad, Origin: agentOrigin()})
+	var inv *InvalidError
+	if !errors.As(err, &inv) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "must be one line") {
+		t.Fatalf("err = %v", err)
+	}
+	refs, _ := repo.References()
+	refs.ForEach(func(r *plumbing.Reference) error {
+		if strings.HasPrefix(r.Name().Short(), "bridle/") {
+			t.Errorf("branch %s left behind", r.Name())
+		}
+		return nil
+	})
+	if list, _ := l.List(context.Background(), All); len(list) != 0 {
+		t.Errorf("records left behind: %+v", list)
+	}
+	for _, c := range []Change{
+		{Kind: "delete-everything"},
+		{Kind: KindRules, Section: "permissions", Value: "x"},
+		{Kind: KindGuardrail},
+	} {
+		if _, err := (Service{Backend: l}).Propose(context.Background(), Draft{Change: c, Origin: agentOrigin()}); !errors.Is(err, ErrBadInput) {
+			t.Errorf("%+v: err = %v", c, err)
+		}
+	}
+}
+
+// TestLocalCollisions: two proposals open at once. After one merges, the
+// other is re-applied at the document level, or reported as a conflict.
+func TestLocalCollisions(t *testing.T) {
+	dir, _ := rulesRepo(t)
+	l, _ := OpenLocal(dir)
+	svc := Service{Backend: l}
+	ctx := context.Background()
+	a, _ := svc.Propose(ctx, Draft{Change: guardrail("rule-a"), Origin: agentOrigin()})
+	b, _ := svc.Propose(ctx, Draft{Change: guardrail("rule-b"), Origin: agentOrigin()})
+	dup, _ := svc.Propose(ctx, Draft{Change: guardrail("rule-a"), Origin: Origin{Source: schema.SourceUser, Author: "jonas"}})
+	ov1, _ := svc.Propose(ctx, Draft{Change: Change{Kind: KindRules, Section: "project.overview", Value: "First rewrite."}, Origin: agentOrigin()})
+	ov2, err := svc.Propose(ctx, Draft{Change: Change{Kind: KindRules, Section: "project.overview", Value: "Second rewrite."}, Origin: agentOrigin()})
+	if err != nil || dup.Branch == a.Branch {
+		t.Fatalf("setup: %v, branches %s %s", err, a.Branch, dup.Branch)
+	}
+	if _, err := l.Merge(ctx, a.Number, "mira"); err != nil {
+		t.Fatal(err)
+	}
+	list, _ := l.List(ctx, Open)
+	state := map[int]Proposal{}
+	for _, p := range list {
+		state[p.Number] = p
+	}
+	if !state[b.Number].Mergeable {
+		t.Errorf("#%d should still apply: %+v", b.Number, state[b.Number])
+	}
+	if state[dup.Number].Mergeable || !strings.Contains(state[dup.Number].Conflict, `guardrail "rule-a" already exists on main`) {
+		t.Errorf("#%d should conflict: %+v", dup.Number, state[dup.Number])
+	}
+	rb, err := svc.Rebase(ctx, b.Number)
+	if err != nil || rb.Base == b.Base {
+		t.Fatalf("rebase: %v %+v", err, rb)
+	}
+	if _, err := l.Merge(ctx, b.Number, "mira"); err != nil {
+		t.Fatal(err)
+	}
+	rules, _, _ := l.Main(ctx)
+	if !strings.Contains(string(rules), "rule-a") || !strings.Contains(string(rules), "rule-b") {
+		t.Error("main lacks one of the two guardrails")
+	}
+	if _, err := svc.Rebase(ctx, dup.Number); !errors.Is(err, ErrConflict) {
+		t.Errorf("rebase of a duplicate: %v", err)
+	}
+	if _, err := l.Merge(ctx, ov1.Number, "mira"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Merge(ctx, ov2.Number, "mira"); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "project.overview was changed on main") {
+		t.Errorf("second overview rewrite must conflict, got %v", err)
+	}
+	closed, err := l.Close(ctx, dup.Number, "jonas", "duplicate")
+	if err != nil || closed.State != Closed {
+		t.Errorf("close: %v %+v", err, closed)
+	}
+	if _, err := l.Merge(ctx, dup.Number, "mira"); !errors.Is(err, ErrState) {
+		t.Errorf("merging a closed proposal: %v", err)
+	}
+}
+
+func TestSanitising(t *testing.T) {
+	o := Origin{Source: schema.SourceAgent, Agent: "../../Evil Agent\n;rm -rf", Session: "s\n1"}
+	c := guardrail("ok")
+	if b := Branch(o, c); b != "bridle/agent/evil-agent-rm-rf/guardrail-ok" {
+		t.Errorf("branch = %q", b)
+	}
+	msg := message(c.Title(), Draft{Change: c, Origin: o})
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(line, ";rm") || strings.HasPrefix(line, "1") {
+			t.Errorf("agent text forged a line: %q", msg)
+		}
+	}
+	if got := OneLine("a\x1b[31mb\u2028c", 100); got != "a[31mb c" {
+		t.Errorf("OneLine = %q", got)
+	}
+	if got := OneLine(strings.Repeat("é", 100), 51); strings.ToValidUTF8(got, "?") != got || len(got) > 51 {
+		t.Errorf("truncation broke UTF-8: %q", got)
+	}
+}
+
+func TestPromoteVendorSuggestion(t *testing.T) {
+	src, _ := os.ReadFile("../examples/runic-gateway/bridle.yaml")
+	out, err := Apply(src, Change{Kind: KindPromote, Promote: &Promotion{Agent: "claude", Suggestion: "read-before-edit"}}, Origin{Source: schema.SourceUser, Author: "mira"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, diags := schema.Load("bridle.yaml", out)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	g := f.Doc.Guardrails[len(f.Doc.Guardrails)-1]
+	if g.ID != "read-before-edit" || g.Provenance.Source != schema.SourceVendor || g.Provenance.Vendor != "Anthropic" || g.AppliesTo[0] != "claude" {
+		t.Errorf("promoted = %+v", g)
+	}
+	if _, err := Apply(src, Change{Kind: KindPromote, Promote: &Promotion{Agent: "claude", Suggestion: "nope"}}, Origin{}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("unknown suggestion: %v", err)
+	}
+}
+
+func TestDraftRoundTripsThroughBody(t *testing.T) {
+	src, _ := os.ReadFile("../examples/runic-gateway/bridle.yaml")
+	d := Draft{Change: guardrail("x-rule"), Origin: agentOrigin()}
+	p, err := Prepare(src, "abc", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := DraftFromBody(p.Body)
+	if !ok || got.Change.Guardrail.ID != "x-rule" || got.Origin.Session != "s-123" {
+		t.Errorf("draft = %+v %v", got, ok)
+	}
+	if _, ok := DraftFromBody("no marker"); ok {
+		t.Error("found a draft in a body without one")
+	}
+}
