@@ -25,7 +25,7 @@ commit. It never overwrites an existing bridle.yaml.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			res, err := scaffold.Init(dir)
+			res, err := scaffold.Init(dir, version())
 			if errors.Is(err, scaffold.ErrExists) {
 				return usageErr("%w; edit it, or choose another directory", err)
 			}

@@ -1,0 +1,418 @@
+package proposals
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"code.gitea.io/sdk/gitea"
+)
+
+// Errors from the Gitea backend, for errors.Is, besides ErrNotFound and
+// ErrConflict.
+var (
+	ErrUnauthorized = errors.New("gitea rejected the token (401)")
+	ErrForbidden    = errors.New("gitea refused the operation (403)")
+	ErrUnavailable  = errors.New("gitea is unavailable")
+)
+
+// GiteaOptions locate the rules repository on a Gitea server.
+type GiteaOptions struct {
+	URL   string // e.g. https://gitea.example.com
+	Token string // never printed: errors are scrubbed of it
+	Owner string
+	Repo  string
+	Path  string        // the rules file in the repository; default bridle.yaml
+	Main  string        // default main
+	HTTP  *http.Client  // default: 20 s timeout
+	Retry time.Duration // base back-off for safe retries; default 200 ms
+}
+
+// Gitea keeps proposals as pull requests in a Gitea repository.
+type Gitea struct {
+	o GiteaOptions
+}
+
+// NewGitea returns a Gitea backend. It does not contact the server.
+func NewGitea(o GiteaOptions) (*Gitea, error) {
+	if o.URL == "" || o.Owner == "" || o.Repo == "" {
+		return nil, fmt.Errorf("%w: gitea needs a URL and an OWNER/NAME repository", ErrBadInput)
+	}
+	if o.Path == "" {
+		o.Path = "bridle.yaml"
+	}
+	if o.Main == "" {
+		o.Main = "main"
+	}
+	if o.HTTP == nil {
+		o.HTTP = &http.Client{Timeout: 20 * time.Second}
+	}
+	if o.Retry == 0 {
+		o.Retry = 200 * time.Millisecond
+	}
+	return &Gitea{o: o}, nil
+}
+
+// Name implements Backend.
+func (g *Gitea) Name() string { return "gitea" }
+
+// Client returns an SDK client bound to ctx.
+func (g *Gitea) Client(ctx context.Context) *gitea.Client {
+	c, _ := gitea.NewClient(g.o.URL, gitea.SetToken(g.o.Token), gitea.SetHTTPClient(g.o.HTTP),
+		gitea.SetContext(ctx), gitea.SetGiteaVersion(""), gitea.SetUserAgent("bridle"))
+	return c
+}
+
+// fail names the step and classifies the failure; the token never appears.
+func (g *Gitea) fail(step string, resp *gitea.Response, err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if g.o.Token != "" {
+		msg = strings.ReplaceAll(msg, g.o.Token, "[REDACTED]")
+	}
+	var kind error
+	code := 0
+	if resp != nil && resp.Response != nil {
+		code = resp.StatusCode
+	}
+	var nerr net.Error
+	switch {
+	case code == 401:
+		kind = ErrUnauthorized
+	case code == 403:
+		kind = ErrForbidden
+	case code == 404:
+		kind = ErrNotFound
+	case code == 409 || code == 422:
+		kind = ErrConflict
+	case code >= 500, errors.As(err, &nerr), errors.Is(err, context.DeadlineExceeded):
+		kind = ErrUnavailable
+	}
+	if kind == nil {
+		return fmt.Errorf("gitea %s: %s", step, msg)
+	}
+	return fmt.Errorf("gitea %s: %w: %s", step, kind, msg)
+}
+
+// retry runs a safe (read-only or idempotent) call up to 3 times while
+// Gitea is unavailable.
+func retry[T any](ctx context.Context, g *Gitea, step string, f func() (T, *gitea.Response, error)) (T, error) {
+	var zero T
+	var last error
+	for i := 0; i < 3; i++ {
+		v, resp, err := f()
+		if err == nil {
+			return v, nil
+		}
+		last = g.fail(step, resp, err)
+		if !errors.Is(last, ErrUnavailable) {
+			return zero, last
+		}
+		select {
+		case <-ctx.Done():
+			return zero, last
+		case <-time.After(g.o.Retry << i):
+		}
+	}
+	return zero, last
+}
+
+// Main implements Backend: main's commit, then the rules at that commit.
+func (g *Gitea) Main(ctx context.Context) ([]byte, string, error) {
+	c := g.Client(ctx)
+	br, err := retry(ctx, g, "read branch "+g.o.Main, func() (*gitea.Branch, *gitea.Response, error) {
+		return c.GetRepoBranch(g.o.Owner, g.o.Repo, g.o.Main)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	data, err := retry(ctx, g, "read "+g.o.Path, func() ([]byte, *gitea.Response, error) {
+		return c.GetFile(g.o.Owner, g.o.Repo, br.Commit.ID, g.o.Path)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return data, br.Commit.ID, nil
+}
+
+// labels returns the ids of names, creating missing labels.
+func (g *Gitea) labels(ctx context.Context, c *gitea.Client, names []string) ([]int64, error) {
+	existing, err := retry(ctx, g, "list labels", func() ([]*gitea.Label, *gitea.Response, error) {
+		return c.ListRepoLabels(g.o.Owner, g.o.Repo, gitea.ListLabelsOptions{ListOptions: gitea.ListOptions{PageSize: 50}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, n := range names {
+		found := false
+		for _, l := range existing {
+			if l.Name == n {
+				ids, found = append(ids, l.ID), true
+			}
+		}
+		if found {
+			continue
+		}
+		l, resp, err := c.CreateLabel(g.o.Owner, g.o.Repo, gitea.CreateLabelOption{Name: n, Color: "#6f42c1", Description: "Bridle proposal"})
+		if err != nil {
+			return nil, g.fail("create label "+n, resp, err)
+		}
+		ids = append(ids, l.ID)
+	}
+	return ids, nil
+}
+
+// Create implements Backend: one API call makes the branch and its commit
+// (so there is never a branch without the change), then the pull request;
+// if the pull request cannot be made, the branch is deleted again.
+func (g *Gitea) Create(ctx context.Context, p Prepared) (Proposal, error) {
+	c := g.Client(ctx)
+	labels, err := g.labels(ctx, c, p.Labels)
+	if err != nil {
+		return Proposal{}, err
+	}
+	file, err := retry(ctx, g, "read "+g.o.Path, func() (*gitea.ContentsResponse, *gitea.Response, error) {
+		return c.GetContents(g.o.Owner, g.o.Repo, p.Base, g.o.Path)
+	})
+	if err != nil {
+		return Proposal{}, err
+	}
+	branch := p.Branch
+	for i := 2; i < 100; i++ {
+		_, resp, err := c.GetRepoBranch(g.o.Owner, g.o.Repo, branch)
+		if err != nil && resp != nil && resp.StatusCode == 404 {
+			break
+		}
+		if err != nil {
+			return Proposal{}, g.fail("check branch "+branch, resp, err)
+		}
+		branch = fmt.Sprintf("%s-%d", p.Branch, i)
+	}
+	who := gitea.Identity{Name: "bridle", Email: "bridle@localhost"}
+	if p.Draft.Origin.Source == "agent" {
+		who.Name = "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")"
+	} else if p.Draft.Origin.Author != "" {
+		who.Name = OneLine(p.Draft.Origin.Author, 80)
+	}
+	_, resp, err := c.UpdateFile(g.o.Owner, g.o.Repo, g.o.Path, gitea.UpdateFileOptions{
+		FileOptions: gitea.FileOptions{Message: p.Message, BranchName: g.o.Main, NewBranchName: branch, Author: who, Committer: who},
+		SHA:         file.SHA,
+		Content:     base64.StdEncoding.EncodeToString(p.Rules),
+	})
+	if err != nil {
+		err = g.fail("create branch "+branch+" with the change", resp, err)
+		if errors.Is(err, ErrConflict) {
+			err = fmt.Errorf("%w (main moved while proposing; propose again)", err)
+		}
+		return Proposal{}, err
+	}
+	pr, resp, err := c.CreatePullRequest(g.o.Owner, g.o.Repo, gitea.CreatePullRequestOption{
+		Head: branch, Base: g.o.Main, Title: p.Title, Body: p.Body, Labels: labels,
+	})
+	if err != nil {
+		cerr := g.fail("open pull request", resp, err)
+		if _, dresp, derr := c.DeleteRepoBranch(g.o.Owner, g.o.Repo, branch); derr != nil {
+			return Proposal{}, fmt.Errorf("%w; and the branch %s could not be removed: %v", cerr, branch, g.fail("delete branch", dresp, derr))
+		}
+		return Proposal{}, cerr
+	}
+	return g.proposal(pr), nil
+}
+
+func (g *Gitea) proposal(pr *gitea.PullRequest) Proposal {
+	p := Proposal{Number: int(pr.Index), Title: pr.Title, URL: pr.HTMLURL, Mergeable: pr.Mergeable, Body: pr.Body}
+	switch {
+	case pr.HasMerged:
+		p.State = Merged
+	case pr.State == gitea.StateClosed:
+		p.State = Closed
+	default:
+		p.State = Open
+	}
+	if pr.Head != nil {
+		p.Branch, p.Head = pr.Head.Ref, pr.Head.Sha
+	}
+	p.Base = pr.MergeBase
+	if pr.Poster != nil {
+		p.Author = pr.Poster.UserName
+	}
+	if pr.Created != nil {
+		p.CreatedAt = pr.Created.UTC()
+	}
+	if pr.HasMerged {
+		if pr.MergedBy != nil {
+			p.MergedBy = pr.MergedBy.UserName
+		}
+		if pr.Merged != nil {
+			t := pr.Merged.UTC()
+			p.MergedAt = &t
+		}
+		if pr.MergedCommitID != nil {
+			p.MergeCommit = *pr.MergedCommitID
+		}
+		p.Mergeable = false
+	}
+	if p.State == Open && !pr.Mergeable {
+		p.Conflict = "gitea reports a conflict with main; run bridle proposals rebase " + fmt.Sprint(p.Number)
+	}
+	for _, l := range pr.Labels {
+		p.Labels = append(p.Labels, l.Name)
+	}
+	if d, ok := DraftFromBody(pr.Body); ok {
+		p.Draft = &d
+	}
+	return p
+}
+
+// List implements Backend.
+func (g *Gitea) List(ctx context.Context, state State) ([]Proposal, error) {
+	c := g.Client(ctx)
+	st := gitea.StateAll
+	if state == Open {
+		st = gitea.StateOpen
+	}
+	var out []Proposal
+	for page := 1; page < 100; page++ {
+		prs, err := retry(ctx, g, "list pull requests", func() ([]*gitea.PullRequest, *gitea.Response, error) {
+			return c.ListRepoPullRequests(g.o.Owner, g.o.Repo, gitea.ListPullRequestsOptions{
+				ListOptions: gitea.ListOptions{Page: page, PageSize: 50}, State: st,
+			})
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, pr := range prs {
+			p := g.proposal(pr)
+			if state != All && p.State != state {
+				continue
+			}
+			p.Body = ""
+			out = append(out, p)
+		}
+		if len(prs) < 50 {
+			break
+		}
+	}
+	return out, nil
+}
+
+// Get implements Backend.
+func (g *Gitea) Get(ctx context.Context, n int) (Proposal, error) {
+	c := g.Client(ctx)
+	pr, err := retry(ctx, g, fmt.Sprintf("read pull request #%d", n), func() (*gitea.PullRequest, *gitea.Response, error) {
+		return c.GetPullRequest(g.o.Owner, g.o.Repo, int64(n))
+	})
+	if err != nil {
+		return Proposal{}, err
+	}
+	return g.proposal(pr), nil
+}
+
+// Update implements Backend: a new commit on the proposal's branch with the
+// re-applied rules, and the refreshed body.
+func (g *Gitea) Update(ctx context.Context, n int, p Prepared) (Proposal, error) {
+	cur, err := g.Get(ctx, n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if cur.State != Open {
+		return Proposal{}, fmt.Errorf("update #%d: %w", n, ErrState)
+	}
+	c := g.Client(ctx)
+	file, err := retry(ctx, g, "read "+g.o.Path+" on "+cur.Branch, func() (*gitea.ContentsResponse, *gitea.Response, error) {
+		return c.GetContents(g.o.Owner, g.o.Repo, cur.Branch, g.o.Path)
+	})
+	if err != nil {
+		return Proposal{}, err
+	}
+	who := gitea.Identity{Name: "bridle", Email: "bridle@localhost"}
+	if _, resp, err := c.UpdateFile(g.o.Owner, g.o.Repo, g.o.Path, gitea.UpdateFileOptions{
+		FileOptions: gitea.FileOptions{Message: "Re-apply on " + g.o.Main + "\n\n" + p.Message, BranchName: cur.Branch, Author: who, Committer: who},
+		SHA:         file.SHA, Content: base64.StdEncoding.EncodeToString(p.Rules),
+	}); err != nil {
+		return Proposal{}, g.fail(fmt.Sprintf("update branch of #%d", n), resp, err)
+	}
+	body := p.Body
+	pr, resp, err := c.EditPullRequest(g.o.Owner, g.o.Repo, int64(n), gitea.EditPullRequestOption{Body: &body})
+	if err != nil {
+		return Proposal{}, g.fail(fmt.Sprintf("update body of #%d", n), resp, err)
+	}
+	return g.proposal(pr), nil
+}
+
+// Merge implements Backend. Gitea records the token's user as the merger;
+// approver is not used. Right after a pull request is opened Gitea may still
+// be checking mergeability and answer 405: that is retried briefly.
+func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
+	c := g.Client(ctx)
+	cur, err := g.Get(ctx, n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if cur.State != Open {
+		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, cur.State)
+	}
+	opt := gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge, Title: fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
+		Message: fmt.Sprintf("Bridle-Proposal: %d\n", n)}
+	for i := 0; ; i++ {
+		ok, resp, err := c.MergePullRequest(g.o.Owner, g.o.Repo, int64(n), opt)
+		if err == nil && ok {
+			break
+		}
+		code := 0
+		if resp != nil && resp.Response != nil {
+			code = resp.StatusCode
+		}
+		if code == 405 && i < 20 {
+			select {
+			case <-ctx.Done():
+				return Proposal{}, ctx.Err()
+			case <-time.After(250 * time.Millisecond):
+			}
+			continue
+		}
+		if err == nil {
+			err = errors.New("gitea did not merge")
+		}
+		ferr := g.fail(fmt.Sprintf("merge #%d", n), resp, err)
+		if code == 405 {
+			ferr = fmt.Errorf("%w: %w (not mergeable: run bridle proposals rebase %d)", ferr, ErrConflict, n)
+		}
+		return Proposal{}, ferr
+	}
+	return g.Get(ctx, n)
+}
+
+// Close implements Backend: a comment with the reason, then the pull
+// request is closed.
+func (g *Gitea) Close(ctx context.Context, n int, by, reason string) (Proposal, error) {
+	c := g.Client(ctx)
+	cur, err := g.Get(ctx, n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if cur.State != Open {
+		return Proposal{}, fmt.Errorf("reject #%d: %w (it is %s)", n, ErrState, cur.State)
+	}
+	if reason = strings.TrimSpace(reason); reason != "" {
+		if _, resp, err := c.CreateIssueComment(g.o.Owner, g.o.Repo, int64(n), gitea.CreateIssueCommentOption{Body: "Rejected: " + reason}); err != nil {
+			return Proposal{}, g.fail(fmt.Sprintf("comment on #%d", n), resp, err)
+		}
+	}
+	closed := gitea.StateClosed
+	pr, resp, err := c.EditPullRequest(g.o.Owner, g.o.Repo, int64(n), gitea.EditPullRequestOption{State: &closed})
+	if err != nil {
+		return Proposal{}, g.fail(fmt.Sprintf("close #%d", n), resp, err)
+	}
+	p := g.proposal(pr)
+	p.ClosedBy = by
+	return p, nil
+}

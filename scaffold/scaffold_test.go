@@ -1,0 +1,78 @@
+package scaffold
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rhysd/actionlint"
+
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/renderers"
+)
+
+// TestWorkflowsLint runs actionlint over the rules repository's workflow and
+// Bridle's own.
+func TestWorkflowsLint(t *testing.T) {
+	workflows := map[string][]byte{WorkflowPath: workflow}
+	own, _ := filepath.Glob("../.gitea/workflows/*.yaml")
+	if len(own) == 0 {
+		t.Fatal("Bridle has no .gitea/workflows")
+	}
+	for _, p := range own {
+		b, _ := os.ReadFile(p)
+		workflows[p] = b
+	}
+	for name, content := range workflows {
+		var out bytes.Buffer
+		l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs, err := l.Lint(name, content, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, e := range errs {
+			t.Errorf("%s:%d:%d: %s [%s]", name, e.Line, e.Column, e.Message, e.Kind)
+		}
+	}
+}
+
+// TestScaffoldIsCurrent: a new rules repository validates, and its committed
+// renders pass render --check.
+func TestScaffoldIsCurrent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "Acme Rules!")
+	res, err := Init(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commit == "" || len(res.Files) < 5 {
+		t.Fatalf("init: %+v", res)
+	}
+	snap, diags, err := compiler.Compile(compiler.Options{Rules: dir, Ref: "main", BridleVersion: "test"})
+	if err != nil || snap == nil {
+		t.Fatalf("compile at main: %v %s", err, diags.Error())
+	}
+	if snap.Document.Project.ID != "acme-rules" {
+		t.Errorf("project id = %q", snap.Document.Project.ID)
+	}
+	findings, err := renderers.Check(filepath.Join(dir, RenderDir), snap.Renders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range findings {
+		if f.State != renderers.Current {
+			t.Errorf("%s: %s\n%s", f.Path, f.State, f.Diff)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, RenderDir, "CLAUDE.md"))
+	if !strings.Contains(string(b), "source: the rules in the commit that holds this file") {
+		t.Errorf("committed render header:\n%.400s", b)
+	}
+	if _, err := Init(dir, "test"); err == nil {
+		t.Error("second init did not refuse")
+	}
+}
