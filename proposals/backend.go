@@ -61,6 +61,7 @@ type Backend interface {
 // Service is the proposal workflow over a backend.
 type Service struct {
 	Backend Backend
+	Version string // bridle version, for the renders a proposal commits
 }
 
 // Propose validates d against main and creates the proposal. An invalid
@@ -70,7 +71,7 @@ func (s Service) Propose(ctx context.Context, d Draft) (Proposal, error) {
 	if err != nil {
 		return Proposal{}, err
 	}
-	p, err := Prepare(rules, commit, d)
+	p, err := Prepare(rules, commit, d, s.Version)
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -97,7 +98,7 @@ func (s Service) Rebase(ctx context.Context, number int) (Proposal, error) {
 	if commit == pr.Base {
 		return pr, nil
 	}
-	p, err := Prepare(rules, commit, *pr.Draft)
+	p, err := Prepare(rules, commit, *pr.Draft, s.Version)
 	if errors.Is(err, ErrNoChange) {
 		return Proposal{}, fmt.Errorf("rebase #%d: %w: main already has this change", number, ErrConflict)
 	}

@@ -4,12 +4,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -29,12 +31,16 @@ type Prepared struct {
 	Labels  []string
 	Rules   []byte // the new bridle.yaml
 	Base    string // main's commit the change was made on
+	// Files are every file the proposal commit writes, by slash path
+	// relative to the rules file's directory: bridle.yaml and its renders
+	// under rendered/.
+	Files map[string][]byte
 }
 
 // Prepare applies d to main's rules (before, at commit base), validates the
 // result, and builds the title, body, branch and commit message. Invalid
 // results fail with an error wrapping ErrInvalid and the diagnostics.
-func Prepare(before []byte, base string, d Draft) (Prepared, error) {
+func Prepare(before []byte, base string, d Draft, version string) (Prepared, error) {
 	d.Change.Rationale = strings.TrimSpace(d.Change.Rationale)
 	d.Change = d.Change.Recorded(before)
 	after, err := Apply(before, d.Change, d.Origin)
@@ -56,6 +62,10 @@ func Prepare(before []byte, base string, d Draft) (Prepared, error) {
 	}
 	p.Body = body(d, old, snap)
 	p.Message = message(p.Title, d)
+	p.Files = map[string][]byte{"bridle.yaml": after}
+	for _, r := range scaffold.Renders(snap, version) {
+		p.Files[path.Join(scaffold.RenderDir, r.Path)] = []byte(r.Content)
+	}
 	return p, nil
 }
 

@@ -5,8 +5,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -202,10 +205,9 @@ func (g *Gitea) Create(ctx context.Context, p Prepared) (Proposal, error) {
 	} else if p.Draft.Origin.Author != "" {
 		who.Name = OneLine(p.Draft.Origin.Author, 80)
 	}
-	_, resp, err := c.UpdateFile(g.o.Owner, g.o.Repo, g.o.Path, gitea.UpdateFileOptions{
-		FileOptions: gitea.FileOptions{Message: p.Message, BranchName: g.o.Main, NewBranchName: branch, Author: who, Committer: who},
-		SHA:         file.SHA,
-		Content:     base64.StdEncoding.EncodeToString(p.Rules),
+	_, resp, err := c.ChangeFiles(g.o.Owner, g.o.Repo, gitea.ChangeFilesOptions{
+		Message: p.Message, Branch: g.o.Main, NewBranch: branch, Author: who, Committer: who,
+		Files: g.operations(p, file.SHA),
 	})
 	if err != nil {
 		err = g.fail("create branch "+branch+" with the change", resp, err)
@@ -225,6 +227,22 @@ func (g *Gitea) Create(ctx context.Context, p Prepared) (Proposal, error) {
 		return Proposal{}, cerr
 	}
 	return g.proposal(pr), nil
+}
+
+// operations writes the proposal's files: the rules file as an update
+// guarded by its blob sha (so a concurrent change to main is a conflict, not
+// a lost update), the renders as uploads (created or replaced).
+func (g *Gitea) operations(p Prepared, rulesSHA string) []*gitea.ChangeFileOperation {
+	dir := path.Dir(g.o.Path)
+	var ops []*gitea.ChangeFileOperation
+	for _, rel := range slices.Sorted(maps.Keys(p.Files)) {
+		op := &gitea.ChangeFileOperation{Operation: "upload", Path: path.Join(dir, rel), Content: base64.StdEncoding.EncodeToString(p.Files[rel])}
+		if rel == "bridle.yaml" {
+			op.Operation, op.Path, op.SHA = "update", g.o.Path, rulesSHA
+		}
+		ops = append(ops, op)
+	}
+	return ops
 }
 
 func (g *Gitea) proposal(pr *gitea.PullRequest) Proposal {
@@ -316,8 +334,9 @@ func (g *Gitea) Get(ctx context.Context, n int) (Proposal, error) {
 	return g.proposal(pr), nil
 }
 
-// Update implements Backend: a new commit on the proposal's branch with the
-// re-applied rules, and the refreshed body.
+// Update implements Backend: the branch is replaced by one commit on the
+// current main (a force push through the API), so the pull request merges
+// cleanly; the body is refreshed.
 func (g *Gitea) Update(ctx context.Context, n int, p Prepared) (Proposal, error) {
 	cur, err := g.Get(ctx, n)
 	if err != nil {
@@ -327,18 +346,18 @@ func (g *Gitea) Update(ctx context.Context, n int, p Prepared) (Proposal, error)
 		return Proposal{}, fmt.Errorf("update #%d: %w", n, ErrState)
 	}
 	c := g.Client(ctx)
-	file, err := retry(ctx, g, "read "+g.o.Path+" on "+cur.Branch, func() (*gitea.ContentsResponse, *gitea.Response, error) {
-		return c.GetContents(g.o.Owner, g.o.Repo, cur.Branch, g.o.Path)
+	file, err := retry(ctx, g, "read "+g.o.Path, func() (*gitea.ContentsResponse, *gitea.Response, error) {
+		return c.GetContents(g.o.Owner, g.o.Repo, p.Base, g.o.Path)
 	})
 	if err != nil {
 		return Proposal{}, err
 	}
 	who := gitea.Identity{Name: "bridle", Email: "bridle@localhost"}
-	if _, resp, err := c.UpdateFile(g.o.Owner, g.o.Repo, g.o.Path, gitea.UpdateFileOptions{
-		FileOptions: gitea.FileOptions{Message: "Re-apply on " + g.o.Main + "\n\n" + p.Message, BranchName: cur.Branch, Author: who, Committer: who},
-		SHA:         file.SHA, Content: base64.StdEncoding.EncodeToString(p.Rules),
+	if _, resp, err := c.ChangeFiles(g.o.Owner, g.o.Repo, gitea.ChangeFilesOptions{
+		Message: p.Message, Branch: g.o.Main, NewBranch: cur.Branch, ForcePush: true, Author: who, Committer: who,
+		Files: g.operations(p, file.SHA),
 	}); err != nil {
-		return Proposal{}, g.fail(fmt.Sprintf("update branch of #%d", n), resp, err)
+		return Proposal{}, g.fail(fmt.Sprintf("re-apply #%d on %s", n, g.o.Main), resp, err)
 	}
 	body := p.Body
 	pr, resp, err := c.EditPullRequest(g.o.Owner, g.o.Repo, int64(n), gitea.EditPullRequestOption{Body: &body})
@@ -370,6 +389,13 @@ func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
 		code := 0
 		if resp != nil && resp.Response != nil {
 			code = resp.StatusCode
+		}
+		if code == 405 {
+			// 405 is both "still checking mergeability" and "you may not
+			// merge": Gitea says which through the pull request itself.
+			if pr, _, gerr := c.GetPullRequest(g.o.Owner, g.o.Repo, int64(n)); gerr == nil && pr.Mergeable {
+				return Proposal{}, fmt.Errorf("gitea merge #%d: %w: this account may not merge into %s (only the approvers may)", n, ErrForbidden, g.o.Main)
+			}
 		}
 		if code == 405 && i < 20 {
 			select {

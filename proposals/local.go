@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,17 +29,18 @@ import (
 // with one commit, its metadata lives under .git/bridle/proposals, and
 // approving it makes a merge commit on main. Main moves only through Merge.
 type Local struct {
-	repo   *git.Repository
-	root   string // work tree root
-	gitDir string
-	file   string // the rules file, relative to root, slash-separated
-	main   string // main branch name
-	now    func() time.Time
+	repo    *git.Repository
+	root    string // work tree root
+	gitDir  string
+	file    string // the rules file, relative to root, slash-separated
+	main    string // main branch name
+	version string // bridle version, for renders
+	now     func() time.Time
 }
 
 // OpenLocal opens the repository holding the rules at rulesPath (a
 // bridle.yaml or a directory holding one).
-func OpenLocal(rulesPath string) (*Local, error) {
+func OpenLocal(rulesPath, version string) (*Local, error) {
 	dir, file := rulesPath, "bridle.yaml"
 	if st, err := os.Stat(rulesPath); err == nil && !st.IsDir() {
 		dir, file = filepath.Dir(rulesPath), filepath.Base(rulesPath)
@@ -62,7 +65,7 @@ func OpenLocal(rulesPath string) (*Local, error) {
 	if fs, ok := repo.Storer.(*filesystem.Storage); ok {
 		gitDir = fs.Filesystem().Root()
 	}
-	l := &Local{repo: repo, root: root, gitDir: gitDir, file: filepath.ToSlash(rel), main: "main", now: time.Now}
+	l := &Local{repo: repo, root: root, gitDir: gitDir, file: filepath.ToSlash(rel), main: "main", version: version, now: time.Now}
 	if _, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true); err != nil {
 		if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
 			l.main = head.Name().Short()
@@ -178,22 +181,10 @@ func (l *Local) signature(name string) *object.Signature {
 	return sig
 }
 
-// commitFile writes a commit whose tree is parent's with the rules file
-// replaced by data.
-func (l *Local) commitFile(parents []plumbing.Hash, base plumbing.Hash, data []byte, msg string, author *object.Signature) (plumbing.Hash, error) {
+// commitFiles writes a commit whose tree is base's with files (by slash
+// path relative to the rules file's directory) written into it.
+func (l *Local) commitFiles(parents []plumbing.Hash, base plumbing.Hash, files map[string][]byte, msg string, author *object.Signature) (plumbing.Hash, error) {
 	st := l.repo.Storer
-	blob := st.NewEncodedObject()
-	blob.SetType(plumbing.BlobObject)
-	w, err := blob.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	w.Write(data)
-	w.Close()
-	blobHash, err := st.SetEncodedObject(blob)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
 	c, err := l.repo.CommitObject(base)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -202,9 +193,27 @@ func (l *Local) commitFile(parents []plumbing.Hash, base plumbing.Hash, data []b
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	treeHash, err := l.replace(tree, strings.Split(l.file, "/"), blobHash)
-	if err != nil {
-		return plumbing.ZeroHash, err
+	var treeHash plumbing.Hash
+	for _, rel := range slices.Sorted(maps.Keys(files)) {
+		blob := st.NewEncodedObject()
+		blob.SetType(plumbing.BlobObject)
+		w, err := blob.Writer()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		w.Write(files[rel])
+		w.Close()
+		blobHash, err := st.SetEncodedObject(blob)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		full := path.Join(path.Dir(l.file), rel)
+		if treeHash, err = l.replace(tree, strings.Split(full, "/"), blobHash); err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if tree, err = l.repo.TreeObject(treeHash); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	commit := &object.Commit{Author: *author, Committer: *author, Message: msg, TreeHash: treeHash, ParentHashes: parents}
 	obj := st.NewEncodedObject()
@@ -293,7 +302,7 @@ func (l *Local) Create(_ context.Context, p Prepared) (Proposal, error) {
 	if p.Draft.Origin.Source == "agent" {
 		author = &object.Signature{Name: "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")", Email: "bridle@localhost", When: l.now()}
 	}
-	head, err := l.commitFile([]plumbing.Hash{base}, base, p.Rules, p.Message, author)
+	head, err := l.commitFiles([]plumbing.Hash{base}, base, p.Files, p.Message, author)
 	if err != nil {
 		return Proposal{}, fmt.Errorf("create proposal: commit: %w", err)
 	}
@@ -385,7 +394,7 @@ func (l *Local) update(n int, p Prepared) (Proposal, error) {
 	base := plumbing.NewHash(p.Base)
 	author := old.Author
 	author.When = l.now()
-	head, err := l.commitFile([]plumbing.Hash{base}, base, p.Rules, p.Message, &author)
+	head, err := l.commitFiles([]plumbing.Hash{base}, base, p.Files, p.Message, &author)
 	if err != nil {
 		return Proposal{}, fmt.Errorf("rebase #%d: commit: %w", n, err)
 	}
@@ -420,7 +429,7 @@ func (l *Local) Merge(ctx context.Context, n int, approver string) (Proposal, er
 		if m.Draft == nil {
 			return Proposal{}, fmt.Errorf("approve #%d: %w: main has moved", n, ErrConflict)
 		}
-		p, err := Prepare(rules, mainCommit, *m.Draft)
+		p, err := Prepare(rules, mainCommit, *m.Draft, l.version)
 		if err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: main has moved and the change no longer applies: %w", n, err)
 		}
@@ -431,14 +440,22 @@ func (l *Local) Merge(ctx context.Context, n int, approver string) (Proposal, er
 			return Proposal{}, err
 		}
 	}
-	data, err := l.fileAt(plumbing.NewHash(m.Head))
+	headCommit, err := l.repo.CommitObject(plumbing.NewHash(m.Head))
 	if err != nil {
 		return Proposal{}, err
 	}
 	sig := l.signature(approver)
 	msg := fmt.Sprintf("Merge proposal #%d: %s\n\nBridle-Proposal: %d\nBridle-Approved-By: %s\n", n, m.Title, n, OneLine(sig.Name, 80))
 	main := plumbing.NewHash(mainCommit)
-	merge, err := l.commitFile([]plumbing.Hash{main, plumbing.NewHash(m.Head)}, main, data, msg, sig)
+	// The proposal was made on main (re-applied above if main had moved), so
+	// the merged tree is the proposal's tree.
+	mc := &object.Commit{Author: *sig, Committer: *sig, Message: msg, TreeHash: headCommit.TreeHash,
+		ParentHashes: []plumbing.Hash{main, headCommit.Hash}}
+	obj := l.repo.Storer.NewEncodedObject()
+	if err := mc.Encode(obj); err != nil {
+		return Proposal{}, err
+	}
+	merge, err := l.repo.Storer.SetEncodedObject(obj)
 	if err != nil {
 		return Proposal{}, fmt.Errorf("approve #%d: merge commit: %w", n, err)
 	}
@@ -453,25 +470,68 @@ func (l *Local) Merge(ctx context.Context, n int, approver string) (Proposal, er
 	return m.Proposal, l.save(m)
 }
 
-// syncWorktree brings a checked-out main's rules file up to date after a
-// merge, when the file was unchanged in the work tree.
+// syncWorktree brings a checked-out main up to date after a merge: every
+// file the merge changed is written and staged, unless the user has edited
+// it, in which case the work tree is left alone.
 func (l *Local) syncWorktree(old, merged plumbing.Hash) {
 	head, err := l.repo.Head()
 	if err != nil || head.Name() != l.mainRef() {
 		return
 	}
-	before, err1 := l.fileAt(old)
-	onDisk, err2 := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(l.file)))
-	after, err3 := l.fileAt(merged)
-	if err1 != nil || err2 != nil || err3 != nil || string(before) != string(onDisk) {
-		return // the user has edits; leave the work tree alone
+	oc, err1 := l.repo.CommitObject(old)
+	mc, err2 := l.repo.CommitObject(merged)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	ot, _ := oc.Tree()
+	mt, _ := mc.Tree()
+	changes, err := ot.Diff(mt)
+	if err != nil {
+		return
+	}
+	type upd struct {
+		name string
+		data []byte
+	}
+	var todo []upd
+	for _, ch := range changes {
+		name := ch.To.Name
+		if name == "" {
+			continue
+		}
+		onDisk, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(name)))
+		if ch.From.Name != "" {
+			f, err2 := oc.File(ch.From.Name)
+			before, err3 := "", error(nil)
+			if err2 == nil {
+				before, err3 = f.Contents()
+			}
+			if err != nil || err2 != nil || err3 != nil || string(onDisk) != before {
+				return // edited in the work tree: leave it all alone
+			}
+		} else if err == nil {
+			return // an untracked file is in the way
+		}
+		f, err := mc.File(name)
+		if err != nil {
+			return
+		}
+		after, err := f.Contents()
+		if err != nil {
+			return
+		}
+		todo = append(todo, upd{name, []byte(after)})
 	}
 	wt, err := l.repo.Worktree()
 	if err != nil {
 		return
 	}
-	if err := renameio.WriteFile(filepath.Join(l.root, filepath.FromSlash(l.file)), after, 0o644); err == nil {
-		wt.Add(path.Clean(l.file))
+	for _, u := range todo {
+		p := filepath.Join(l.root, filepath.FromSlash(u.name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if renameio.WriteFile(p, u.data, 0o644) == nil {
+			wt.Add(u.name)
+		}
 	}
 }
 

@@ -51,7 +51,7 @@ func guardrail(id string) Change {
 
 func TestLocalProposeAndApprove(t *testing.T) {
 	dir, repo := rulesRepo(t)
-	l, err := OpenLocal(dir)
+	l, err := OpenLocal(dir, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestLocalProposeAndApprove(t *testing.T) {
 
 func TestLocalInvalidProposalCreatesNothing(t *testing.T) {
 	dir, repo := rulesRepo(t)
-	l, _ := OpenLocal(dir)
+	l, _ := OpenLocal(dir, "test")
 	bad := guardrail("multi-line")
 	bad.Guardrail.Statement = "line one\nline two"
 	_, err := Service{Backend: l}.Propose(context.Background(), Draft{Change: bad, Origin: agentOrigin()})
@@ -149,7 +149,7 @@ func TestLocalInvalidProposalCreatesNothing(t *testing.T) {
 // other is re-applied at the document level, or reported as a conflict.
 func TestLocalCollisions(t *testing.T) {
 	dir, _ := rulesRepo(t)
-	l, _ := OpenLocal(dir)
+	l, _ := OpenLocal(dir, "test")
 	svc := Service{Backend: l}
 	ctx := context.Background()
 	a, _ := svc.Propose(ctx, Draft{Change: guardrail("rule-a"), Origin: agentOrigin()})
@@ -245,7 +245,7 @@ func TestPromoteVendorSuggestion(t *testing.T) {
 func TestDraftRoundTripsThroughBody(t *testing.T) {
 	src, _ := os.ReadFile("../examples/runic-gateway/bridle.yaml")
 	d := Draft{Change: guardrail("x-rule"), Origin: agentOrigin()}
-	p, err := Prepare(src, "abc", d)
+	p, err := Prepare(src, "abc", d, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,8 @@ type Server struct {
 	bin        string
 	cmd        *exec.Cmd
 	log        *os.File
+	mu         sync.Mutex
+	users      map[string]string // user → token
 }
 
 // paths returns the binary and the module source (for locale files).
@@ -246,9 +248,15 @@ func (s *Server) token(user, pass string) (string, error) {
 	return out.SHA1, nil
 }
 
-// CreateUser makes a non-admin user and returns its token.
+// CreateUser makes a non-admin user and returns its token; asking again
+// for the same user returns the same token.
 func (s *Server) CreateUser(t testing.TB, name string) string {
 	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tok, ok := s.users[name]; ok {
+		return tok
+	}
 	pass := "Pw-" + random()
 	body, _ := json.Marshal(map[string]any{"username": name, "password": pass, "email": name + "@bridle.test", "must_change_password": false})
 	if err := s.Do("POST", "/api/v1/admin/users", s.AdminToken, body, nil); err != nil && !strings.Contains(err.Error(), "already exists") {
@@ -258,6 +266,10 @@ func (s *Server) CreateUser(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s.users == nil {
+		s.users = map[string]string{}
+	}
+	s.users[name] = tok
 	return tok
 }
 
