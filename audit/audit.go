@@ -41,6 +41,7 @@ type Event struct {
 	Time       time.Time      `json:"time"`
 	Project    string         `json:"project"`
 	Kind       string         `json:"kind"`
+	Source     string         `json:"source,omitempty"` // user, agent or vendor
 	Agent      string         `json:"agent"`
 	Client     string         `json:"client,omitempty"`  // the MCP client's clientInfo.name
 	Session    string         `json:"session,omitempty"` // the sidecar session
@@ -119,14 +120,16 @@ func (l *Log) Append(e Event) error {
 
 // Filter selects events; zero fields match everything.
 type Filter struct {
-	Agent string
-	Kind  string
-	Since time.Time
+	Agent  string
+	Kind   string
+	Source string
+	Since  time.Time
 }
 
 func (f Filter) match(e Event) bool {
 	return (f.Agent == "" || e.Agent == f.Agent) &&
 		(f.Kind == "" || e.Kind == f.Kind) &&
+		(f.Source == "" || e.Source == f.Source) &&
 		(f.Since.IsZero() || !e.Time.Before(f.Since))
 }
 

@@ -37,6 +37,10 @@ type Options struct {
 	Ref string
 	// BridleVersion is recorded in the snapshot and the rendered headers.
 	BridleVersion string
+	// NoHistory skips resolving provenance from the repository's merges.
+	NoHistory bool
+	// PRLookup, when set, tells who merged a pull request (from Gitea).
+	PRLookup PRLookup
 }
 
 // Source says where the rules were read from.
@@ -97,6 +101,9 @@ type Input struct {
 	Name   string // file name for diagnostics
 	Data   []byte
 	Source Source
+	// History is provenance resolved from the repository's merges, keyed
+	// "guardrail:<id>" / "pattern:<name>"; it overrides the YAML's.
+	History map[string]schema.Provenance `json:"-"`
 }
 
 // CompileBytes validates and compiles one document.
@@ -106,6 +113,7 @@ func CompileBytes(in Input, bridleVersion string) (*Snapshot, schema.Diagnostics
 		return nil, diags
 	}
 	doc := f.Doc
+	applyHistory(&doc, in.History)
 	doc.Normalize()
 	hash, err := ContentHash(&doc)
 	if err != nil {

@@ -33,10 +33,40 @@ func Read(opts Options) (Input, schema.Diagnostics, error) {
 	if opts.Rules == "" {
 		opts.Rules = "."
 	}
+	var in Input
+	var diags schema.Diagnostics
+	var err error
 	if opts.Ref != "" {
-		return readGit(opts.Rules, opts.Ref)
+		in, diags, err = readGit(opts.Rules, opts.Ref)
+	} else {
+		in, diags, err = readFile(opts.Rules)
 	}
-	return readFile(opts.Rules)
+	if err != nil || diags.HasErrors() || opts.NoHistory || in.Source.Commit == "" {
+		return in, diags, err
+	}
+	if repo, root, rerr := openRepo(filepath.Dir(absPath(in.pathOnDisk(opts.Rules)))); rerr == nil {
+		file := in.Source.Path
+		if in.Source.Kind == "file" {
+			if rel, err := filepath.Rel(root, absPath(in.Source.Path)); err == nil {
+				file = filepath.ToSlash(rel)
+			}
+		}
+		if h, herr := History(repo, plumbing.NewHash(in.Source.Commit), file, opts.PRLookup); herr == nil {
+			in.History = h
+		}
+	}
+	return in, diags, nil
+}
+
+// pathOnDisk is a path inside the repository the input came from.
+func (in Input) pathOnDisk(arg string) string {
+	if in.Source.Kind == "file" {
+		return in.Source.Path
+	}
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		return filepath.Join(arg, FileName)
+	}
+	return arg
 }
 
 func missing(name, msg, fix string) schema.Diagnostics {
@@ -115,11 +145,17 @@ func absPath(p string) string {
 
 // openRepo opens the git repository enclosing dir and returns its work tree root.
 func openRepo(dir string) (*git.Repository, string, error) {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := git.PlainOpen(dir) // a bare mirror, or a work tree's root
+	if err != nil {
+		repo, err = git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("open %s: %w", dir, ErrNotRepo)
 	}
 	wt, err := repo.Worktree()
+	if errors.Is(err, git.ErrIsBareRepository) {
+		return repo, absPath(dir), nil // a mirror: paths are relative to it
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("open %s: %w", dir, ErrNotRepo)
 	}

@@ -87,6 +87,12 @@ func (s *Server) registry() []Tool {
 		s.listGuardrailsTool(),
 		s.getGuardrailTool(),
 		s.scopeApprovalTool(),
+		s.proposeGuardrailTool(),
+		s.addPatternTool(),
+		s.updateRulesTool(),
+		s.listProposalsTool(),
+		s.getProposalTool(),
+		s.approveProposalTool(),
 	}
 }
 

@@ -8,12 +8,15 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/mirror"
+	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
 )
 
@@ -29,8 +32,14 @@ type Options struct {
 	StateDir string        // audit logs; audit.DefaultDir() when empty
 	Refresh  time.Duration // how often to re-check the rules; default 2s
 	Redactor *redact.Redactor
-	Logger   *slog.Logger // to stderr; discarded when nil
-	Now      func() time.Time
+	// Proposals opens the proposal backend on first use; nil disables the
+	// proposals toolset's tools (they answer that proposals are not set up).
+	Proposals func() (proposals.Backend, error)
+	// Gitea, when set, makes main of this Gitea repository the rules
+	// source (through a local mirror); Rules and Ref are then ignored.
+	Gitea  *proposals.GiteaOptions
+	Logger *slog.Logger // to stderr; discarded when nil
+	Now    func() time.Time
 
 	extraTools []Tool // tests add tools with permissions through this
 }
@@ -45,6 +54,10 @@ type Server struct {
 	tools   []Tool
 	sdk     *sdk.Server
 	audits  func(project string) *audit.Log
+
+	propOnce    sync.Once
+	propBackend proposals.Backend
+	propErr     error
 }
 
 // Instructions are sent to every client at initialize.
@@ -92,6 +105,15 @@ func New(opts Options) *Server {
 		},
 		session: newSessionID(),
 	}
+	if opts.Gitea != nil {
+		m, err := mirror.New(*opts.Gitea, cacheOrTemp(cache))
+		if err != nil {
+			log.Error("gitea source", "err", err)
+		} else {
+			s.src.mirror = m
+			s.src.opts.Rules, s.src.opts.Ref = m.Dir(), "main"
+		}
+	}
 	s.audits = func(project string) *audit.Log {
 		dir := opts.StateDir
 		if dir == "" {
@@ -106,6 +128,13 @@ func New(opts Options) *Server {
 	s.tools = append(s.registry(), opts.extraTools...)
 	s.sdk = s.build()
 	return s
+}
+
+func cacheOrTemp(dir string) string {
+	if dir == "" {
+		return os.TempDir()
+	}
+	return dir
 }
 
 func newSessionID() string {
@@ -157,7 +186,7 @@ func (s *Server) audit(snap *compiler.Snapshot, e audit.Event) {
 	if snap != nil {
 		project = snap.Document.Project.ID
 	}
-	e.Project, e.Session = project, s.session
+	e.Project, e.Session, e.Source = project, s.session, "agent"
 	l := s.audits(project)
 	if l == nil {
 		s.log.Warn("no state directory; audit event dropped", "kind", e.Kind)

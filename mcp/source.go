@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/mirror"
 )
 
 // Status says how fresh the snapshot being served is.
@@ -56,6 +58,9 @@ type source struct {
 	now      func() time.Time
 	log      *slog.Logger
 
+	mirror *mirror.Mirror // a Gitea rules repository, when set
+
+	refreshing   bool // a background refresh (Gitea) is running
 	mu           sync.Mutex
 	inputKeyLast string // input key of the last compile, for store
 	fromCache    bool   // the last compile was served from the input cache
@@ -90,12 +95,84 @@ func (s *source) get() (*compiler.Snapshot, Status, error) {
 	if s.file != "" {
 		return s.loadFile()
 	}
+	if s.mirror != nil && s.snap != nil {
+		// Asking Gitea takes a round trip: never on the caller's time.
+		if !s.refreshing {
+			s.refreshing = true
+			go s.refreshMirror()
+		}
+		return s.snap, s.status, nil
+	}
+	if s.mirror != nil {
+		snap, err := s.syncAndCompile()
+		return s.settle(snap, stamp{}, err, now)
+	}
 	st, statErr := s.rulesStamp()
 	if s.snap != nil && statErr == nil && st == s.stamp && s.opts.Ref == "" && !s.status.Stale {
 		return s.snap, s.status, nil
 	}
 	snap, err := s.compile()
+	return s.settle(snap, st, err, now)
+}
+
+// syncAndCompile brings the Gitea mirror up to date and compiles main.
+func (s *source) syncAndCompile() (*compiler.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	head, err := s.mirror.Sync(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.snap != nil && head == s.snap.Source.Commit {
+		return s.snap, nil
+	}
+	s.opts.PRLookup = s.mirror.PRLookup(ctx)
+	return s.compile()
+}
+
+// refreshMirror runs in the background; the snapshot is swapped when done.
+func (s *source) refreshMirror() {
+	snap, err := s.syncAndCompileUnlocked()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refreshing, s.fromCache, s.inputKeyLast = false, false, ""
+	s.settle(snap, stamp{}, err, s.now())
+}
+
+// syncAndCompileUnlocked is syncAndCompile for the background refresh: it
+// reads the current snapshot under the lock only.
+func (s *source) syncAndCompileUnlocked() (*compiler.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	head, err := s.mirror.Sync(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	cur := s.snap
+	s.mu.Unlock()
+	if cur != nil && head == cur.Source.Commit {
+		return cur, nil
+	}
+	opts := s.opts
+	opts.PRLookup = s.mirror.PRLookup(ctx)
+	snap, diags, err := compiler.Compile(opts)
+	if err != nil {
+		return nil, err
+	}
+	if snap == nil {
+		return nil, fmt.Errorf("rules are invalid: %s", diags.Error())
+	}
+	return snap, nil
+}
+
+// settle records the outcome of a load: a new snapshot, or a failure that
+// keeps the last good one and marks it stale. Callers hold s.mu.
+func (s *source) settle(snap *compiler.Snapshot, st stamp, err error, now time.Time) (*compiler.Snapshot, Status, error) {
 	if err == nil {
+		if snap == s.snap && !s.status.Stale {
+			return s.snap, s.status, nil
+		}
 		s.snap, s.stamp = snap, st
 		s.status = Status{Commit: snap.Source.Commit, ContentHash: snap.ContentHash, CompiledAt: now}
 		if !s.fromCache {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -111,6 +112,26 @@ func TestLocalProposeAndApprove(t *testing.T) {
 	}
 	if _, err := l.Merge(ctx, 1, "x"); !errors.Is(err, ErrState) {
 		t.Errorf("merging twice: %v", err)
+	}
+
+	// Provenance comes from history: the trailers and the merge, not the YAML.
+	snap, diags, err := compiler.Compile(compiler.Options{Rules: dir, Ref: "main", BridleVersion: "test"})
+	if err != nil || snap == nil {
+		t.Fatalf("compile main: %v %s", err, diags.Error())
+	}
+	var pv schema.Provenance
+	for _, g := range snap.Document.Guardrails {
+		if g.ID == "pin-go-version" {
+			pv = g.Provenance
+		}
+	}
+	if !pv.Verified || pv.Source != schema.SourceAgent || pv.Agent != "claude" || pv.AgentSession != "s-123" ||
+		pv.ApprovedBy != "Mira Okafor" || pv.PullRequest != "1" || pv.MergeCommit != merged.MergeCommit || pv.ApprovedAt == "" {
+		t.Errorf("provenance = %+v", pv)
+	}
+	r, _ := snap.Render("claude")
+	if !strings.Contains(r.Content, "proposed by agent claude (session s-123), via proposal #1; approved by Mira Okafor on") {
+		t.Error("render does not carry the resolved origin")
 	}
 }
 

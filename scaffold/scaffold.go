@@ -94,7 +94,9 @@ func readme(id string) string {
 		"- `bridle.yaml` is the source of truth. Change it through a proposal (`bridle propose …`, or an agent's\n" +
 		"  `propose_guardrail` tool); merging the pull request is the approval.\n" +
 		"- `rendered/` holds each agent's file (CLAUDE.md, AGENTS.md, agents/<agent>/AGENTS.md). Proposals update\n" +
-		"  them; never edit them by hand. CI checks them with `bridle render --check`.\n"
+		"  them; never edit them by hand. CI checks them with `bridle render --check --no-history`.\n" +
+		"- Approvals are not written into bridle.yaml: who merged each proposal, and when, is resolved from\n" +
+		"  this repository's history into the published snapshot, `bridle mcp` and `bridle render --ref main`.\n"
 }
 
 // Rules returns the scaffold bridle.yaml for a project id.

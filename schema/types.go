@@ -133,6 +133,13 @@ type Provenance struct {
 	ApprovedBy string `yaml:"approved_by,omitempty" json:"approved_by,omitempty" jsonschema:"maxLength=200"`
 	// ApprovedAt is when the proposal was merged (RFC 3339).
 	ApprovedAt string `yaml:"approved_at,omitempty" json:"approved_at,omitempty" jsonschema:"format=date-time"`
+
+	// Verified is set by the compiler when these fields were resolved from
+	// the rules repository's history (a merged proposal), not read from the
+	// YAML. It is never read from the document.
+	Verified bool `yaml:"-" json:"verified,omitempty"`
+	// MergeCommit is the merge that approved the item, when Verified.
+	MergeCommit string `yaml:"-" json:"merge_commit,omitempty"`
 }
 
 // Patterns are the architecture patterns the project follows.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs Bridle's whole test suite from a clean checkout: build, vet, unit and
-# integration tests, and a short fuzzing pass over the rules loader.
+# Runs Bridle's whole test suite from a clean checkout: build, vet, formatting,
+# unit and integration tests (against a real Gitea that scripts/gitea.sh
+# builds from its Go module on first use), short fuzzing passes, and an
+# independent MCP client (the TypeScript SDK from npm) against the binary.
 # Usage: scripts/test.sh            (FUZZTIME=30s scripts/test.sh to fuzz longer)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +18,10 @@ unformatted="$(gofmt -l .)"
 if [ -n "$unformatted" ]; then
   echo "gofmt needed on:"; echo "$unformatted"; exit 1
 fi
+echo "== real Gitea for the integration tests (built once, then cached)"
+scripts/gitea.sh build
+export BRIDLE_REQUIRE_GITEA=1
+
 echo "== go test"
 go test -count=1 ./...
 echo "== fuzz schema.FuzzLoad for $FUZZTIME"

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -11,14 +11,19 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/mirror"
+	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
 )
 
 type auditOptions struct {
 	rules   rulesFlags
+	backend backendFlags
 	project string
 	agent   string
 	kind    string
+	source  string
 	since   string
 }
 
@@ -26,23 +31,25 @@ func newAuditCmd(io *streams) *cobra.Command {
 	var o auditOptions
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Show the sidecars' event log: writes, refusals, scope requests and decisions",
-		Long: `Audit prints the per-project event log the MCP sidecars append to: every
-write, every refused call (with the missing permission), and every scope
-approval request and decision. The project is read from the rules
-(--rules), or named with --project.`,
+		Short: "One timeline: approved proposals from the rules history, and the sidecars' events",
+		Long: `Audit prints one timeline of the project's rules:
+
+  merge           a proposal merged into main, from the rules repository's history:
+                  who proposed it (source, agent, session) and who approved it
+  write           a sidecar tool changed something (e.g. opened a proposal)
+  refusal         a call refused for a missing permission
+  scope_request   an agent asked the human through elicitation
+  scope_pending   no elicitation: the agent was told to ask in chat
+  scope_decision  the human's answer
+
+The history comes from --rules (a local rules repository; --ref picks the
+branch) or, with --gitea/--repo, from the Gitea repository; the events come
+from the sidecars' log in the user state directory.`,
 		Example: `  bridle audit --rules .
-  bridle audit --project runic-gateway --agent codex --since 24h --json`,
+  bridle audit --gitea https://gitea.example.com --repo acme/rules --agent codex --since 168h --json
+  bridle audit --rules . --source vendor`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			project := o.project
-			if project == "" {
-				in, diags, err := compiler.Read(o.rules.options())
-				if err != nil || diags.HasErrors() {
-					return usageErr("audit needs --project ID, or --rules pointing at readable rules")
-				}
-				project = schema.ProjectID(in.Data)
-			}
 			var since time.Time
 			if o.since != "" {
 				if d, err := time.ParseDuration(o.since); err == nil {
@@ -55,40 +62,54 @@ approval request and decision. The project is read from the rules
 					return usageErr("--since %q: use a duration (24h) or a date (2026-11-01 or RFC 3339)", o.since)
 				}
 			}
+			merges, project, err := o.history()
+			if err != nil {
+				fmt.Fprintf(io.errOut, "warning: no rules history: %v\n", err)
+			}
+			if o.project != "" {
+				project = o.project
+			}
+			if project == "" {
+				return usageErr("audit needs --project ID, or --rules / --gitea pointing at readable rules")
+			}
 			dir, err := audit.DefaultDir()
 			if err != nil {
 				return err
 			}
-			events, bad, err := audit.Open(dir, project, nil).Read(audit.Filter{Agent: o.agent, Kind: o.kind, Since: since})
+			f := audit.Filter{Agent: o.agent, Kind: o.kind, Source: o.source, Since: since}
+			events, bad, err := audit.Open(dir, project, nil).Read(audit.Filter{})
 			if err != nil {
 				return err
 			}
-			sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
 			if bad > 0 {
 				fmt.Fprintf(io.errOut, "warning: skipped %s that could not be read\n", plural(bad, "damaged line"))
 			}
+			all := audit.Combine(f, events, audit.FromMerges(project, merges))
 			if o.rules.json {
-				if events == nil {
-					events = []audit.Event{}
+				if all == nil {
+					all = []audit.Event{}
 				}
 				enc := json.NewEncoder(io.out)
 				enc.SetIndent("", "  ")
-				return enc.Encode(events)
+				return enc.Encode(all)
 			}
-			if len(events) == 0 {
+			if len(all) == 0 {
 				fmt.Fprintf(io.errOut, "no events for project %s\n", project)
 				return nil
 			}
-			for _, e := range events {
+			for _, e := range all {
 				line := fmt.Sprintf("%s  %-14s %-9s %s", e.Time.UTC().Format(time.RFC3339), e.Kind, e.Agent, e.Summary)
 				if e.Permission != "" {
 					line += " (needs " + e.Permission + ")"
 				}
-				if e.ID != "" {
+				if e.Kind != audit.KindMerge && e.ID != "" {
 					line += " [" + e.ID + "]"
 				}
 				if a, ok := e.Detail["action"].(string); ok {
 					line += ": " + strings.ReplaceAll(a, "\n", " ")
+				}
+				if e.Session != "" && e.Kind == audit.KindMerge {
+					line += " — session " + e.Session
 				}
 				fmt.Fprintln(io.out, line)
 			}
@@ -96,9 +117,43 @@ approval request and decision. The project is read from the rules
 		},
 	}
 	o.rules.register(cmd, true)
+	cmd.Flags().StringVar(&o.backend.gitea, "gitea", "", "read the history from this Gitea `URL` (default $GITEA_URL)")
+	cmd.Flags().StringVar(&o.backend.repo, "repo", "", "the Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
 	cmd.Flags().StringVar(&o.project, "project", "", "project `id` (default: from the rules)")
-	cmd.Flags().StringVar(&o.agent, "agent", "", "only events of this `agent`")
-	cmd.Flags().StringVar(&o.kind, "kind", "", "only events of this `kind`: write, refusal, scope_request, scope_pending, scope_decision")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "only events of this `agent` (for merges: the proposing agent)")
+	cmd.Flags().StringVar(&o.kind, "kind", "", "only events of this `kind`: merge, write, refusal, scope_request, scope_pending, scope_decision")
+	cmd.Flags().StringVar(&o.source, "source", "", "only events whose origin is this `source`: user, agent or vendor")
 	cmd.Flags().StringVar(&o.since, "since", "", "only events since a `duration` ago (24h) or a date")
 	return cmd
+}
+
+// history reads the merges and the project id from the rules repository.
+func (o *auditOptions) history() ([]compiler.Merge, string, error) {
+	cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: o.rules.rules, GiteaURL: o.backend.gitea, GiteaRepo: o.backend.repo})
+	if err != nil {
+		return nil, "", err
+	}
+	opts := compiler.Options{Rules: o.rules.rules, Ref: o.rules.ref}
+	if cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
+		owner, name, err := proposals.Split(cfg.GiteaRepo)
+		if err != nil {
+			return nil, "", err
+		}
+		m, err := mirror.New(proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name}, mcp.DefaultCacheDir())
+		if err != nil {
+			return nil, "", err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := m.Sync(ctx); err != nil {
+			return nil, "", err
+		}
+		opts = compiler.Options{Rules: m.Dir(), Ref: "main", PRLookup: m.PRLookup(ctx)}
+	}
+	project := ""
+	if in, diags, err := compiler.Read(compiler.Options{Rules: opts.Rules, Ref: opts.Ref, NoHistory: true}); err == nil && !diags.HasErrors() {
+		project = schema.ProjectID(in.Data)
+	}
+	merges, err := compiler.Timeline(opts)
+	return merges, project, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/proposals"
 )
 
 type mcpOptions struct {
@@ -20,6 +21,9 @@ type mcpOptions struct {
 	snapshot string
 	agent    string
 	logLevel string
+	gitea    string
+	repo     string
+	path     string
 }
 
 func newMCPCmd(io *streams) *cobra.Command {
@@ -40,7 +44,12 @@ read the rules. Tools the agent may not use are hidden and refused.
 
 The snapshot is compiled on first use and cached per commit under the user
 cache directory; if the rules cannot be read later, the cached snapshot is
-served and marked stale. Events go to the audit log (bridle audit).`,
+served and marked stale. With --gitea/--repo (or GITEA_URL and
+BRIDLE_GITEA_REPO) the rules are main of that repository, kept in a local
+mirror and re-checked in the background every 2 s; while Gitea is down the
+last snapshot is served, marked stale. Proposal tools open pull requests there
+(or, without Gitea, branches in the local rules repository). Events go to the
+audit log (bridle audit).`,
 		Example: `  bridle mcp --rules . --agent claude
   bridle mcp --rules ~/rules --ref main
   bridle mcp --snapshot snapshot.json`,
@@ -54,10 +63,23 @@ served and marked stale. Events go to the audit log (bridle audit).`,
 				return usageErr("--log-level: %v", err)
 			}
 			log := slog.New(slog.NewTextHandler(io.errOut, &slog.HandlerOptions{Level: level}))
-			srv := mcp.New(mcp.Options{
+			cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: o.rules, GiteaURL: o.gitea, GiteaRepo: o.repo, Path: o.path, Version: version()})
+			if err != nil {
+				return err
+			}
+			opts := mcp.Options{
 				Rules: o.rules, Ref: o.ref, Snapshot: o.snapshot, Agent: o.agent,
 				Version: version(), Logger: log,
-			})
+				Proposals: func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) },
+			}
+			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
+				owner, name, err := proposals.Split(cfg.GiteaRepo)
+				if err != nil {
+					return usageErr("%w", err)
+				}
+				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path}
+			}
+			srv := mcp.New(opts)
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if err := srv.ServeStdio(ctx, stdin(cmd), io.out); err != nil {
@@ -71,6 +93,9 @@ served and marked stale. Events go to the audit log (bridle audit).`,
 	cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "serve this compiled snapshot `file` instead of compiling the rules")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "bind the session to this `agent` (default $BRIDLE_AGENT, else identify the MCP client)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "warn", "stderr log `level`: debug, info, warn or error")
+	cmd.Flags().StringVar(&o.gitea, "gitea", "", "serve main of a Gitea rules repository (default $GITEA_URL); token from $GITEA_TOKEN or $GITEA_TOKEN_FILE")
+	cmd.Flags().StringVar(&o.repo, "repo", "", "the Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
+	cmd.Flags().StringVar(&o.path, "path", "", "rules file inside the Gitea repository (default bridle.yaml)")
 	cmd.AddCommand(newMCPToolsCmd(io))
 	return cmd
 }

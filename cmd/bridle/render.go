@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/google/renameio/v2"
@@ -160,6 +161,9 @@ always give a byte-identical snapshot. bridle mcp serves snapshots.`,
 			if o.output == "-" {
 				_, err = io.out.Write(b)
 				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(o.output), 0o755); err != nil {
+				return fmt.Errorf("write snapshot: %w", err)
 			}
 			if err := renameio.WriteFile(o.output, b, 0o644); err != nil {
 				return fmt.Errorf("write snapshot: %w", err)

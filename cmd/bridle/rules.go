@@ -13,21 +13,23 @@ import (
 
 // rulesFlags are the flags every command that reads rules shares.
 type rulesFlags struct {
-	rules string
-	ref   string
-	json  bool
+	rules     string
+	ref       string
+	json      bool
+	noHistory bool
 }
 
 func (f *rulesFlags) register(cmd *cobra.Command, withJSON bool) {
 	cmd.Flags().StringVar(&f.rules, "rules", ".", "rules `path`: a bridle.yaml file, or a directory holding one")
 	cmd.Flags().StringVar(&f.ref, "ref", "", "read the rules from this git `ref` (branch, tag or commit) instead of the work tree")
+	cmd.Flags().BoolVar(&f.noHistory, "no-history", false, "take provenance from bridle.yaml only, not from the repository's merged proposals")
 	if withJSON {
 		cmd.Flags().BoolVar(&f.json, "json", false, "print diagnostics as JSON on stdout")
 	}
 }
 
 func (f *rulesFlags) options() compiler.Options {
-	return compiler.Options{Rules: f.rules, Ref: f.ref, BridleVersion: version()}
+	return compiler.Options{Rules: f.rules, Ref: f.ref, BridleVersion: version(), NoHistory: f.noHistory}
 }
 
 // compile compiles the rules and reports diagnostics. It returns an

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// backendFlags select where proposals live.
+type backendFlags struct {
+	rules string
+	gitea string
+	repo  string
+	path  string
+	json  bool
+}
+
+func (f *backendFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.rules, "rules", ".", "local rules `path` (a git repository); ignored with --gitea")
+	cmd.Flags().StringVar(&f.gitea, "gitea", "", "Gitea `URL` (default $GITEA_URL); the token comes from $GITEA_TOKEN or $GITEA_TOKEN_FILE")
+	cmd.Flags().StringVar(&f.repo, "repo", "", "Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
+	cmd.Flags().StringVar(&f.path, "path", "", "rules file inside the Gitea repository (default bridle.yaml)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print results as JSON on stdout")
+}
+
+func (f *backendFlags) service() (proposals.Service, error) {
+	cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: f.rules, GiteaURL: f.gitea, GiteaRepo: f.repo, Path: f.path, Version: version()})
+	if err != nil {
+		return proposals.Service{}, err
+	}
+	b, err := proposals.OpenBackend(cfg)
+	if err != nil {
+		return proposals.Service{}, err
+	}
+	return proposals.Service{Backend: b, Version: version()}, nil
+}
+
+func ctx30() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 2*time.Minute)
+}
+
+// proposalErr maps proposal failures to exit codes and prints diagnostics.
+func proposalErr(io *streams, err error) error {
+	var inv *proposals.InvalidError
+	switch {
+	case errors.As(err, &inv):
+		printDiagnostics(io, inv.Diagnostics)
+		fmt.Fprintln(io.errOut, "the proposal would make the rules invalid; nothing was created")
+		return &exitError{exitInvalid, errReported}
+	case errors.Is(err, proposals.ErrBadInput), errors.Is(err, proposals.ErrNoChange):
+		return &exitError{exitUsage, err}
+	}
+	return err
+}
+
+func whoami(as string) string {
+	if as != "" {
+		return as
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
+}
+
+func printProposal(io *streams, p proposals.Proposal, asJSON bool, verb string) error {
+	if asJSON {
+		enc := json.NewEncoder(io.out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	fmt.Fprintf(io.errOut, "%s proposal #%d: %s\n", verb, p.Number, p.Title)
+	fmt.Fprintf(io.errOut, "  state:  %s\n  branch: %s\n", p.State, p.Branch)
+	if p.URL != "" {
+		fmt.Fprintf(io.errOut, "  url:    %s\n", p.URL)
+	}
+	if p.MergedBy != "" {
+		fmt.Fprintf(io.errOut, "  merged: by %s at %s\n", p.MergedBy, p.MergedAt.Format(time.RFC3339))
+	}
+	if p.Conflict != "" {
+		fmt.Fprintf(io.errOut, "  note:   %s\n", p.Conflict)
+	}
+	return nil
+}
+
+type proposeOptions struct {
+	backend backendFlags
+	why     string
+	as      string
+	// guardrail
+	id, statement, severity, rationale string
+	appliesTo, enforcedBy              []string
+	scope                              bool
+	// pattern
+	file string
+	// rules
+	section, value, valueFile string
+	// promote
+	agent, suggestion string
+}
+
+func newProposeCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	cmd := &cobra.Command{
+		Use:   "propose guardrail|pattern|rules|promote",
+		Short: "Propose a change to the rules as a pull request",
+		Long: `Propose validates a change against main, then opens a proposal: a branch
+bridle/user/<you>/<change> with one commit (bridle.yaml and the renders in
+rendered/) and a pull request whose body gives the rationale, the change in
+YAML and its effect on every agent's file. Merging the pull request is the
+approval. An invalid proposal is refused with diagnostics and creates nothing.
+
+With --gitea (or GITEA_URL) the proposal is a Gitea pull request; otherwise it
+lives in the local rules repository and bridle approve merges it.`,
+		Example: `  bridle propose guardrail --id no-force-push --severity hard-instruction \
+    --statement "Never force-push to shared branches." --why "We lost work twice."
+  bridle propose rules --section project.overview --value-file overview.md --why "New scope"
+  bridle propose pattern --file outbox.yaml --why "Document the outbox"
+  bridle propose promote --agent claude --suggestion read-before-edit --why "Worked well"`,
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"guardrail", "pattern", "rules", "promote"},
+		RunE: func(_ *cobra.Command, args []string) error {
+			change, err := o.change(args[0])
+			if err != nil {
+				return err
+			}
+			svc, err := o.backend.service()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := ctx30()
+			defer cancel()
+			p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: proposals.Origin{Source: schema.SourceUser, Author: whoami(o.as)}})
+			if err != nil {
+				return proposalErr(io, err)
+			}
+			return printProposal(io, p, o.backend.json, "opened")
+		},
+	}
+	o.backend.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.why, "why", "", "the rationale, shown in the pull request")
+	f.StringVar(&o.as, "as", "", "your name as the proposer (default: your user name)")
+	f.StringVar(&o.id, "id", "", "guardrail: its id")
+	f.StringVar(&o.statement, "statement", "", "guardrail: the rule, in one line")
+	f.StringVar(&o.severity, "severity", "guidance", "guardrail: guidance, hard-instruction or enforcement")
+	f.StringVar(&o.rationale, "rationale", "", "guardrail: why the rule exists, in one line")
+	f.StringSliceVar(&o.appliesTo, "applies-to", nil, "guardrail: agents it applies to (default all_agents); promote: agents the promoted rule applies to")
+	f.StringSliceVar(&o.enforcedBy, "enforced-by", nil, "guardrail: permission Bridle checks, for enforcement rules")
+	f.BoolVar(&o.scope, "scope-approval", false, "guardrail: agents must call request_scope_approval before acting beyond the task")
+	f.StringVar(&o.file, "file", "", "pattern: a YAML `file` holding one custom pattern (name, description, example_repos)")
+	f.StringVar(&o.section, "section", "", "rules: the section to replace: "+strings.Join(proposals.Sections, ", "))
+	f.StringVar(&o.value, "value", "", "rules: the new value (text)")
+	f.StringVar(&o.valueFile, "value-file", "", "rules: a `file` with the new value (YAML for lists, text otherwise)")
+	f.StringVar(&o.agent, "agent", "", "promote: the profile holding the suggestion")
+	f.StringVar(&o.suggestion, "suggestion", "", "promote: the suggestion id")
+	return cmd
+}
+
+func (o *proposeOptions) change(kind string) (proposals.Change, error) {
+	c := proposals.Change{Kind: proposals.Kind(kind), Rationale: o.why}
+	switch c.Kind {
+	case proposals.KindGuardrail:
+		if o.id == "" || o.statement == "" {
+			return c, usageErr("propose guardrail needs --id and --statement")
+		}
+		c.Guardrail = &schema.Guardrail{ID: o.id, Statement: o.statement, Severity: schema.Severity(o.severity), Rationale: o.rationale,
+			AppliesTo: o.appliesTo, EnforcedBy: o.enforcedBy, ScopeApproval: o.scope}
+	case proposals.KindPattern:
+		if o.file == "" {
+			return c, usageErr("propose pattern needs --file with the pattern in YAML")
+		}
+		b, err := os.ReadFile(o.file)
+		if err != nil {
+			return c, err
+		}
+		var p schema.CustomPattern
+		if err := yaml.Unmarshal(b, &p); err != nil {
+			return c, usageErr("--file %s: %v", o.file, err)
+		}
+		c.Pattern = &p
+	case proposals.KindRules:
+		if o.section == "" || (o.value == "") == (o.valueFile == "") {
+			return c, usageErr("propose rules needs --section and one of --value or --value-file")
+		}
+		c.Section = o.section
+		if o.valueFile != "" {
+			b, err := os.ReadFile(o.valueFile)
+			if err != nil {
+				return c, err
+			}
+			var v any = string(b)
+			if o.section != "project.overview" && o.section != "project.name" {
+				if err := yaml.Unmarshal(b, &v); err != nil {
+					return c, usageErr("--value-file %s: %v", o.valueFile, err)
+				}
+			}
+			c.Value = v
+		} else {
+			c.Value = o.value
+		}
+	case proposals.KindPromote:
+		if o.agent == "" || o.suggestion == "" {
+			return c, usageErr("propose promote needs --agent and --suggestion")
+		}
+		c.Promote = &proposals.Promotion{Agent: o.agent, Suggestion: o.suggestion, AppliesTo: o.appliesTo}
+	default:
+		return c, usageErr("propose what? guardrail, pattern, rules or promote")
+	}
+	return c, nil
+}
+
+func newProposalsCmd(io *streams) *cobra.Command {
+	var b backendFlags
+	var state string
+	cmd := &cobra.Command{
+		Use:   "proposals",
+		Short: "List, show and rebase proposals",
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List proposals with their state and mergeability",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			svc, err := b.service()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := ctx30()
+			defer cancel()
+			ps, err := svc.Backend.List(ctx, proposals.State(state))
+			if err != nil {
+				return err
+			}
+			if b.json {
+				if ps == nil {
+					ps = []proposals.Proposal{}
+				}
+				enc := json.NewEncoder(io.out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(ps)
+			}
+			if len(ps) == 0 {
+				fmt.Fprintf(io.errOut, "no %s proposals\n", state)
+			}
+			for _, p := range ps {
+				status := string(p.State)
+				if p.State == proposals.Open {
+					status = "open, mergeable"
+					if !p.Mergeable {
+						status = "open, conflict"
+					}
+				}
+				fmt.Fprintf(io.out, "#%-4d %-20s %s\n", p.Number, status, p.Title)
+				if p.Conflict != "" {
+					fmt.Fprintf(io.out, "       %s\n", p.Conflict)
+				}
+			}
+			return nil
+		},
+	}
+	list.Flags().StringVar(&state, "state", "open", "open, merged, closed or all")
+	b.register(list)
+	cmd.AddCommand(list, newShowCmd(io), newRebaseCmd(io))
+	return cmd
+}
+
+func number(arg string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
+	if err != nil || n <= 0 {
+		return 0, usageErr("%q is not a proposal number", arg)
+	}
+	return n, nil
+}
+
+func newShowCmd(io *streams) *cobra.Command {
+	var b backendFlags
+	cmd := &cobra.Command{
+		Use:   "show N",
+		Short: "Show a proposal: state, mergeability and body",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			n, err := number(args[0])
+			if err != nil {
+				return err
+			}
+			svc, err := b.service()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := ctx30()
+			defer cancel()
+			p, err := svc.Backend.Get(ctx, n)
+			if err != nil {
+				return err
+			}
+			if b.json {
+				return printProposal(io, p, true, "")
+			}
+			printProposal(io, p, false, "")
+			fmt.Fprint(io.out, p.Body)
+			return nil
+		},
+	}
+	b.register(cmd)
+	return cmd
+}
+
+func newRebaseCmd(io *streams) *cobra.Command {
+	var b backendFlags
+	cmd := &cobra.Command{
+		Use:   "rebase N",
+		Short: "Re-apply a proposal's change to the current main",
+		Long: `Rebase re-applies an open proposal at the document level on the current main:
+a guardrail added is still a guardrail added, whatever else main gained. A
+change that no longer applies (the same id was added, or the section it
+replaces changed since) is reported as a conflict, and nothing changes.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			n, err := number(args[0])
+			if err != nil {
+				return err
+			}
+			svc, err := b.service()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := ctx30()
+			defer cancel()
+			p, err := svc.Rebase(ctx, n)
+			if err != nil {
+				return proposalErr(io, err)
+			}
+			return printProposal(io, p, b.json, "rebased")
+		},
+	}
+	b.register(cmd)
+	return cmd
+}
+
+func newApproveCmd(io *streams) *cobra.Command {
+	var b backendFlags
+	var as string
+	cmd := &cobra.Command{
+		Use:   "approve N",
+		Short: "Approve a proposal by merging it",
+		Long: `Approve merges an open proposal into main; the merge is the approval, and its
+author and time become the rules' approved_by and approved_at. Locally, a
+proposal made on an older main is re-applied first. On Gitea the merge is
+made as the token's user, who must be allowed to merge into main.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			n, err := number(args[0])
+			if err != nil {
+				return err
+			}
+			svc, err := b.service()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := ctx30()
+			defer cancel()
+			p, err := svc.Backend.Merge(ctx, n, as)
+			if err != nil {
+				return proposalErr(io, err)
+			}
+			return printProposal(io, p, b.json, "approved")
+		},
+	}
+	b.register(cmd)
+	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's name (default: your git user.name)")
+	return cmd
+}
+
+func newRejectCmd(io *streams) *cobra.Command {
+	var b backendFlags
+	var reason, as string
+	cmd := &cobra.Command{
+		Use:   "reject N",
+		Short: "Reject a proposal (close it without merging)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			n, err := number(args[0])
+			if err != nil {
+				return err
+			}
+			svc, err := b.service()
+			if err != nil {
+				return err
+			}
+			ctx, cancel := ctx30()
+			defer cancel()
+			p, err := svc.Backend.Close(ctx, n, whoami(as), reason)
+			if err != nil {
+				return proposalErr(io, err)
+			}
+			return printProposal(io, p, b.json, "rejected")
+		},
+	}
+	b.register(cmd)
+	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the proposal")
+	cmd.Flags().StringVar(&as, "as", "", "your name (default: your user name)")
+	return cmd
+}

@@ -1,0 +1,278 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// proposalService returns the proposal layer, opened on first use.
+func (s *Server) proposalService() (proposals.Service, error) {
+	s.propOnce.Do(func() {
+		if s.opts.Proposals == nil {
+			s.propErr = errors.New("proposals are not configured for this server")
+			return
+		}
+		s.propBackend, s.propErr = s.opts.Proposals()
+	})
+	return proposals.Service{Backend: s.propBackend, Version: s.opts.Version}, s.propErr
+}
+
+// origin is who proposes, from the session alone: whatever an agent puts in
+// its arguments never reaches provenance.
+func (s *Server) origin(c call) proposals.Origin {
+	return proposals.Origin{Source: schema.SourceAgent, Agent: c.id.Agent, Session: s.session}
+}
+
+// proposalError turns a proposal failure into a message for the model.
+func proposalError(err error) error {
+	var inv *proposals.InvalidError
+	if errors.As(err, &inv) {
+		var b strings.Builder
+		b.WriteString("the proposal would make the rules invalid, so nothing was created. Fix these and propose again:\n")
+		for _, d := range inv.Diagnostics {
+			fmt.Fprintf(&b, "- %s: %s", d.Path, d.Message)
+			if d.Suggest != "" {
+				fmt.Fprintf(&b, " (did you mean %q?)", d.Suggest)
+			}
+			if d.Fix != "" {
+				b.WriteString(" — " + d.Fix)
+			}
+			b.WriteByte('\n')
+		}
+		return errors.New(b.String())
+	}
+	return err
+}
+
+// ProposalView is a proposal as the tools return it.
+type ProposalView struct {
+	Number    int      `json:"number"`
+	Title     string   `json:"title"`
+	State     string   `json:"state"`
+	Branch    string   `json:"branch"`
+	URL       string   `json:"url,omitempty"`
+	Mergeable bool     `json:"mergeable"`
+	Conflict  string   `json:"conflict,omitempty"`
+	Author    string   `json:"author,omitempty"`
+	MergedBy  string   `json:"merged_by,omitempty"`
+	MergedAt  string   `json:"merged_at,omitempty"`
+	Labels    []string `json:"labels,omitempty"`
+	Body      string   `json:"body,omitempty"`
+}
+
+func proposalView(p proposals.Proposal) ProposalView {
+	v := ProposalView{Number: p.Number, Title: p.Title, State: string(p.State), Branch: p.Branch, URL: p.URL,
+		Mergeable: p.Mergeable, Conflict: p.Conflict, Author: p.Author, MergedBy: p.MergedBy, Labels: p.Labels, Body: p.Body}
+	if p.MergedAt != nil {
+		v.MergedAt = p.MergedAt.UTC().Format("2006-01-02T15:04:05Z")
+	}
+	return v
+}
+
+func (s *Server) propose(ctx context.Context, tool string, change proposals.Change) (ProposalView, error) {
+	c := callFrom(ctx)
+	svc, err := s.proposalService()
+	if err != nil {
+		return ProposalView{}, err
+	}
+	p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: s.origin(c)})
+	if err != nil {
+		return ProposalView{}, proposalError(err)
+	}
+	s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: tool, ID: fmt.Sprint(p.Number),
+		Summary: fmt.Sprintf("proposed #%d: %s", p.Number, p.Title), Detail: map[string]any{"branch": p.Branch, "url": p.URL, "subject": change.Subject()}})
+	return proposalView(p), nil
+}
+
+func limits(max map[string]int) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for name, n := range max {
+			if p := s.Properties[name]; p != nil {
+				p.MaxLength = new(n)
+			}
+		}
+	}
+}
+
+type proposeGuardrailInput struct {
+	ID            string   `json:"id" jsonschema:"a new guardrail id: lower-case letters, digits and dashes"`
+	Statement     string   `json:"statement" jsonschema:"the rule, in one line"`
+	Severity      string   `json:"severity" jsonschema:"guidance, hard-instruction or enforcement"`
+	Rationale     string   `json:"rationale,omitempty" jsonschema:"why the rule should exist, in one line"`
+	AppliesTo     []string `json:"applies_to,omitempty" jsonschema:"agents it applies to; all agents when empty"`
+	ScopeApproval bool     `json:"scope_approval,omitempty" jsonschema:"agents must call request_scope_approval before acting beyond the task"`
+	EnforcedBy    []string `json:"enforced_by,omitempty" jsonschema:"for enforcement rules: the permission Bridle checks"`
+	Why           string   `json:"why" jsonschema:"what happened in this session that makes the rule worth having; shown to the human who approves"`
+}
+
+func (s *Server) proposeGuardrailTool() Tool {
+	return newTool(Tool{
+		Name:  "propose_guardrail",
+		Title: "Propose a new guardrail",
+		Description: "Propose a new guardrail as a pull request. Bridle validates it first and refuses an invalid one; a human approves it by merging. " +
+			"You are recorded as the proposer from this session; you cannot approve your own proposal.",
+		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
+	}, func(sc *jsonschema.Schema) {
+		limits(map[string]int{"id": 80, "statement": 1000, "rationale": 2000, "why": 4000})(sc)
+		if p := sc.Properties["severity"]; p != nil {
+			p.Enum = []any{"guidance", "hard-instruction", "enforcement"}
+		}
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in proposeGuardrailInput) (*sdk.CallToolResult, ProposalView, error) {
+		v, err := s.propose(ctx, "propose_guardrail", proposals.Change{Kind: proposals.KindGuardrail, Rationale: in.Why, Guardrail: &schema.Guardrail{
+			ID: in.ID, Statement: in.Statement, Severity: schema.Severity(in.Severity), Rationale: in.Rationale,
+			AppliesTo: in.AppliesTo, ScopeApproval: in.ScopeApproval, EnforcedBy: in.EnforcedBy,
+		}})
+		return nil, v, err
+	})
+}
+
+type exampleRepoInput struct {
+	URL          string   `json:"url" jsonschema:"repository URL or local path"`
+	Ref          string   `json:"ref,omitempty" jsonschema:"branch, tag or commit"`
+	ReferenceTag string   `json:"reference_tag" jsonschema:"unique tag for this example"`
+	ArchTag      string   `json:"arch_tag,omitempty" jsonschema:"architecture tag; the pattern name when empty"`
+	Paths        []string `json:"paths,omitempty" jsonschema:"paths inside the repository to index"`
+}
+
+type addPatternInput struct {
+	Name         string             `json:"name" jsonschema:"pattern name: lower-case letters, digits and dashes; an existing name is replaced"`
+	Description  string             `json:"description" jsonschema:"what the pattern is and when to use it"`
+	ExampleRepos []exampleRepoInput `json:"example_repos,omitempty" jsonschema:"repositories that show the pattern"`
+	Why          string             `json:"why" jsonschema:"why the project should adopt or change this pattern"`
+}
+
+func (s *Server) addPatternTool() Tool {
+	return newTool(Tool{
+		Name:        "add_pattern",
+		Title:       "Propose a custom architecture pattern",
+		Description: "Propose adding (or replacing) a custom architecture pattern with example repositories, as a pull request a human approves by merging.",
+		Toolset:     "proposals", Permission: "rules.propose", AuditsItself: true,
+	}, limits(map[string]int{"name": 80, "description": 5000, "why": 4000}),
+		func(ctx context.Context, req *sdk.CallToolRequest, in addPatternInput) (*sdk.CallToolResult, ProposalView, error) {
+			p := &schema.CustomPattern{Name: in.Name, Description: in.Description}
+			for _, r := range in.ExampleRepos {
+				p.ExampleRepos = append(p.ExampleRepos, schema.ExampleRepo{URL: r.URL, Ref: r.Ref, ReferenceTag: r.ReferenceTag, ArchTag: r.ArchTag, Paths: r.Paths})
+			}
+			v, err := s.propose(ctx, "add_pattern", proposals.Change{Kind: proposals.KindPattern, Rationale: in.Why, Pattern: p})
+			return nil, v, err
+		})
+}
+
+type updateRulesInput struct {
+	Section string `json:"section" jsonschema:"the section to replace"`
+	Value   any    `json:"value" jsonschema:"its new value: text for project.name and project.overview, a list for the others"`
+	Why     string `json:"why" jsonschema:"why the section should change"`
+}
+
+func (s *Server) updateRulesTool() Tool {
+	return newTool(Tool{
+		Name:  "update_rules",
+		Title: "Propose a change to one section of the rules",
+		Description: "Propose replacing one section of the project description (" + strings.Join(proposals.Sections, ", ") +
+			") as a pull request a human approves by merging. Guardrails and permissions cannot be changed this way.",
+		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
+	}, func(sc *jsonschema.Schema) {
+		limits(map[string]int{"why": 4000})(sc)
+		if p := sc.Properties["section"]; p != nil {
+			var e []any
+			for _, sec := range proposals.Sections {
+				e = append(e, sec)
+			}
+			p.Enum = e
+		}
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in updateRulesInput) (*sdk.CallToolResult, ProposalView, error) {
+		v, err := s.propose(ctx, "update_rules", proposals.Change{Kind: proposals.KindRules, Rationale: in.Why, Section: in.Section, Value: in.Value})
+		return nil, v, err
+	})
+}
+
+type listProposalsInput struct {
+	State string `json:"state,omitempty" jsonschema:"open (the default), merged, closed or all"`
+}
+
+// ProposalList is list_proposals' result.
+type ProposalList struct {
+	Proposals []ProposalView `json:"proposals"`
+}
+
+func (s *Server) listProposalsTool() Tool {
+	return newTool(Tool{
+		Name: "list_proposals", Title: "List proposals",
+		Description: "Proposals (pull requests) to the rules, with their state and whether they still merge cleanly.",
+		Toolset:     "proposals", Permission: "rules.propose", ReadOnly: true,
+	}, func(sc *jsonschema.Schema) {
+		if p := sc.Properties["state"]; p != nil {
+			p.Enum = []any{"open", "merged", "closed", "all"}
+		}
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in listProposalsInput) (*sdk.CallToolResult, ProposalList, error) {
+		svc, err := s.proposalService()
+		if err != nil {
+			return nil, ProposalList{}, err
+		}
+		st := proposals.State(in.State)
+		if st == "" {
+			st = proposals.Open
+		}
+		ps, err := svc.Backend.List(ctx, st)
+		if err != nil {
+			return nil, ProposalList{}, err
+		}
+		out := ProposalList{Proposals: []ProposalView{}}
+		for _, p := range ps {
+			out.Proposals = append(out.Proposals, proposalView(p))
+		}
+		return nil, out, nil
+	})
+}
+
+type numberInput struct {
+	Number int `json:"number" jsonschema:"the proposal (pull request) number"`
+}
+
+func (s *Server) getProposalTool() Tool {
+	return newTool(Tool{
+		Name: "get_proposal", Title: "Get one proposal",
+		Description: "One proposal with its state, mergeability and body (rationale, change and its effect on each agent's file).",
+		Toolset:     "proposals", Permission: "rules.propose", ReadOnly: true,
+	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
+		svc, err := s.proposalService()
+		if err != nil {
+			return nil, ProposalView{}, err
+		}
+		p, err := svc.Backend.Get(ctx, in.Number)
+		if err != nil {
+			return nil, ProposalView{}, err
+		}
+		return nil, proposalView(p), nil
+	})
+}
+
+func (s *Server) approveProposalTool() Tool {
+	return newTool(Tool{
+		Name: "approve_proposal", Title: "Approve (merge) a proposal",
+		Description: "Merge a proposal into the rules. Only agents whose profile grants rules.approve may; everyone else never sees this tool.",
+		Toolset:     "proposals", Permission: "rules.approve", AuditsItself: true,
+	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
+		c := callFrom(ctx)
+		svc, err := s.proposalService()
+		if err != nil {
+			return nil, ProposalView{}, err
+		}
+		p, err := svc.Backend.Merge(ctx, in.Number, c.id.Agent+" (agent)")
+		if err != nil {
+			return nil, ProposalView{}, proposalError(err)
+		}
+		s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "approve_proposal", ID: fmt.Sprint(p.Number),
+			Summary: fmt.Sprintf("approved #%d: %s", p.Number, p.Title)})
+		return nil, proposalView(p), nil
+	})
+}

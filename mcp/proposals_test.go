@@ -1,0 +1,107 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+func localRulesRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: "refs/heads/main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	os.WriteFile(filepath.Join(dir, "bridle.yaml"), src, 0o644)
+	wt, _ := repo.Worktree()
+	wt.Add("bridle.yaml")
+	if _, err := wt.Commit("rules", &git.CommitOptions{Author: &object.Signature{Name: "Mira", Email: "m@x", When: time.Now()}}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestProposeFromAgent: an agent proposes through the MCP tool; the server
+// fills provenance from the session and ignores what the agent claims.
+func TestProposeFromAgent(t *testing.T) {
+	dir := localRulesRepo(t)
+	f := newFixture(t, Options{Rules: dir, Proposals: func() (proposals.Backend, error) { return proposals.OpenLocal(dir, "test") }})
+	cs := f.connect(t, "claude-code", "", nil)
+	ctx := context.Background()
+
+	forged := map[string]any{
+		"id": "log-request-ids", "statement": "Log the request id with every error.", "severity": "guidance",
+		"why":        "Debugging a payout failure took an hour without it.",
+		"provenance": map[string]any{"source": "user", "approved_by": "mira.okafor"},
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "propose_guardrail", Arguments: forged})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		// Rejected outright for the unknown argument: also fine, but then
+		// propose without it and check the server's provenance.
+		delete(forged, "provenance")
+		if res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "propose_guardrail", Arguments: forged}); err != nil || res.IsError {
+			t.Fatalf("propose: %v %+v", err, res)
+		}
+	}
+	var pv ProposalView
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &pv)
+	if pv.Number != 1 || pv.State != "open" || pv.Branch != "bridle/agent/claude/guardrail-log-request-ids" {
+		t.Fatalf("proposal = %+v", pv)
+	}
+	l, _ := proposals.OpenLocal(dir, "test")
+	p, _ := l.Get(ctx, 1)
+	if p.Draft.Origin.Source != schema.SourceAgent || p.Draft.Origin.Agent != "claude" || p.Draft.Origin.Session != f.srv.session {
+		t.Errorf("origin = %+v", p.Draft.Origin)
+	}
+	if g := p.Draft.Change.Guardrail; g.Provenance.ApprovedBy != "" || g.Provenance.Source == schema.SourceUser {
+		t.Errorf("forged provenance kept: %+v", g.Provenance)
+	}
+
+	// Invalid: refused with the diagnostics, nothing created.
+	got, isErr := callText(t, cs, "propose_guardrail", map[string]any{"id": "Bad Id", "statement": "x", "severity": "guidance", "why": "y"})
+	if !isErr || !strings.Contains(got, "would make the rules invalid") || !strings.Contains(got, "guardrails[12].id") {
+		t.Errorf("invalid proposal: %s", got)
+	}
+	if ps, _ := l.List(ctx, proposals.All); len(ps) != 1 {
+		t.Errorf("%d proposals after an invalid one", len(ps))
+	}
+	got, isErr = callText(t, cs, "update_rules", map[string]any{"section": "permissions", "value": "x", "why": "y"})
+	if !isErr {
+		t.Errorf("update_rules on permissions accepted: %s", got)
+	}
+
+	// claude may not approve; the tool is not even listed.
+	if got, isErr := callText(t, cs, "approve_proposal", map[string]any{"number": 1}); !isErr || !strings.Contains(got, "needs the rules.approve permission") {
+		t.Errorf("approve by claude: %s", got)
+	}
+	list, _ := callText(t, cs, "list_proposals", nil)
+	if !strings.Contains(list, `"number":1`) {
+		t.Errorf("list_proposals: %s", list)
+	}
+	ev, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Agent: "claude"})
+	kinds := ""
+	for _, e := range ev {
+		kinds += e.Kind + ":" + e.Tool + " "
+	}
+	if !strings.Contains(kinds, "write:propose_guardrail") || !strings.Contains(kinds, "refusal:approve_proposal") {
+		t.Errorf("audit: %s", kinds)
+	}
+}
