@@ -1,0 +1,19 @@
+// Package memory is Bridle's shared vector memory: session memory (what
+// agents decided and learned) and pattern-example search (code from the
+// example repositories of the document's custom patterns), in separate
+// collections of one store.
+//
+// Promises:
+//   - Embedders: an offline default (Hashing) that needs no model or
+//     network and is deterministic, and an OpenAI-compatible client. Each
+//     collection records its model and dimension; a mismatch is an error that
+//     says to re-index, never a silent mix.
+//   - Stores: an embedded SQLite file (WAL, FTS5) that several bridle mcp
+//     processes share without losing writes, and Qdrant. One shared test
+//     suite runs against both (Qdrant through a named fake gRPC server).
+//   - Search is hybrid: vector similarity fused with full-text keyword
+//     scores (reciprocal rank fusion).
+//   - Re-indexing a reference tag replaces its chunks atomically: searches
+//     see the old set until the new one is complete, and a crash midway
+//     leaves the old set intact.
+package memory

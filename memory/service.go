@@ -1,0 +1,279 @@
+package memory
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// MemoryCollection holds session memory.
+const MemoryCollection = "memory"
+
+// Kinds of memory.
+var Kinds = []string{"decision", "context", "history", "note"}
+
+// Limits on what an agent may store.
+const (
+	MaxMemoryText = 16 << 10
+	MaxTags       = 20
+	MaxQuery      = 2000
+	MaxK          = 50
+)
+
+// ErrInput marks bad input from a caller.
+var ErrInput = errors.New("bad input")
+
+var tagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+
+// Memory is session memory for one project.
+type Memory struct {
+	Store    Store
+	Embedder Embedder
+	Project  string
+	Now      func() time.Time
+}
+
+// Entry is what Remember stores.
+type Entry struct {
+	Text    string
+	Kind    string
+	Tags    []string
+	Agent   string
+	Session string
+}
+
+func cleanText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Remember stores an entry and returns its record.
+func (m *Memory) Remember(ctx context.Context, e Entry) (Record, error) {
+	text := strings.TrimSpace(cleanText(e.Text))
+	switch {
+	case text == "":
+		return Record{}, fmt.Errorf("%w: nothing to remember (empty text)", ErrInput)
+	case !utf8.ValidString(text):
+		return Record{}, fmt.Errorf("%w: text is not valid UTF-8", ErrInput)
+	case len(text) > MaxMemoryText:
+		return Record{}, fmt.Errorf("%w: text is %d bytes; memories are at most %d — store a summary, or split it", ErrInput, len(text), MaxMemoryText)
+	case !slices.Contains(Kinds, e.Kind):
+		return Record{}, fmt.Errorf("%w: kind %q is not one of %s", ErrInput, e.Kind, strings.Join(Kinds, ", "))
+	case len(e.Tags) > MaxTags:
+		return Record{}, fmt.Errorf("%w: at most %d tags", ErrInput, MaxTags)
+	}
+	tags := make([]string, 0, len(e.Tags))
+	for _, t := range e.Tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if !tagRe.MatchString(t) {
+			return Record{}, fmt.Errorf("%w: tag %q: use lower-case letters, digits, '.', '_' and '-', at most 40", ErrInput, t)
+		}
+		tags = append(tags, t)
+	}
+	if err := ensure(ctx, m.Store, MemoryCollection, m.Embedder); err != nil {
+		return Record{}, err
+	}
+	vs, err := m.Embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return Record{}, err
+	}
+	now := time.Now
+	if m.Now != nil {
+		now = m.Now
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	r := Record{ID: "m-" + hex.EncodeToString(b), Text: text, Vector: vs[0], Tags: slices.Compact(slices.Sorted(slices.Values(tags))), Created: now().UTC(),
+		Payload: map[string]string{"project": m.Project, "kind": e.Kind, "agent": e.Agent, "session": e.Session}}
+	if err := m.Store.Upsert(ctx, MemoryCollection, []Record{r}); err != nil {
+		return Record{}, err
+	}
+	return r, nil
+}
+
+// RecallQuery selects memories.
+type RecallQuery struct {
+	Text  string
+	K     int
+	Kind  string
+	Tag   string
+	Agent string
+	Mode  Mode
+}
+
+func (m *Memory) filter(kind, tag, agent string) Filter {
+	f := Filter{Fields: map[string]string{"project": m.Project}, Tag: tag}
+	if kind != "" {
+		f.Fields["kind"] = kind
+	}
+	if agent != "" {
+		f.Fields["agent"] = agent
+	}
+	return f
+}
+
+// Recall searches the project's memories.
+func (m *Memory) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
+	text := strings.TrimSpace(cleanText(q.Text))
+	switch {
+	case text == "":
+		return nil, fmt.Errorf("%w: empty query; say what you are looking for", ErrInput)
+	case len(text) > MaxQuery:
+		return nil, fmt.Errorf("%w: query longer than %d characters", ErrInput, MaxQuery)
+	case q.Kind != "" && !slices.Contains(Kinds, q.Kind):
+		return nil, fmt.Errorf("%w: kind %q is not one of %s", ErrInput, q.Kind, strings.Join(Kinds, ", "))
+	}
+	if q.K <= 0 {
+		q.K = 5
+	}
+	q.K = min(q.K, MaxK)
+	if err := ensure(ctx, m.Store, MemoryCollection, m.Embedder); err != nil {
+		return nil, err
+	}
+	vs, err := m.Embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return m.Store.Search(ctx, MemoryCollection, Query{Text: text, Vector: vs[0], K: q.K, Mode: q.Mode, Filter: m.filter(q.Kind, q.Tag, q.Agent)})
+}
+
+// Forget deletes one memory of this project.
+func (m *Memory) Forget(ctx context.Context, id string) error {
+	r, err := m.Store.Get(ctx, MemoryCollection, id)
+	if err != nil {
+		if errors.Is(err, ErrNoCollection) {
+			return fmt.Errorf("memory %q: %w", id, ErrNotFound)
+		}
+		return err
+	}
+	if r.Payload["project"] != m.Project {
+		return fmt.Errorf("memory %q: %w", id, ErrNotFound)
+	}
+	return m.Store.DeleteID(ctx, MemoryCollection, id)
+}
+
+// List returns the project's memories, newest first.
+func (m *Memory) List(ctx context.Context, kind, tag, agent string, limit int) ([]Record, error) {
+	return m.Store.List(ctx, MemoryCollection, m.filter(kind, tag, agent), limit)
+}
+
+// Purge deletes the project's memories that match.
+func (m *Memory) Purge(ctx context.Context, kind, tag, agent string) (int, error) {
+	return m.Store.Delete(ctx, MemoryCollection, m.filter(kind, tag, agent))
+}
+
+// SearchPatterns searches pattern examples.
+func SearchPatterns(ctx context.Context, s Store, e Embedder, query, archTag string, k int, mode Mode) ([]Hit, error) {
+	query = strings.TrimSpace(cleanText(query))
+	if query == "" {
+		return nil, fmt.Errorf("%w: empty query; describe the code you are looking for", ErrInput)
+	}
+	if len(query) > MaxQuery {
+		return nil, fmt.Errorf("%w: query longer than %d characters", ErrInput, MaxQuery)
+	}
+	if k <= 0 {
+		k = 5
+	}
+	k = min(k, MaxK)
+	if err := ensure(ctx, s, PatternsCollection, e); err != nil {
+		return nil, err
+	}
+	vs, err := e.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, err
+	}
+	f := Filter{}
+	if archTag != "" {
+		f.Fields = map[string]string{"arch_tag": archTag}
+	}
+	return s.Search(ctx, PatternsCollection, Query{Text: query, Vector: vs[0], K: k, Filter: f, Mode: mode})
+}
+
+// Config chooses the store and the embedder.
+type Config struct {
+	DataDir        string // embedded store directory; DefaultDataDir() when empty
+	QdrantURL      string // QDRANT_URL: use Qdrant instead of the embedded store
+	QdrantKey      string // QDRANT_API_KEY
+	EmbeddingsURL  string // EMBEDDINGS_URL: an OpenAI-compatible server instead of the offline embedder
+	EmbeddingModel string // EMBEDDINGS_MODEL
+	EmbeddingsKey  string // EMBEDDINGS_API_KEY
+}
+
+// ConfigFromEnv fills c from the environment.
+func ConfigFromEnv(c Config) Config {
+	for _, kv := range []struct {
+		dst *string
+		env string
+	}{{&c.QdrantURL, "QDRANT_URL"}, {&c.QdrantKey, "QDRANT_API_KEY"}, {&c.EmbeddingsURL, "EMBEDDINGS_URL"},
+		{&c.EmbeddingModel, "EMBEDDINGS_MODEL"}, {&c.EmbeddingsKey, "EMBEDDINGS_API_KEY"}} {
+		if *kv.dst == "" {
+			*kv.dst = os.Getenv(kv.env)
+		}
+	}
+	return c
+}
+
+// DefaultDataDir is $BRIDLE_DATA_DIR, else $XDG_DATA_HOME/bridle, else
+// ~/.local/share/bridle.
+func DefaultDataDir() string {
+	if d := os.Getenv("BRIDLE_DATA_DIR"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "bridle")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "bridle")
+	}
+	return filepath.Join(home, ".local", "share", "bridle")
+}
+
+// ensure makes coll ready for e, learning e's dimension first when the
+// embedder only knows it after a call (OpenAI-compatible servers).
+func ensure(ctx context.Context, s Store, coll string, e Embedder) error {
+	if e.Dim() == 0 {
+		if _, err := e.Embed(ctx, []string{"dimension probe"}); err != nil {
+			return err
+		}
+	}
+	return s.Ensure(ctx, coll, e.Model(), e.Dim())
+}
+
+// Open returns the store and embedder c describes.
+func Open(c Config) (Store, Embedder, error) {
+	var emb Embedder = Hashing{}
+	if c.EmbeddingsURL != "" {
+		if c.EmbeddingModel == "" {
+			return nil, nil, fmt.Errorf("%w: EMBEDDINGS_URL is set but EMBEDDINGS_MODEL is not", ErrInput)
+		}
+		emb = &OpenAI{URL: c.EmbeddingsURL, ModelName: c.EmbeddingModel, Key: c.EmbeddingsKey, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
+	if c.QdrantURL != "" {
+		s, err := OpenQdrant(c.QdrantURL, c.QdrantKey)
+		return s, emb, err
+	}
+	dir := c.DataDir
+	if dir == "" {
+		dir = DefaultDataDir()
+	}
+	s, err := OpenSQLite(filepath.Join(dir, "memory.db"))
+	return s, emb, err
+}

@@ -1,0 +1,667 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SQLite is the embedded store: one file, shared by every bridle process on
+// the machine. Writes are transactions in WAL mode behind a busy timeout and
+// retries; full-text search is FTS5. Vector search runs on an in-memory
+// index kept in step with the file: 1-bit codes scanned with popcount, then
+// the best candidates rescored on int8 vectors.
+type SQLite struct {
+	db   *sql.DB
+	path string
+	mu   sync.Mutex
+	idx  map[string]*index // per collection
+	seen int64             // the file's write generation the indexes reflect
+}
+
+// OpenSQLite opens (creating) the store at path.
+func OpenSQLite(path string) (*SQLite, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open memory store: %w", err)
+	}
+	dsn := "file:" + path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open memory store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(4)
+	s := &SQLite{db: db, path: path, idx: map[string]*index{}, seen: -1}
+	if err := s.retry(context.Background(), s.migrate); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open memory store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS collections(name TEXT PRIMARY KEY, model TEXT NOT NULL, dim INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS records(
+  rid INTEGER PRIMARY KEY AUTOINCREMENT,
+  coll TEXT NOT NULL, id TEXT NOT NULL, live INTEGER NOT NULL DEFAULT 1,
+  text TEXT NOT NULL, payload TEXT NOT NULL, tags TEXT NOT NULL, vec BLOB NOT NULL, created INTEGER NOT NULL,
+  UNIQUE(coll, id));
+CREATE INDEX IF NOT EXISTS records_coll ON records(coll, live);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(terms, tokenize='unicode61');
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);
+INSERT OR IGNORE INTO meta(k, v) VALUES ('gen', 0);
+`
+
+func (s *SQLite) migrate(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, schemaSQL)
+	return err
+}
+
+// busy reports SQLite's "database is locked/busy" answers.
+func busy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return err != nil && strings.Contains(err.Error(), "database is locked")
+}
+
+// retry runs f until it does not fail with a busy database (the busy
+// timeout usually absorbs contention; this covers the rest), so that "database
+// is locked" never reaches a user.
+func (s *SQLite) retry(ctx context.Context, f func(context.Context) error) error {
+	var err error
+	for i := 0; i < 50; i++ {
+		if err = f(ctx); !busy(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(10+i*10) * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("memory store busy for too long: %w", err)
+}
+
+func (s *SQLite) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	return s.retry(ctx, func(ctx context.Context) error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := f(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE meta SET v = v + 1 WHERE k = 'gen'`); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// Close implements Store.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+// Ensure implements Store.
+func (s *SQLite) Ensure(ctx context.Context, coll, model string, dim int) error {
+	var m string
+	var d int
+	err := s.retry(ctx, func(ctx context.Context) error {
+		err := s.db.QueryRowContext(ctx, `SELECT model, dim FROM collections WHERE name = ?`, coll).Scan(&m, &d)
+		if errors.Is(err, sql.ErrNoRows) {
+			m, d = model, dim
+			_, err = s.db.ExecContext(ctx, `INSERT OR IGNORE INTO collections(name, model, dim) VALUES (?, ?, ?)`, coll, model, dim)
+			if err == nil {
+				err = s.db.QueryRowContext(ctx, `SELECT model, dim FROM collections WHERE name = ?`, coll).Scan(&m, &d)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("memory store: %w", err)
+	}
+	if m != model || d != dim {
+		return fmt.Errorf("collection %s: %w (%s, %d dimensions; now %s, %d): re-index it (bridle patterns index, or bridle memory purge)",
+			coll, ErrModelMismatch, m, d, model, dim)
+	}
+	return nil
+}
+
+func encodeVec(v []float32) []byte {
+	var maxAbs float32
+	for _, x := range v {
+		maxAbs = max(maxAbs, float32(math.Abs(float64(x))))
+	}
+	scale := maxAbs / 127
+	b := make([]byte, 4+len(v))
+	binary.LittleEndian.PutUint32(b, math.Float32bits(scale))
+	for i, x := range v {
+		if scale > 0 {
+			b[4+i] = byte(int8(math.Round(float64(x / scale))))
+		}
+	}
+	return b
+}
+
+func decodeVec(b []byte) (q []int8, scale float32) {
+	if len(b) < 4 {
+		return nil, 0
+	}
+	scale = math.Float32frombits(binary.LittleEndian.Uint32(b))
+	q = make([]int8, len(b)-4)
+	for i, c := range b[4:] {
+		q[i] = int8(c)
+	}
+	return q, scale
+}
+
+func tagsField(tags []string) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	return "," + strings.Join(tags, ",") + ","
+}
+
+func parseTags(s string) []string {
+	s = strings.Trim(s, ",")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+func (s *SQLite) insert(ctx context.Context, tx *sql.Tx, coll string, r Record, live int) error {
+	if r.Created.IsZero() {
+		r.Created = time.Now()
+	}
+	payload, _ := json.Marshal(r.Payload)
+	var old int64
+	err := tx.QueryRowContext(ctx, `SELECT rid FROM records WHERE coll = ? AND id = ?`, coll, r.ID).Scan(&old)
+	if err == nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid = ?`, old); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records WHERE rid = ?`, old); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO records(coll, id, live, text, payload, tags, vec, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		coll, r.ID, live, r.Text, string(payload), tagsField(r.Tags), encodeVec(r.Vector), r.Created.UnixNano())
+	if err != nil {
+		return err
+	}
+	rid, _ := res.LastInsertId()
+	_, err = tx.ExecContext(ctx, `INSERT INTO records_fts(rowid, terms) VALUES (?, ?)`, rid, strings.Join(Stems(r.Text), " "))
+	return err
+}
+
+// Upsert implements Store.
+func (s *SQLite) Upsert(ctx context.Context, coll string, recs []Record) error {
+	for i := 0; i < len(recs); i += 500 {
+		batch := recs[i:min(i+500, len(recs))]
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			for _, r := range batch {
+				if err := s.insert(ctx, tx, coll, r, 1); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("memory store upsert: %w", err)
+		}
+	}
+	return nil
+}
+
+// Replace implements Store: the new records are written invisible (live = 0)
+// in batches, then one transaction deletes the old set and makes the new one
+// live. Invisible leftovers of a crashed run are removed first.
+func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs []Record) error {
+	sel := `coll = ? AND json_extract(payload, '$.' || ?) = ?`
+	if err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE live = 0 AND `+sel+`)`, coll, field, value); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM records WHERE live = 0 AND `+sel, coll, field, value)
+		return err
+	}); err != nil {
+		return fmt.Errorf("memory store replace: %w", err)
+	}
+	for i := 0; i < len(recs); i += 500 {
+		batch := recs[i:min(i+500, len(recs))]
+		if err := s.tx(ctx, func(tx *sql.Tx) error {
+			for _, r := range batch {
+				r.ID = "~" + r.ID // staging ids never collide with live ones
+				if err := s.insert(ctx, tx, coll, r, 0); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return fmt.Errorf("memory store replace: %w", err)
+		}
+	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE live = 1 AND `+sel+`)`, coll, field, value); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records WHERE live = 1 AND `+sel, coll, field, value); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE records SET live = 1, id = substr(id, 2) WHERE live = 0 AND `+sel, coll, field, value)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("memory store replace: %w", err)
+	}
+	return nil
+}
+
+func (s *SQLite) where(coll string, f Filter) (string, []any) {
+	q := `coll = ? AND live = 1`
+	args := []any{coll}
+	keys := make([]string, 0, len(f.Fields))
+	for k := range f.Fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		q += ` AND json_extract(payload, '$.' || ?) = ?`
+		args = append(args, k, f.Fields[k])
+	}
+	if f.Tag != "" {
+		q += ` AND instr(tags, ?) > 0`
+		args = append(args, ","+f.Tag+",")
+	}
+	return q, args
+}
+
+func scanRecord(rows interface{ Scan(...any) error }) (Record, error) {
+	var r Record
+	var payload, tags string
+	var created int64
+	if err := rows.Scan(&r.ID, &r.Text, &payload, &tags, &created); err != nil {
+		return r, err
+	}
+	json.Unmarshal([]byte(payload), &r.Payload)
+	r.Tags = parseTags(tags)
+	r.Created = time.Unix(0, created).UTC()
+	return r, nil
+}
+
+// Get implements Store.
+func (s *SQLite) Get(ctx context.Context, coll, id string) (Record, error) {
+	var r Record
+	err := s.retry(ctx, func(ctx context.Context) error {
+		var err error
+		r, err = scanRecord(s.db.QueryRowContext(ctx, `SELECT id, text, payload, tags, created FROM records WHERE coll = ? AND id = ? AND live = 1`, coll, id))
+		return err
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%s %q: %w", coll, id, ErrNotFound)
+	}
+	return r, err
+}
+
+// List implements Store: newest first.
+func (s *SQLite) List(ctx context.Context, coll string, f Filter, limit int) ([]Record, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	w, args := s.where(coll, f)
+	var out []Record
+	err := s.retry(ctx, func(ctx context.Context) error {
+		out = nil
+		rows, err := s.db.QueryContext(ctx, `SELECT id, text, payload, tags, created FROM records WHERE `+w+` ORDER BY created DESC, rid DESC LIMIT ?`, append(args, limit)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanRecord(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Count implements Store.
+func (s *SQLite) Count(ctx context.Context, coll string, f Filter) (int, error) {
+	w, args := s.where(coll, f)
+	var n int
+	err := s.retry(ctx, func(ctx context.Context) error {
+		return s.db.QueryRowContext(ctx, `SELECT count(*) FROM records WHERE `+w, args...).Scan(&n)
+	})
+	return n, err
+}
+
+// Delete implements Store.
+func (s *SQLite) Delete(ctx context.Context, coll string, f Filter) (int, error) {
+	w, args := s.where(coll, f)
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE `+w+`)`, args...); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE `+w, args...)
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		return err
+	})
+	return int(n), err
+}
+
+// DeleteID implements Store.
+func (s *SQLite) DeleteID(ctx context.Context, coll, id string) error {
+	var n int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE coll = ? AND id = ? AND live = 1)`, coll, id); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM records WHERE coll = ? AND id = ? AND live = 1`, coll, id)
+		if err == nil {
+			n, _ = res.RowsAffected()
+		}
+		return err
+	})
+	if err == nil && n == 0 {
+		return fmt.Errorf("%s %q: %w", coll, id, ErrNotFound)
+	}
+	return err
+}
+
+// index is the in-memory vector index of one collection.
+type index struct {
+	dim    int
+	words  int      // uint64 words per code
+	rids   []int64  // row ids, in load order
+	ids    []string // record ids
+	codes  []uint64 // 1-bit codes, words per record
+	q8     []int8   // int8 vectors, dim per record
+	scale  []float32
+	fields []map[string]string
+	tags   [][]string
+}
+
+// refresh reloads the in-memory indexes when another process (or this one)
+// wrote to the file since the last look.
+func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
+	var gen int64
+	if err := s.retry(ctx, func(ctx context.Context) error {
+		return s.db.QueryRowContext(ctx, `SELECT v FROM meta WHERE k = 'gen'`).Scan(&gen)
+	}); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen != s.seen {
+		s.idx, s.seen = map[string]*index{}, gen
+	}
+	if ix, ok := s.idx[coll]; ok {
+		return ix, nil
+	}
+	var dim int
+	err := s.retry(ctx, func(ctx context.Context) error {
+		return s.db.QueryRowContext(ctx, `SELECT dim FROM collections WHERE name = ?`, coll).Scan(&dim)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%q: %w", coll, ErrNoCollection)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ix := &index{dim: dim, words: (dim + 63) / 64}
+	err = s.retry(ctx, func(ctx context.Context) error {
+		*ix = index{dim: dim, words: (dim + 63) / 64}
+		rows, err := s.db.QueryContext(ctx, `SELECT rid, id, payload, tags, vec FROM records WHERE coll = ? AND live = 1 ORDER BY rid`, coll)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var rid int64
+			var id, payload, tags string
+			var vec []byte
+			if err := rows.Scan(&rid, &id, &payload, &tags, &vec); err != nil {
+				return err
+			}
+			q, sc := decodeVec(vec)
+			if len(q) != dim {
+				continue
+			}
+			var p map[string]string
+			json.Unmarshal([]byte(payload), &p)
+			ix.add(rid, id, q, sc, p, parseTags(tags))
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.idx[coll] = ix
+	return ix, nil
+}
+
+func (ix *index) add(rid int64, id string, q []int8, sc float32, p map[string]string, tags []string) {
+	ix.rids = append(ix.rids, rid)
+	ix.ids = append(ix.ids, id)
+	code := make([]uint64, ix.words)
+	for i, x := range q {
+		if x > 0 {
+			code[i/64] |= 1 << (i % 64)
+		}
+	}
+	ix.codes = append(ix.codes, code...)
+	ix.q8 = append(ix.q8, q...)
+	ix.scale = append(ix.scale, sc)
+	ix.fields = append(ix.fields, p)
+	ix.tags = append(ix.tags, tags)
+}
+
+func (ix *index) match(i int, f Filter) bool {
+	for k, v := range f.Fields {
+		if ix.fields[i][k] != v {
+			return false
+		}
+	}
+	return f.Tag == "" || slices.Contains(ix.tags[i], f.Tag)
+}
+
+// search returns the k best records for v: hamming distance on the 1-bit
+// codes picks candidates, int8 dot products rank them.
+func (ix *index) search(v []float32, k int, f Filter) []scored {
+	n := len(ix.ids)
+	if n == 0 {
+		return nil
+	}
+	qcode := make([]uint64, ix.words)
+	for i, x := range v {
+		if x > 0 {
+			qcode[i/64] |= 1 << (i % 64)
+		}
+	}
+	dist := make([]uint16, n)
+	var hist [4097]int
+	for i := 0; i < n; i++ {
+		if len(f.Fields) > 0 || f.Tag != "" {
+			if !ix.match(i, f) {
+				dist[i] = math.MaxUint16
+				continue
+			}
+		}
+		var d int
+		c := ix.codes[i*ix.words : (i+1)*ix.words]
+		for w := range c {
+			d += bits.OnesCount64(c[w] ^ qcode[w])
+		}
+		dist[i] = uint16(d)
+		hist[min(d, 4096)]++
+	}
+	want := max(k*20, 400)
+	limit, total := 0, 0
+	for limit = 0; limit < len(hist) && total < want; limit++ {
+		total += hist[limit]
+	}
+	var cand []scored
+	for i := 0; i < n; i++ {
+		if int(dist[i]) < limit {
+			q := ix.q8[i*ix.dim : (i+1)*ix.dim]
+			var dot float32
+			for j, x := range q {
+				dot += float32(x) * v[j]
+			}
+			cand = append(cand, scored{i, float64(dot * ix.scale[i])})
+		}
+	}
+	slices.SortFunc(cand, func(a, b scored) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return a.i - b.i
+	})
+	if len(cand) > k {
+		cand = cand[:k]
+	}
+	return cand
+}
+
+type scored struct {
+	i     int
+	score float64
+}
+
+// Search implements Store.
+func (s *SQLite) Search(ctx context.Context, coll string, q Query) ([]Hit, error) {
+	if q.K <= 0 {
+		q.K = 10
+	}
+	if q.Mode == "" {
+		q.Mode = Hybrid
+	}
+	var vec, kw []Hit
+	if q.Mode != Keyword {
+		if len(q.Vector) == 0 {
+			return nil, errors.New("memory search: no query vector")
+		}
+		ix, err := s.refresh(ctx, coll)
+		if err != nil {
+			return nil, fmt.Errorf("memory search: %w", err)
+		}
+		if len(q.Vector) != ix.dim {
+			return nil, fmt.Errorf("memory search: %w (query has %d dimensions, the collection %d)", ErrModelMismatch, len(q.Vector), ix.dim)
+		}
+		n := q.K
+		if q.Mode == Hybrid {
+			n = max(q.K*3, 30)
+		}
+		res := ix.search(q.Vector, n, q.Filter)
+		for _, r := range res {
+			vec = append(vec, Hit{Record: Record{ID: ix.ids[r.i]}, Score: r.score})
+		}
+	}
+	if q.Mode != Vector {
+		var err error
+		if kw, err = s.keyword(ctx, coll, q); err != nil {
+			return nil, err
+		}
+	}
+	var hits []Hit
+	switch q.Mode {
+	case Vector:
+		hits = vec
+	case Keyword:
+		hits = kw
+		if len(hits) > q.K {
+			hits = hits[:q.K]
+		}
+	default:
+		hits = fuse(vec, kw, q.K)
+	}
+	return s.fill(ctx, coll, hits)
+}
+
+// keyword ranks by BM25 over the FTS5 index of the records' terms.
+func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, error) {
+	terms := Stems(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	quoted := make([]string, 0, len(terms))
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(terms))) {
+		quoted = append(quoted, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+	}
+	w, args := s.where(coll, q.Filter)
+	n := q.K
+	if q.Mode == Hybrid {
+		n = max(q.K*3, 30)
+	}
+	var out []Hit
+	err := s.retry(ctx, func(ctx context.Context) error {
+		out = nil
+		rows, err := s.db.QueryContext(ctx, `SELECT r.id, bm25(records_fts) AS rank FROM records_fts JOIN records r ON r.rid = records_fts.rowid
+			WHERE records_fts MATCH ? AND `+strings.ReplaceAll(w, "coll = ?", "r.coll = ?")+` ORDER BY rank LIMIT ?`,
+			append(append([]any{strings.Join(quoted, " OR ")}, args...), n)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var h Hit
+			if err := rows.Scan(&h.ID, &h.Score); err != nil {
+				return err
+			}
+			h.Score = -h.Score
+			out = append(out, h)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("memory keyword search: %w", err)
+	}
+	return out, nil
+}
+
+// fill loads the records behind hits.
+func (s *SQLite) fill(ctx context.Context, coll string, hits []Hit) ([]Hit, error) {
+	out := hits[:0]
+	for _, h := range hits {
+		r, err := s.Get(ctx, coll, h.ID)
+		if errors.Is(err, ErrNotFound) {
+			continue // deleted since the index was loaded
+		}
+		if err != nil {
+			return nil, err
+		}
+		h.Record = r
+		out = append(out, h)
+	}
+	return out, nil
+}

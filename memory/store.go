@@ -1,0 +1,127 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+)
+
+// Record is one stored text with its vector and payload.
+type Record struct {
+	ID      string            `json:"id"`
+	Text    string            `json:"text"`
+	Payload map[string]string `json:"payload,omitempty"`
+	Tags    []string          `json:"tags,omitempty"`
+	Created time.Time         `json:"created"`
+	Vector  []float32         `json:"-"`
+}
+
+// Filter selects records: every field must equal, and Tag must be among
+// the record's tags. The zero Filter matches everything.
+type Filter struct {
+	Fields map[string]string
+	Tag    string
+}
+
+func (f Filter) match(r *Record) bool {
+	for k, v := range f.Fields {
+		if r.Payload[k] != v {
+			return false
+		}
+	}
+	return f.Tag == "" || slices.Contains(r.Tags, f.Tag)
+}
+
+// Mode is how Search ranks.
+type Mode string
+
+// Search modes.
+const (
+	Hybrid  Mode = "hybrid" // vector and keyword, fused (the default)
+	Vector  Mode = "vector"
+	Keyword Mode = "keyword"
+)
+
+// Query is a search.
+type Query struct {
+	Text   string
+	Vector []float32 // required for vector and hybrid
+	K      int       // default 10
+	Filter Filter
+	Mode   Mode
+}
+
+// Hit is a search result; Score is higher for better matches.
+type Hit struct {
+	Record
+	Score float64 `json:"score"`
+}
+
+// Store keeps collections of records.
+type Store interface {
+	// Ensure creates the collection for model and dim, or checks that it was
+	// made with them (ErrModelMismatch otherwise).
+	Ensure(ctx context.Context, coll, model string, dim int) error
+	Upsert(ctx context.Context, coll string, recs []Record) error
+	Search(ctx context.Context, coll string, q Query) ([]Hit, error)
+	Get(ctx context.Context, coll, id string) (Record, error)
+	List(ctx context.Context, coll string, f Filter, limit int) ([]Record, error)
+	Count(ctx context.Context, coll string, f Filter) (int, error)
+	// Delete removes matching records and says how many.
+	Delete(ctx context.Context, coll string, f Filter) (int, error)
+	DeleteID(ctx context.Context, coll, id string) error
+	// Replace swaps every record whose payload[field] == value for recs, at
+	// once: searches see the old set until the new one is complete, and a
+	// failure midway leaves the old set intact.
+	Replace(ctx context.Context, coll, field, value string, recs []Record) error
+	Close() error
+}
+
+// Errors, for errors.Is.
+var (
+	ErrModelMismatch = errors.New("collection was indexed with another embedding model")
+	ErrNotFound      = errors.New("not found")
+	ErrUnavailable   = errors.New("vector store unavailable")
+	ErrNoCollection  = errors.New("no such collection")
+)
+
+// rrfK damps reciprocal rank fusion.
+const rrfK = 60
+
+// fuse merges vector and keyword rankings by reciprocal rank fusion.
+func fuse(vec, kw []Hit, k int) []Hit {
+	score := map[string]float64{}
+	rec := map[string]Hit{}
+	for i, h := range vec {
+		score[h.ID] += 1.0 / float64(rrfK+i+1)
+		rec[h.ID] = h
+	}
+	for i, h := range kw {
+		score[h.ID] += 1.0 / float64(rrfK+i+1)
+		if _, ok := rec[h.ID]; !ok {
+			rec[h.ID] = h
+		}
+	}
+	out := make([]Hit, 0, len(rec))
+	for id, h := range rec {
+		h.Score = score[id]
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		if a.ID < b.ID {
+			return -1
+		}
+		return 1
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
