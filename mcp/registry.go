@@ -93,6 +93,11 @@ func (s *Server) registry() []Tool {
 		s.listProposalsTool(),
 		s.getProposalTool(),
 		s.approveProposalTool(),
+		s.rememberTool(),
+		s.recallTool(),
+		s.forgetTool(),
+		s.searchPatternsTool(),
+		s.refreshPatternTool(),
 	}
 }
 

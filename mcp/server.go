@@ -15,6 +15,7 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
@@ -35,6 +36,11 @@ type Options struct {
 	// Proposals opens the proposal backend on first use; nil disables the
 	// proposals toolset's tools (they answer that proposals are not set up).
 	Proposals func() (proposals.Backend, error)
+	// Memory opens the vector store and the embedder on first use; nil
+	// disables the memory and patterns tools.
+	Memory func() (memory.Store, memory.Embedder, error)
+	// ExampleToken authenticates clones of private example repositories.
+	ExampleToken string
 	// Gitea, when set, makes main of this Gitea repository the rules
 	// source (through a local mirror); Rules and Ref are then ignored.
 	Gitea  *proposals.GiteaOptions
@@ -58,6 +64,11 @@ type Server struct {
 	propOnce    sync.Once
 	propBackend proposals.Backend
 	propErr     error
+
+	memOnce  sync.Once
+	memStore memory.Store
+	memEmb   memory.Embedder
+	memErr   error
 }
 
 // Instructions are sent to every client at initialize.

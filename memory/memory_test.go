@@ -206,7 +206,7 @@ func TestMemoryService(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].ID != r.ID || hits[0].Payload["agent"] != "claude" {
 		t.Fatalf("recall: %v %+v", err, hits)
 	}
-	if hits, _ := m.Recall(ctx, RecallQuery{Text: "pgx", Tag: "db"}); len(hits) != 1 {
+	if hits, _ := m.Recall(ctx, RecallQuery{Text: "pgx", Tags: []string{"db"}}); len(hits) != 1 {
 		t.Errorf("tag filter: %d", len(hits))
 	}
 	for _, e := range []Entry{
@@ -232,7 +232,7 @@ func TestMemoryService(t *testing.T) {
 	if err := m.Forget(ctx, r.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("forget twice: %v", err)
 	}
-	if n, _ := other.Purge(ctx, "", "", ""); n != 1 {
+	if n, _ := other.Purge(ctx, "", nil, ""); n != 1 {
 		t.Errorf("purge = %d", n)
 	}
 }

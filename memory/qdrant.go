@@ -221,8 +221,8 @@ func (q *Qdrant) filter(f Filter) *qdrant.Filter {
 	for _, k := range keys {
 		must = append(must, qdrant.NewMatchKeyword(k, f.Fields[k]))
 	}
-	if f.Tag != "" {
-		must = append(must, qdrant.NewMatchKeyword(qTags, f.Tag))
+	for _, t := range f.Tags {
+		must = append(must, qdrant.NewMatchKeyword(qTags, t))
 	}
 	return &qdrant.Filter{Must: must}
 }
@@ -253,7 +253,7 @@ func (q *Qdrant) Search(ctx context.Context, coll string, qq Query) ([]Hit, erro
 	}
 	n := qq.K
 	if qq.Mode == Hybrid {
-		n = max(qq.K*3, 30)
+		n = hybridDepth(qq.K)
 	}
 	var vec, kw []Hit
 	if qq.Mode != Keyword {

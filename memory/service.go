@@ -113,13 +113,13 @@ type RecallQuery struct {
 	Text  string
 	K     int
 	Kind  string
-	Tag   string
+	Tags  []string
 	Agent string
 	Mode  Mode
 }
 
-func (m *Memory) filter(kind, tag, agent string) Filter {
-	f := Filter{Fields: map[string]string{"project": m.Project}, Tag: tag}
+func (m *Memory) filter(kind string, tags []string, agent string) Filter {
+	f := Filter{Fields: map[string]string{"project": m.Project}, Tags: tags}
 	if kind != "" {
 		f.Fields["kind"] = kind
 	}
@@ -151,7 +151,7 @@ func (m *Memory) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.Store.Search(ctx, MemoryCollection, Query{Text: text, Vector: vs[0], K: q.K, Mode: q.Mode, Filter: m.filter(q.Kind, q.Tag, q.Agent)})
+	return m.Store.Search(ctx, MemoryCollection, Query{Text: text, Vector: vs[0], K: q.K, Mode: q.Mode, Filter: m.filter(q.Kind, q.Tags, q.Agent)})
 }
 
 // Forget deletes one memory of this project.
@@ -170,13 +170,13 @@ func (m *Memory) Forget(ctx context.Context, id string) error {
 }
 
 // List returns the project's memories, newest first.
-func (m *Memory) List(ctx context.Context, kind, tag, agent string, limit int) ([]Record, error) {
-	return m.Store.List(ctx, MemoryCollection, m.filter(kind, tag, agent), limit)
+func (m *Memory) List(ctx context.Context, kind string, tags []string, agent string, limit int) ([]Record, error) {
+	return m.Store.List(ctx, MemoryCollection, m.filter(kind, tags, agent), limit)
 }
 
 // Purge deletes the project's memories that match.
-func (m *Memory) Purge(ctx context.Context, kind, tag, agent string) (int, error) {
-	return m.Store.Delete(ctx, MemoryCollection, m.filter(kind, tag, agent))
+func (m *Memory) Purge(ctx context.Context, kind string, tags []string, agent string) (int, error) {
+	return m.Store.Delete(ctx, MemoryCollection, m.filter(kind, tags, agent))
 }
 
 // SearchPatterns searches pattern examples.

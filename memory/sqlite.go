@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +32,7 @@ type SQLite struct {
 	path string
 	mu   sync.Mutex
 	idx  map[string]*index // per collection
+	df   map[string]int64  // keyword document frequencies, until the next write
 	seen int64             // the file's write generation the indexes reflect
 }
 
@@ -44,7 +47,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open memory store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
-	s := &SQLite{db: db, path: path, idx: map[string]*index{}, seen: -1}
+	s := &SQLite{db: db, path: path, idx: map[string]*index{}, df: map[string]int64{}, seen: -1}
 	if err := s.retry(context.Background(), s.migrate); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open memory store %s: %w", path, err)
@@ -61,6 +64,7 @@ CREATE TABLE IF NOT EXISTS records(
   UNIQUE(coll, id));
 CREATE INDEX IF NOT EXISTS records_coll ON records(coll, live);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(terms, tokenize='unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS records_vocab USING fts5vocab(records_fts, 'row');
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta(k, v) VALUES ('gen', 0);
 `
@@ -289,9 +293,9 @@ func (s *SQLite) where(coll string, f Filter) (string, []any) {
 		q += ` AND json_extract(payload, '$.' || ?) = ?`
 		args = append(args, k, f.Fields[k])
 	}
-	if f.Tag != "" {
+	for _, t := range f.Tags {
 		q += ` AND instr(tags, ?) > 0`
-		args = append(args, ","+f.Tag+",")
+		args = append(args, ","+t+",")
 	}
 	return q, args
 }
@@ -397,15 +401,17 @@ func (s *SQLite) DeleteID(ctx context.Context, coll, id string) error {
 
 // index is the in-memory vector index of one collection.
 type index struct {
-	dim    int
-	words  int      // uint64 words per code
-	rids   []int64  // row ids, in load order
-	ids    []string // record ids
-	codes  []uint64 // 1-bit codes, words per record
-	q8     []int8   // int8 vectors, dim per record
-	scale  []float32
-	fields []map[string]string
-	tags   [][]string
+	dim   int
+	words int      // uint64 words per code
+	rids  []int64  // row ids, in load order
+	ids   []string // record ids
+	codes []uint64 // 1-bit codes, words per record
+	q8    []int8   // int8 vectors, dim per record
+	scale []float32
+	// fields holds each record's payload and tags as "\x00k=v\x00…\x00#tag\x00",
+	// one string a record: filters are substring tests, and 100k records
+	// cost megabytes, not the tens a map each would.
+	fields []string
 }
 
 // refresh reloads the in-memory indexes when another process (or this one)
@@ -420,7 +426,7 @@ func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if gen != s.seen {
-		s.idx, s.seen = map[string]*index{}, gen
+		s.idx, s.df, s.seen = map[string]*index{}, map[string]int64{}, gen
 	}
 	if ix, ok := s.idx[coll]; ok {
 		return ix, nil
@@ -456,7 +462,7 @@ func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
 			}
 			var p map[string]string
 			json.Unmarshal([]byte(payload), &p)
-			ix.add(rid, id, q, sc, p, parseTags(tags))
+			ix.add(rid, id, q, sc, compactFields(p, parseTags(tags)))
 		}
 		return rows.Err()
 	})
@@ -464,10 +470,27 @@ func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
 		return nil, err
 	}
 	s.idx[coll] = ix
+	if len(ix.ids) > 10000 {
+		debug.FreeOSMemory() // loading left garbage the size of the index; give it back now
+	}
 	return ix, nil
 }
 
-func (ix *index) add(rid int64, id string, q []int8, sc float32, p map[string]string, tags []string) {
+func compactFields(p map[string]string, tags []string) string {
+	var b strings.Builder
+	b.WriteByte(0)
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		b.WriteString(k + "=" + p[k])
+		b.WriteByte(0)
+	}
+	for _, t := range tags {
+		b.WriteString("#" + t)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func (ix *index) add(rid int64, id string, q []int8, sc float32, fields string) {
 	ix.rids = append(ix.rids, rid)
 	ix.ids = append(ix.ids, id)
 	code := make([]uint64, ix.words)
@@ -479,17 +502,28 @@ func (ix *index) add(rid int64, id string, q []int8, sc float32, p map[string]st
 	ix.codes = append(ix.codes, code...)
 	ix.q8 = append(ix.q8, q...)
 	ix.scale = append(ix.scale, sc)
-	ix.fields = append(ix.fields, p)
-	ix.tags = append(ix.tags, tags)
+	ix.fields = append(ix.fields, fields)
 }
 
-func (ix *index) match(i int, f Filter) bool {
+// needles turns a filter into the substrings a matching record holds.
+func needles(f Filter) []string {
+	var out []string
 	for k, v := range f.Fields {
-		if ix.fields[i][k] != v {
+		out = append(out, "\x00"+k+"="+v+"\x00")
+	}
+	for _, t := range f.Tags {
+		out = append(out, "\x00#"+t+"\x00")
+	}
+	return out
+}
+
+func (ix *index) match(i int, ns []string) bool {
+	for _, n := range ns {
+		if !strings.Contains(ix.fields[i], n) {
 			return false
 		}
 	}
-	return f.Tag == "" || slices.Contains(ix.tags[i], f.Tag)
+	return true
 }
 
 // search returns the k best records for v: hamming distance on the 1-bit
@@ -507,9 +541,10 @@ func (ix *index) search(v []float32, k int, f Filter) []scored {
 	}
 	dist := make([]uint16, n)
 	var hist [4097]int
+	ns := needles(f)
 	for i := 0; i < n; i++ {
-		if len(f.Fields) > 0 || f.Tag != "" {
-			if !ix.match(i, f) {
+		if len(ns) > 0 {
+			if !ix.match(i, ns) {
 				dist[i] = math.MaxUint16
 				continue
 			}
@@ -522,7 +557,7 @@ func (ix *index) search(v []float32, k int, f Filter) []scored {
 		dist[i] = uint16(d)
 		hist[min(d, 4096)]++
 	}
-	want := max(k*20, 400)
+	want := max(k*100, 2000) // 1-bit codes are coarse; rescoring 2,000 int8 vectors takes about a millisecond
 	limit, total := 0, 0
 	for limit = 0; limit < len(hist) && total < want; limit++ {
 		total += hist[limit]
@@ -567,31 +602,44 @@ func (s *SQLite) Search(ctx context.Context, coll string, q Query) ([]Hit, error
 		q.Mode = Hybrid
 	}
 	var vec, kw []Hit
-	if q.Mode != Keyword {
+	var verr error
+	done := make(chan struct{})
+	go func() { // vector and keyword ranking run side by side
+		defer close(done)
+		if q.Mode == Keyword {
+			return
+		}
 		if len(q.Vector) == 0 {
-			return nil, errors.New("memory search: no query vector")
+			verr = errors.New("memory search: no query vector")
+			return
 		}
 		ix, err := s.refresh(ctx, coll)
 		if err != nil {
-			return nil, fmt.Errorf("memory search: %w", err)
+			verr = fmt.Errorf("memory search: %w", err)
+			return
 		}
 		if len(q.Vector) != ix.dim {
-			return nil, fmt.Errorf("memory search: %w (query has %d dimensions, the collection %d)", ErrModelMismatch, len(q.Vector), ix.dim)
+			verr = fmt.Errorf("memory search: %w (query has %d dimensions, the collection %d)", ErrModelMismatch, len(q.Vector), ix.dim)
+			return
 		}
 		n := q.K
 		if q.Mode == Hybrid {
-			n = max(q.K*3, 30)
+			n = hybridDepth(q.K)
 		}
-		res := ix.search(q.Vector, n, q.Filter)
-		for _, r := range res {
+		for _, r := range ix.search(q.Vector, n, q.Filter) {
 			vec = append(vec, Hit{Record: Record{ID: ix.ids[r.i]}, Score: r.score})
 		}
-	}
+	}()
+	var kerr error
 	if q.Mode != Vector {
-		var err error
-		if kw, err = s.keyword(ctx, coll, q); err != nil {
-			return nil, err
-		}
+		kw, kerr = s.keyword(ctx, coll, q)
+	}
+	<-done
+	if verr != nil {
+		return nil, verr
+	}
+	if kerr != nil {
+		return nil, kerr
 	}
 	var hits []Hit
 	switch q.Mode {
@@ -614,14 +662,15 @@ func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, erro
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	terms = s.discriminating(ctx, coll, slices.Compact(slices.Sorted(slices.Values(terms))))
 	quoted := make([]string, 0, len(terms))
-	for _, t := range slices.Compact(slices.Sorted(slices.Values(terms))) {
+	for _, t := range terms {
 		quoted = append(quoted, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 	}
 	w, args := s.where(coll, q.Filter)
 	n := q.K
 	if q.Mode == Hybrid {
-		n = max(q.K*3, 30)
+		n = hybridDepth(q.K)
 	}
 	var out []Hit
 	err := s.retry(ctx, func(ctx context.Context) error {
@@ -649,19 +698,100 @@ func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, erro
 	return out, nil
 }
 
-// fill loads the records behind hits.
+// discriminating drops query terms found in more than a twentieth of the
+// records (and in more than 5,000): their BM25 weight is near zero, and
+// matching them makes FTS5 score most of a large collection. Small
+// collections keep every term; the two rarest terms are always kept.
+// Document frequencies come from the FTS5 vocabulary and are cached until
+// the next write.
+func (s *SQLite) discriminating(ctx context.Context, coll string, terms []string) []string {
+	if len(terms) <= 2 {
+		return terms
+	}
+	ix, err := s.refresh(ctx, coll)
+	if err != nil || len(ix.ids) < 5000 {
+		return terms
+	}
+	total := int64(len(ix.ids))
+	df := map[string]int64{}
+	for _, t := range terms {
+		s.mu.Lock()
+		d, ok := s.df[t]
+		s.mu.Unlock()
+		if !ok {
+			if err := s.db.QueryRowContext(ctx, `SELECT doc FROM records_vocab WHERE term = ?`, t).Scan(&d); err != nil {
+				d = 0
+			}
+			s.mu.Lock()
+			s.df[t] = d
+			s.mu.Unlock()
+		}
+		df[t] = d
+	}
+	sorted := slices.Clone(terms)
+	slices.SortFunc(sorted, func(a, b string) int { return int(df[a] - df[b]) })
+	var out []string
+	for i, t := range sorted {
+		if df[t] == 0 {
+			continue // in no record: cannot match
+		}
+		if i < 2 || df[t] <= max(total/20, 5000) {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return sorted[:1]
+	}
+	return out
+}
+
+// fill loads the records behind hits in one query.
 func (s *SQLite) fill(ctx context.Context, coll string, hits []Hit) ([]Hit, error) {
+	if len(hits) == 0 {
+		return hits, nil
+	}
+	args := []any{coll}
+	marks := make([]string, len(hits))
+	for i, h := range hits {
+		args = append(args, h.ID)
+		marks[i] = "?"
+	}
+	byID := map[string]Record{}
+	err := s.retry(ctx, func(ctx context.Context) error {
+		// "live" is not in the WHERE clause: with it the planner may pick the
+		// (coll, live) index and scan the collection instead of the unique one.
+		rows, err := s.db.QueryContext(ctx, `SELECT id, text, payload, tags, created, live FROM records INDEXED BY sqlite_autoindex_records_1 WHERE coll = ? AND id IN (`+strings.Join(marks, ",")+`)`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r Record
+			var payload, tags string
+			var created int64
+			var live int
+			if err := rows.Scan(&r.ID, &r.Text, &payload, &tags, &created, &live); err != nil {
+				return err
+			}
+			if live != 1 {
+				continue
+			}
+			json.Unmarshal([]byte(payload), &r.Payload)
+			r.Tags = parseTags(tags)
+			r.Created = time.Unix(0, created).UTC()
+			byID[r.ID] = r
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
 	out := hits[:0]
 	for _, h := range hits {
-		r, err := s.Get(ctx, coll, h.ID)
-		if errors.Is(err, ErrNotFound) {
-			continue // deleted since the index was loaded
+		if r, ok := byID[h.ID]; ok { // a record deleted since the index was loaded is skipped
+			h.Record = r
+			out = append(out, h)
 		}
-		if err != nil {
-			return nil, err
-		}
-		h.Record = r
-		out = append(out, h)
 	}
 	return out, nil
 }

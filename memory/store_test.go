@@ -49,7 +49,7 @@ func storeSuite(t *testing.T, open func(t *testing.T) Store) {
 		if n, _ := s.Count(ctx, "m", Filter{Fields: map[string]string{"kind": "decision"}}); n != 2 {
 			t.Errorf("count decisions = %d", n)
 		}
-		if n, _ := s.Count(ctx, "m", Filter{Tag: "db"}); n != 1 {
+		if n, _ := s.Count(ctx, "m", Filter{Tags: []string{"db"}}); n != 1 {
 			t.Errorf("count tag db = %d", n)
 		}
 		got, err := s.Get(ctx, "m", "a")

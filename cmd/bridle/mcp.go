@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 )
 
@@ -71,6 +72,10 @@ audit log (bridle audit).`,
 				Rules: o.rules, Ref: o.ref, Snapshot: o.snapshot, Agent: o.agent,
 				Version: version(), Logger: log,
 				Proposals: func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) },
+				Memory: func() (memory.Store, memory.Embedder, error) {
+					return memory.Open(memory.ConfigFromEnv(memory.Config{}))
+				},
+				ExampleToken: os.Getenv("BRIDLE_EXAMPLES_TOKEN"),
 			}
 			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
 				owner, name, err := proposals.Split(cfg.GiteaRepo)

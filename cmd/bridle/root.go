@@ -106,6 +106,8 @@ Exit codes:
 		newApproveCmd(io),
 		newRejectCmd(io),
 		newMCPCmd(io),
+		newMemoryCmd(io),
+		newPatternsCmd(io),
 		newInstallCmd(io),
 		newAuditCmd(io),
 		newVersionCmd(io),

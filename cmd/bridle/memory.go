@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+type memoryFlags struct {
+	rules   rulesFlags
+	project string
+	kind    string
+	tags    []string
+	agent   string
+}
+
+func (f *memoryFlags) register(cmd *cobra.Command, filters bool) {
+	f.rules.register(cmd, true)
+	cmd.Flags().StringVar(&f.project, "project", "", "project `id` (default: from the rules)")
+	if filters {
+		cmd.Flags().StringVar(&f.kind, "kind", "", "only this kind: decision, context, history or note")
+		cmd.Flags().StringSliceVar(&f.tags, "tag", nil, "only memories with this tag (repeatable: all must match)")
+		cmd.Flags().StringVar(&f.agent, "agent", "", "only memories this agent stored")
+	}
+}
+
+// open returns the project's memory.
+func (f *memoryFlags) open() (*memory.Memory, func(), error) {
+	project := f.project
+	if project == "" {
+		in, diags, err := compiler.Read(compiler.Options{Rules: f.rules.rules, Ref: f.rules.ref, NoHistory: true})
+		if err != nil || diags.HasErrors() {
+			return nil, nil, usageErr("memory needs --project ID, or --rules pointing at readable rules")
+		}
+		project = schema.ProjectID(in.Data)
+	}
+	st, emb, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
+	if err != nil {
+		return nil, nil, err
+	}
+	return &memory.Memory{Store: st, Embedder: emb, Project: project}, func() { st.Close() }, nil
+}
+
+func writeJSON(io *streams, v any) error {
+	enc := json.NewEncoder(io.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func newMemoryCmd(io *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memory",
+		Short: "Search, list, forget and purge the project's session memory",
+		Long: `Memory works on the shared session memory agents fill with the remember tool.
+The store is the embedded file in the user data directory ($BRIDLE_DATA_DIR
+overrides), or Qdrant when QDRANT_URL is set; embeddings are offline unless
+EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
+	}
+	var search memoryFlags
+	var k int
+	var mode string
+	searchCmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search memories, best first (hybrid: vector and keyword)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			m, done, err := search.open()
+			if err != nil {
+				return err
+			}
+			defer done()
+			hits, err := m.Recall(context.Background(), memory.RecallQuery{Text: strings.Join(args, " "), K: k, Kind: search.kind, Tags: search.tags, Agent: search.agent, Mode: memory.Mode(mode)})
+			if err != nil {
+				return memoryErr(err)
+			}
+			if search.rules.json {
+				if hits == nil {
+					hits = []memory.Hit{}
+				}
+				return writeJSON(io, hits)
+			}
+			for _, h := range hits {
+				printMemory(io, h.Record, h.Score)
+			}
+			if len(hits) == 0 {
+				fmt.Fprintln(io.errOut, "no memories match")
+			}
+			return nil
+		},
+	}
+	search.register(searchCmd, true)
+	searchCmd.Flags().IntVarP(&k, "k", "k", 5, "how many results")
+	searchCmd.Flags().StringVar(&mode, "mode", "hybrid", "hybrid, vector or keyword")
+
+	var list memoryFlags
+	var limit int
+	listCmd := &cobra.Command{
+		Use:   "list",
+		Short: "List memories, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			m, done, err := list.open()
+			if err != nil {
+				return err
+			}
+			defer done()
+			recs, err := m.List(context.Background(), list.kind, list.tags, list.agent, limit)
+			if err != nil {
+				return memoryErr(err)
+			}
+			if list.rules.json {
+				if recs == nil {
+					recs = []memory.Record{}
+				}
+				return writeJSON(io, recs)
+			}
+			for _, r := range recs {
+				printMemory(io, r, 0)
+			}
+			return nil
+		},
+	}
+	list.register(listCmd, true)
+	listCmd.Flags().IntVar(&limit, "limit", 50, "at most this many")
+
+	var forget memoryFlags
+	forgetCmd := &cobra.Command{
+		Use:   "forget ID",
+		Short: "Delete one memory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			m, done, err := forget.open()
+			if err != nil {
+				return err
+			}
+			defer done()
+			if err := m.Forget(context.Background(), args[0]); err != nil {
+				return memoryErr(err)
+			}
+			fmt.Fprintf(io.errOut, "forgot %s\n", args[0])
+			return nil
+		},
+	}
+	forget.register(forgetCmd, false)
+
+	var purge memoryFlags
+	var yes bool
+	purgeCmd := &cobra.Command{
+		Use:   "purge",
+		Short: "Delete every memory of the project that matches the filters",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if !yes {
+				return usageErr("purge deletes memories for good; add --yes")
+			}
+			m, done, err := purge.open()
+			if err != nil {
+				return err
+			}
+			defer done()
+			n, err := m.Purge(context.Background(), purge.kind, purge.tags, purge.agent)
+			if err != nil {
+				return memoryErr(err)
+			}
+			fmt.Fprintf(io.errOut, "purged %s of project %s\n", plural(n, "memory"), m.Project)
+			return nil
+		},
+	}
+	purge.register(purgeCmd, true)
+	purgeCmd.Flags().BoolVar(&yes, "yes", false, "really delete")
+	cmd.AddCommand(searchCmd, listCmd, forgetCmd, purgeCmd)
+	return cmd
+}
+
+func memoryErr(err error) error {
+	if strings.Contains(err.Error(), memory.ErrInput.Error()) {
+		return &exitError{exitUsage, err}
+	}
+	return err
+}
+
+func printMemory(io *streams, r memory.Record, score float64) {
+	line := fmt.Sprintf("%s  %-8s %-9s %s", r.Created.Format(time.DateOnly), r.Payload["kind"], r.Payload["agent"], strings.ReplaceAll(r.Text, "\n", " "))
+	if len(r.Tags) > 0 {
+		line += "  #" + strings.Join(r.Tags, " #")
+	}
+	if score != 0 {
+		line += fmt.Sprintf("  (%.3f)", score)
+	}
+	fmt.Fprintf(io.out, "%s  %s\n", r.ID, line)
+}
+
+func newPatternsCmd(io *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "patterns",
+		Short: "Index and list the example repositories of custom patterns",
+	}
+	var rf rulesFlags
+	indexCmd := &cobra.Command{
+		Use:   "index [REFERENCE_TAG]",
+		Short: "Clone, chunk and embed pattern examples (all, or one)",
+		Long: `Index clones each example repository of the rules' custom patterns (shallow;
+a local path or a URL; BRIDLE_EXAMPLES_TOKEN for private https repositories),
+walks it (skipping vendored, generated, binary and oversized files), chunks it
+(Go by declarations, Markdown by headings, the rest by blocks), embeds the
+chunks in batches and replaces the example's previous index at once: searches
+see the old set until the new one is complete. A progress bar shows on a
+terminal; nothing but the summary when piped.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			snap, err := rf.compile(io)
+			if err != nil {
+				return err
+			}
+			st, emb, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			found := false
+			for _, p := range snap.Document.Patterns.Custom {
+				for _, ex := range p.ExampleRepos {
+					if len(args) == 1 && ex.ReferenceTag != args[0] {
+						continue
+					}
+					found = true
+					ix := &memory.Indexer{Store: st, Embedder: emb, Token: os.Getenv("BRIDLE_EXAMPLES_TOKEN"), Progress: progressBar(io, ex.ReferenceTag)}
+					stats, err := ix.Index(context.Background(), p.Name, ex)
+					if err != nil {
+						return fmt.Errorf("index %s: %w", ex.ReferenceTag, err)
+					}
+					fmt.Fprintf(io.errOut, "indexed %s: %s, %s in %s\n", ex.ReferenceTag, plural(stats.Files, "file"), plural(stats.Chunks, "chunk"), stats.Duration.Round(time.Millisecond))
+				}
+			}
+			if !found && len(args) == 1 {
+				return usageErr("no example with reference_tag %q in the rules", args[0])
+			}
+			return nil
+		},
+	}
+	rf.register(indexCmd, false)
+
+	var lf rulesFlags
+	listCmd := &cobra.Command{
+		Use:   "list",
+		Short: "List every pattern example with its chunk count and last index time",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			snap, err := lf.compile(io)
+			if err != nil {
+				return err
+			}
+			st, _, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			type row struct {
+				Pattern      string `json:"pattern"`
+				ReferenceTag string `json:"reference_tag"`
+				ArchTag      string `json:"arch_tag"`
+				URL          string `json:"url"`
+				Chunks       int    `json:"chunks"`
+				LastIndexed  string `json:"last_indexed,omitempty"`
+			}
+			var rows []row
+			ctx := context.Background()
+			for _, p := range snap.Document.Patterns.Custom {
+				for _, ex := range p.ExampleRepos {
+					f := memory.Filter{Fields: map[string]string{"reference_tag": ex.ReferenceTag}}
+					n, _ := st.Count(ctx, memory.PatternsCollection, f)
+					r := row{Pattern: p.Name, ReferenceTag: ex.ReferenceTag, ArchTag: ex.ArchTag, URL: ex.URL, Chunks: n}
+					if recs, err := st.List(ctx, memory.PatternsCollection, f, 1); err == nil && len(recs) == 1 {
+						r.LastIndexed = recs[0].Payload["last_indexed"]
+					}
+					rows = append(rows, r)
+				}
+			}
+			if lf.json {
+				if rows == nil {
+					rows = []row{}
+				}
+				return writeJSON(io, rows)
+			}
+			for _, r := range rows {
+				when := r.LastIndexed
+				if when == "" {
+					when = "never indexed"
+				}
+				fmt.Fprintf(io.out, "%-16s %-28s %6d chunks  %-22s %s\n", r.Pattern, r.ReferenceTag, r.Chunks, when, r.URL)
+			}
+			return nil
+		},
+	}
+	lf.register(listCmd, true)
+	cmd.AddCommand(indexCmd, listCmd)
+	return cmd
+}
+
+// progressBar draws on a terminal and stays quiet when stderr is piped.
+func progressBar(io *streams, tag string) memory.Progress {
+	f, ok := io.errOut.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(stage string, done, total int) {
+		if stage != "embed" || total == 0 {
+			return
+		}
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(tag),
+				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+		}
+		bar.Set(done)
+	}
+}

@@ -1,0 +1,298 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// memoryStore opens the store and embedder on first use.
+func (s *Server) memoryStore() (memory.Store, memory.Embedder, error) {
+	s.memOnce.Do(func() {
+		if s.opts.Memory == nil {
+			s.memErr = errors.New("memory is not configured for this server")
+			return
+		}
+		s.memStore, s.memEmb, s.memErr = s.opts.Memory()
+	})
+	return s.memStore, s.memEmb, s.memErr
+}
+
+func (s *Server) memoryFor(ctx context.Context) (*memory.Memory, call, error) {
+	c := callFrom(ctx)
+	st, emb, err := s.memoryStore()
+	if err != nil {
+		return nil, c, err
+	}
+	project := "unknown"
+	if c.snap != nil {
+		project = c.snap.Document.Project.ID
+	}
+	return &memory.Memory{Store: st, Embedder: emb, Project: project}, c, nil
+}
+
+type rememberInput struct {
+	Text string   `json:"text" jsonschema:"what to remember: a decision, context, history or a note, in plain words"`
+	Kind string   `json:"kind" jsonschema:"decision, context, history or note"`
+	Tags []string `json:"tags,omitempty" jsonschema:"short lower-case tags, e.g. ledger, db"`
+}
+
+// MemoryView is a stored memory.
+type MemoryView struct {
+	ID      string   `json:"id"`
+	Kind    string   `json:"kind"`
+	Text    string   `json:"text"`
+	Tags    []string `json:"tags,omitempty"`
+	Agent   string   `json:"agent,omitempty"`
+	Created string   `json:"created"`
+	Score   float64  `json:"score,omitempty"`
+}
+
+func memoryView(r memory.Record, score float64) MemoryView {
+	return MemoryView{ID: r.ID, Kind: r.Payload["kind"], Text: r.Text, Tags: r.Tags, Agent: r.Payload["agent"],
+		Created: r.Created.UTC().Format("2006-01-02T15:04:05Z"), Score: score}
+}
+
+func kindEnum(s *jsonschema.Schema) {
+	if p := s.Properties["kind"]; p != nil {
+		var e []any
+		for _, k := range memory.Kinds {
+			e = append(e, k)
+		}
+		p.Enum = e
+	}
+}
+
+func (s *Server) rememberTool() Tool {
+	return newTool(Tool{
+		Name: "remember", Title: "Remember for later sessions",
+		Description: "Store a decision, context, history or note in the project's shared memory, so that later sessions — yours or another agent's — can recall it.",
+		Toolset:     "memory", Permission: "memory.write", AuditsItself: true,
+	}, func(sc *jsonschema.Schema) {
+		kindEnum(sc)
+		limits(map[string]int{"text": memory.MaxMemoryText})(sc)
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in rememberInput) (*sdk.CallToolResult, MemoryView, error) {
+		m, c, err := s.memoryFor(ctx)
+		if err != nil {
+			return nil, MemoryView{}, err
+		}
+		r, err := m.Remember(ctx, memory.Entry{Text: in.Text, Kind: in.Kind, Tags: in.Tags, Agent: c.id.Agent, Session: s.session})
+		if err != nil {
+			return nil, MemoryView{}, err
+		}
+		s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "remember", ID: r.ID, Summary: "remembered a " + in.Kind})
+		return nil, memoryView(r, 0), nil
+	})
+}
+
+type recallInput struct {
+	Query string   `json:"query" jsonschema:"what you are looking for"`
+	K     int      `json:"k,omitempty" jsonschema:"how many memories, 1 to 50 (default 5)"`
+	Kind  string   `json:"kind,omitempty" jsonschema:"only this kind"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"only memories with all of these tags"`
+	Agent string   `json:"agent,omitempty" jsonschema:"only memories this agent stored"`
+}
+
+// RecallResult is recall's answer.
+type RecallResult struct {
+	Memories []MemoryView `json:"memories"`
+}
+
+func (s *Server) recallTool() Tool {
+	return newTool(Tool{
+		Name: "recall", Title: "Recall from memory",
+		Description: "Search the project's shared memory (decisions, context, history, notes from every agent's sessions), best matches first.",
+		Toolset:     "memory", Permission: "memory.read", ReadOnly: true,
+	}, func(sc *jsonschema.Schema) {
+		kindEnum(sc)
+		limits(map[string]int{"query": memory.MaxQuery})(sc)
+		if p := sc.Properties["k"]; p != nil {
+			p.Minimum, p.Maximum = new(0.0), new(float64(memory.MaxK))
+		}
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (*sdk.CallToolResult, RecallResult, error) {
+		m, _, err := s.memoryFor(ctx)
+		if err != nil {
+			return nil, RecallResult{}, err
+		}
+		hits, err := m.Recall(ctx, memory.RecallQuery{Text: in.Query, K: in.K, Kind: in.Kind, Tags: in.Tags, Agent: in.Agent})
+		if err != nil {
+			return nil, RecallResult{}, err
+		}
+		out := RecallResult{Memories: []MemoryView{}}
+		for _, h := range hits {
+			out.Memories = append(out.Memories, memoryView(h.Record, h.Score))
+		}
+		return nil, out, nil
+	})
+}
+
+type forgetInput struct {
+	ID string `json:"id" jsonschema:"the memory id, from recall"`
+}
+
+func (s *Server) forgetTool() Tool {
+	return newTool(Tool{
+		Name: "forget", Title: "Forget a memory",
+		Description: "Delete one memory of this project by id.",
+		Toolset:     "memory", Permission: "memory.forget", Destructive: true, Idempotent: true, AuditsItself: true,
+	}, limits(map[string]int{"id": 100}), func(ctx context.Context, req *sdk.CallToolRequest, in forgetInput) (*sdk.CallToolResult, any, error) {
+		m, c, err := s.memoryFor(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := m.Forget(ctx, in.ID); err != nil {
+			return nil, nil, err
+		}
+		s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "forget", ID: in.ID, Summary: "forgot a memory"})
+		return text("forgot " + in.ID), nil, nil
+	})
+}
+
+type searchPatternsInput struct {
+	Query   string `json:"query" jsonschema:"the code you are looking for, in words or identifiers"`
+	ArchTag string `json:"arch_tag,omitempty" jsonschema:"only examples of this architecture (a custom pattern's arch_tag)"`
+	K       int    `json:"k,omitempty" jsonschema:"how many results, 1 to 50 (default 5)"`
+}
+
+// PatternHit is one example chunk.
+type PatternHit struct {
+	ReferenceTag string  `json:"reference_tag"`
+	ArchTag      string  `json:"arch_tag"`
+	SourceRepo   string  `json:"source_repo"`
+	FilePath     string  `json:"file_path"`
+	ChunkType    string  `json:"chunk_type"`
+	StartLine    int     `json:"start_line"`
+	EndLine      int     `json:"end_line"`
+	Text         string  `json:"text"`
+	Score        float64 `json:"score"`
+}
+
+// PatternResult is search_pattern_examples' answer.
+type PatternResult struct {
+	Examples []PatternHit `json:"examples"`
+}
+
+func (s *Server) searchPatternsTool() Tool {
+	return newTool(Tool{
+		Name: "search_pattern_examples", Title: "Search pattern examples",
+		Description: "Search real code from the example repositories of the project's custom architecture patterns, to see how the pattern is done here.",
+		Toolset:     "patterns", Permission: "memory.read", ReadOnly: true,
+	}, func(sc *jsonschema.Schema) {
+		limits(map[string]int{"query": memory.MaxQuery, "arch_tag": 120})(sc)
+		if p := sc.Properties["k"]; p != nil {
+			p.Minimum, p.Maximum = new(0.0), new(float64(memory.MaxK))
+		}
+	}, func(ctx context.Context, req *sdk.CallToolRequest, in searchPatternsInput) (*sdk.CallToolResult, PatternResult, error) {
+		st, emb, err := s.memoryStore()
+		if err != nil {
+			return nil, PatternResult{}, err
+		}
+		c := callFrom(ctx)
+		if in.ArchTag != "" && c.snap != nil && !knownArchTag(c.snap.Document, in.ArchTag) {
+			msg := fmt.Sprintf("no pattern has arch_tag %q", in.ArchTag)
+			if sg := schema.Suggest(in.ArchTag, archTags(c.snap.Document)); sg != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sg)
+			}
+			return nil, PatternResult{}, errors.New(msg)
+		}
+		hits, err := memory.SearchPatterns(ctx, st, emb, in.Query, in.ArchTag, in.K, memory.Hybrid)
+		if errors.Is(err, memory.ErrNoCollection) {
+			return nil, PatternResult{}, errors.New("no pattern examples are indexed yet; a maintainer runs bridle patterns index")
+		}
+		if err != nil {
+			return nil, PatternResult{}, err
+		}
+		if len(hits) == 0 {
+			if n, err := st.Count(ctx, memory.PatternsCollection, memory.Filter{}); err == nil && n == 0 {
+				return nil, PatternResult{}, errors.New("no pattern examples are indexed yet; a maintainer runs bridle patterns index")
+			}
+		}
+		out := PatternResult{Examples: []PatternHit{}}
+		for _, h := range hits {
+			sl, _ := strconv.Atoi(h.Payload["start_line"])
+			el, _ := strconv.Atoi(h.Payload["end_line"])
+			out.Examples = append(out.Examples, PatternHit{ReferenceTag: h.Payload["reference_tag"], ArchTag: h.Payload["arch_tag"],
+				SourceRepo: h.Payload["source_repo"], FilePath: h.Payload["file_path"], ChunkType: h.Payload["chunk_type"],
+				StartLine: sl, EndLine: el, Text: h.Text, Score: h.Score})
+		}
+		return nil, out, nil
+	})
+}
+
+func archTags(d schema.Document) []string {
+	var out []string
+	for _, p := range d.Patterns.Custom {
+		for _, r := range p.ExampleRepos {
+			out = append(out, r.ArchTag)
+		}
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func knownArchTag(d schema.Document, tag string) bool {
+	for _, t := range archTags(d) {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+type refreshInput struct {
+	ReferenceTag string `json:"reference_tag" jsonschema:"the example to re-index, from the rules' patterns"`
+}
+
+func (s *Server) refreshPatternTool() Tool {
+	return newTool(Tool{
+		Name: "refresh_pattern_example", Title: "Re-index a pattern example",
+		Description: "Re-index one example repository of a custom pattern (clone, chunk, embed), replacing its previous index at once. Sends progress notifications.",
+		Toolset:     "patterns", Permission: "memory.write", Idempotent: true, OpenWorld: true, AuditsItself: true,
+	}, limits(map[string]int{"reference_tag": 120}), func(ctx context.Context, req *sdk.CallToolRequest, in refreshInput) (*sdk.CallToolResult, memory.IndexStats, error) {
+		c := callFrom(ctx)
+		st, emb, err := s.memoryStore()
+		if err != nil {
+			return nil, memory.IndexStats{}, err
+		}
+		if c.snap == nil {
+			return nil, memory.IndexStats{}, unavailableErr(c)
+		}
+		var tags []string
+		for _, p := range c.snap.Document.Patterns.Custom {
+			for _, ex := range p.ExampleRepos {
+				tags = append(tags, ex.ReferenceTag)
+				if ex.ReferenceTag != in.ReferenceTag {
+					continue
+				}
+				token := req.Params.GetProgressToken()
+				ix := &memory.Indexer{Store: st, Embedder: emb, Token: s.opts.ExampleToken, Progress: func(stage string, done, total int) {
+					if token == nil || req.Session == nil {
+						return
+					}
+					req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token,
+						Progress: float64(done), Total: float64(total), Message: stage})
+				}}
+				stats, err := ix.Index(ctx, p.Name, ex)
+				if err != nil {
+					return nil, stats, err
+				}
+				s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "refresh_pattern_example",
+					ID: ex.ReferenceTag, Summary: fmt.Sprintf("re-indexed %s: %d files, %d chunks", ex.ReferenceTag, stats.Files, stats.Chunks)})
+				return nil, stats, nil
+			}
+		}
+		msg := fmt.Sprintf("no example repository with reference_tag %q", in.ReferenceTag)
+		if sg := schema.Suggest(in.ReferenceTag, tags); sg != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sg)
+		}
+		return nil, memory.IndexStats{}, errors.New(msg)
+	})
+}
