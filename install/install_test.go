@@ -106,3 +106,25 @@ func TestDryRunAndBadFiles(t *testing.T) {
 		t.Error("unknown client accepted")
 	}
 }
+
+// FuzzMerge: whatever is in a client's config file, merging never panics,
+// and when it succeeds the bridle entry is there and the result parses.
+func FuzzMerge(f *testing.F) {
+	f.Add([]byte(`{"mcpServers":{"x":{"command":"y"}}}`), []byte("[mcp_servers.x]\ncommand = \"y\"\n"))
+	f.Add([]byte(`[]`), []byte("[mcp_servers.bridle]\nargs = 1\n[a]\n"))
+	f.Add([]byte(`{"mcpServers":null}`), []byte("x = \"\"\"\n[mcp_servers.bridle]\n\"\"\"\n"))
+	f.Fuzz(func(t *testing.T, js, tm []byte) {
+		if out, err := mergeJSON(js, "bridle", []string{"mcp"}); err == nil {
+			var v map[string]any
+			if json.Unmarshal(out, &v) != nil || v["mcpServers"] == nil {
+				t.Fatalf("bad JSON merge: %s", out)
+			}
+		}
+		if out, err := mergeTOML(tm, "bridle", []string{"mcp"}); err == nil {
+			var v map[string]any
+			if toml.Unmarshal(out, &v) != nil {
+				t.Fatalf("bad TOML merge: %s", out)
+			}
+		}
+	})
+}

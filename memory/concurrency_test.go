@@ -7,8 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // TestConcurrentProcesses: 8 processes each write 500 memories to one store
@@ -71,5 +75,88 @@ func childWriter(p, db string) {
 				os.Exit(1)
 			}
 		}
+	}
+}
+
+// TestKill9DuringIndexing: a re-index killed with SIGKILL midway leaves the
+// previous index answering, and the next run cleans up after it.
+func TestKill9DuringIndexing(t *testing.T) {
+	if os.Getenv("MEMORY_INDEX_CHILD") != "" {
+		// The child writes a new set for the tag and is killed once part of
+		// it is in the file, invisible, before the swap.
+		s, _ := OpenSQLite(os.Getenv("MEMORY_DB"))
+		var recs []Record
+		for i := 0; i < 20000; i++ {
+			text := fmt.Sprintf("replacement chunk %d about payouts", i)
+			v, _ := Hashing{}.Embed(context.Background(), []string{text})
+			recs = append(recs, Record{ID: fmt.Sprintf("new-%d", i), Text: text, Vector: v[0], Payload: map[string]string{"reference_tag": "tag"}})
+		}
+		go s.Replace(context.Background(), PatternsCollection, "reference_tag", "tag", recs)
+		for {
+			var staged int
+			s.db.QueryRow(`SELECT count(*) FROM records WHERE live = 0`).Scan(&staged)
+			if staged > 0 {
+				fmt.Println("HALFWAY")
+				os.Stdout.Sync()
+				time.Sleep(time.Minute) // the parent kills us here
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if testing.Short() {
+		t.Skip("indexes a real repository in a child process")
+	}
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "memory.db")
+	s, _ := OpenSQLite(db)
+	defer s.Close()
+	small := exampleRepo(t)
+	old, err := (&Indexer{Store: s, Embedder: Hashing{}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKill9DuringIndexing$")
+	cmd.Env = append(os.Environ(), "MEMORY_INDEX_CHILD=1", "MEMORY_DB="+db)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	deadline := time.Now().Add(60 * time.Second)
+	var seen string
+	for !strings.Contains(seen, "HALFWAY") && time.Now().Before(deadline) {
+		n, err := out.Read(buf)
+		seen += string(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	cmd.Process.Kill() // SIGKILL
+	cmd.Wait()
+	if !strings.Contains(seen, "HALFWAY") {
+		t.Fatalf("child never reached the middle: %q", seen)
+	}
+	var staged int
+	s.db.QueryRow(`SELECT count(*) FROM records WHERE live = 0`).Scan(&staged)
+	t.Logf("the killed run left %d invisible chunks", staged)
+	if staged == 0 {
+		t.Fatal("the child was killed before writing anything; the test proves nothing")
+	}
+	f := Filter{Fields: map[string]string{"reference_tag": "tag"}}
+	if n, _ := s.Count(ctx, PatternsCollection, f); n != old.Chunks {
+		t.Fatalf("after kill -9: %d chunks answer, want the old %d", n, old.Chunks)
+	}
+	hits, err := SearchPatterns(ctx, s, Hashing{}, "where are payouts validated", "", 3, Hybrid)
+	if err != nil || len(hits) == 0 || hits[0].Payload["file_path"] != "internal/service/payout.go" {
+		t.Fatalf("old index does not answer: %v %+v", err, hits)
+	}
+	// The next index run removes the leftovers and swaps cleanly.
+	again, err := (&Indexer{Store: s, Embedder: Hashing{}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.db.QueryRow(`SELECT count(*) FROM records WHERE live = 0`).Scan(&staged)
+	if n, _ := s.Count(ctx, PatternsCollection, f); n != again.Chunks || staged != 0 {
+		t.Errorf("after the next run: %d chunks, %d leftovers", n, staged)
 	}
 }

@@ -247,3 +247,21 @@ func TestModelMismatchSaysReindex(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// FuzzChunkFile: any file content chunks without panicking, within bounds.
+func FuzzChunkFile(f *testing.F) {
+	f.Add("a.go", []byte("package p\nfunc F() {}\n"))
+	f.Add("README.md", []byte("# T\n```\n# x\n```\n## U\n"))
+	f.Add("x.py", []byte(strings.Repeat("x\n\n", 100)))
+	f.Add("b.go", []byte("package p\n//go:build x\nfunc (T[A, B]) M() {}"))
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		n := strings.Count(string(data), "\n") + 1
+		for _, c := range ChunkFile(name, data) {
+			if c.Start < 1 || c.End < c.Start || c.End > n || c.End-c.Start+1 > maxChunkLines {
+				t.Fatalf("chunk %+v out of bounds (%d lines)", c, n)
+			}
+		}
+		Terms(string(data))
+		Hashing{Dimensions: 64}.Embed(context.Background(), []string{string(data)})
+	})
+}

@@ -250,6 +250,10 @@ func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 		return nil, fmt.Errorf("encode rules: %w", err)
 	}
 	enc.Close()
+	var check any
+	if err := yaml.Unmarshal(out.Bytes(), &check); err != nil {
+		return nil, fmt.Errorf("%w: main's bridle.yaml cannot be changed safely: %v", ErrInvalid, err)
+	}
 	if bytes.Equal(normal(src), normal(out.Bytes())) {
 		return nil, ErrNoChange
 	}
@@ -479,3 +483,5 @@ func (c Change) Recorded(src []byte) Change {
 	}
 	return c
 }
+
+func yamlUnmarshal(b []byte, v any) error { return yaml.Unmarshal(b, v) }

@@ -278,3 +278,35 @@ func TestDraftRoundTripsThroughBody(t *testing.T) {
 		t.Error("found a draft in a body without one")
 	}
 }
+
+// FuzzApply: hostile rules documents and changes never panic Apply, and
+// what it returns parses.
+func FuzzApply(f *testing.F) {
+	src, _ := os.ReadFile("../examples/runic-gateway/bridle.yaml")
+	f.Add(src, "guardrail", "x", "statement")
+	f.Add([]byte("a: &a [*a]"), "rules", "project.overview", "v")
+	f.Add([]byte("guardrails: 7\n"), "guardrail", "g", "s")
+	f.Add([]byte("patterns: {custom: {}}\n"), "pattern", "p", "d")
+	f.Fuzz(func(t *testing.T, doc []byte, kind, id, text string) {
+		c := Change{Kind: Kind(kind), Section: id, Value: text,
+			Guardrail: &schema.Guardrail{ID: id, Statement: text, Severity: schema.Guidance},
+			Pattern:   &schema.CustomPattern{Name: id, Description: text},
+			Promote:   &Promotion{Agent: id, Suggestion: text}}
+		out, err := Apply(doc, c, agentOrigin())
+		if err == nil {
+			var v any
+			if yamlErr := yamlUnmarshal(out, &v); yamlErr != nil {
+				t.Fatalf("Apply returned unparsable YAML: %v", yamlErr)
+			}
+		}
+	})
+}
+
+// FuzzDraftFromBody: a pull request body is text anyone with write access
+// can edit; reading a draft from it never panics.
+func FuzzDraftFromBody(f *testing.F) {
+	f.Add("<!-- bridle-draft eyJjaGFuZ2UiOnt9fQ== -->")
+	f.Add("<!-- bridle-draft !!! -->")
+	f.Add("nothing")
+	f.Fuzz(func(t *testing.T, body string) { DraftFromBody(body) })
+}

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FUZZTIME="${FUZZTIME:-10s}"
+FUZZTIME="${FUZZTIME:-8s}"
 
 echo "== go build"
 go build ./...
@@ -24,10 +24,14 @@ export BRIDLE_REQUIRE_GITEA=1
 
 echo "== go test"
 go test -count=1 ./...
-echo "== fuzz schema.FuzzLoad for $FUZZTIME"
-go test ./schema -run '^$' -fuzz '^FuzzLoad$' -fuzztime "$FUZZTIME"
-echo "== fuzz mcp.FuzzLineTransport for $FUZZTIME"
-go test ./mcp -run "^$" -fuzz "^FuzzLineTransport$" -fuzztime "$FUZZTIME"
+# Every parser gets a short fuzzing pass (go test runs their seed corpora
+# on every run anyway).
+for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
+              proposals:FuzzDraftFromBody install:FuzzMerge; do
+  pkg="${target%%:*}" fn="${target##*:}"
+  echo "== fuzz $pkg.$fn for $FUZZTIME"
+  go test "./$pkg" -run '^$' -fuzz "^$fn\$" -fuzztime "$FUZZTIME"
+done
 echo "== independent MCP client (TypeScript SDK) against the built binary"
 command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm are required (apt-get install nodejs npm)"; exit 1; }
 BIN_DIR="$(mktemp -d)"
