@@ -60,6 +60,22 @@ func startFakeQdrant(t *testing.T) (*fakeQdrant, string) {
 	return f, "http://" + l.Addr().String()
 }
 
+// enter locks the fake and finds the collection, answering like Qdrant when
+// the server is down or the collection does not exist.
+func (f *fakeQdrant) enter(name string) (*fakeColl, func(), error) {
+	f.mu.Lock()
+	if err := f.check(); err != nil {
+		f.mu.Unlock()
+		return nil, nil, err
+	}
+	c, err := f.coll(name)
+	if err != nil {
+		f.mu.Unlock()
+		return nil, nil, err
+	}
+	return c, f.mu.Unlock, nil
+}
+
 func (f *fakeQdrant) check() error {
 	if f.down {
 		return status.Error(codes.Unavailable, "fake qdrant is down")
@@ -116,15 +132,11 @@ func ok() *qdrant.PointsOperationResponse {
 
 func (x fakePoints) Upsert(_ context.Context, r *qdrant.UpsertPoints) (*qdrant.PointsOperationResponse, error) {
 	f := x.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
-		return nil, err
-	}
-	c, err := f.coll(r.CollectionName)
+	c, unlock, err := f.enter(r.CollectionName)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	for _, p := range r.Points {
 		if v := p.Vectors.GetVector().GetDense().GetData(); len(v) != c.dim {
 			return nil, status.Errorf(codes.InvalidArgument, "Wrong input: Vector dimension error: expected dim: %d, got %d", c.dim, len(v))
@@ -158,15 +170,11 @@ func (f *fakeQdrant) selected(c *fakeColl, sel *qdrant.PointsSelector) []string 
 
 func (x fakePoints) Delete(_ context.Context, r *qdrant.DeletePoints) (*qdrant.PointsOperationResponse, error) {
 	f := x.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
-		return nil, err
-	}
-	c, err := f.coll(r.CollectionName)
+	c, unlock, err := f.enter(r.CollectionName)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	for _, id := range f.selected(c, r.Points) {
 		delete(c.points, id)
 	}
@@ -176,15 +184,11 @@ func (x fakePoints) Delete(_ context.Context, r *qdrant.DeletePoints) (*qdrant.P
 
 func (x fakePoints) SetPayload(_ context.Context, r *qdrant.SetPayloadPoints) (*qdrant.PointsOperationResponse, error) {
 	f := x.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
-		return nil, err
-	}
-	c, err := f.coll(r.CollectionName)
+	c, unlock, err := f.enter(r.CollectionName)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	for _, id := range f.selected(c, r.PointsSelector) {
 		for k, v := range r.Payload {
 			c.points[id].Payload[k] = v
@@ -199,15 +203,11 @@ func retrieved(p *qdrant.PointStruct) *qdrant.RetrievedPoint {
 
 func (x fakePoints) Get(_ context.Context, r *qdrant.GetPoints) (*qdrant.GetResponse, error) {
 	f := x.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
-		return nil, err
-	}
-	c, err := f.coll(r.CollectionName)
+	c, unlock, err := f.enter(r.CollectionName)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	var out []*qdrant.RetrievedPoint
 	for _, id := range r.Ids {
 		if p, ok := c.points[id.GetUuid()]; ok {
@@ -219,15 +219,11 @@ func (x fakePoints) Get(_ context.Context, r *qdrant.GetPoints) (*qdrant.GetResp
 
 func (x fakePoints) Scroll(_ context.Context, r *qdrant.ScrollPoints) (*qdrant.ScrollResponse, error) {
 	f := x.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
-		return nil, err
-	}
-	c, err := f.coll(r.CollectionName)
+	c, unlock, err := f.enter(r.CollectionName)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	limit := int(r.GetLimit())
 	if limit == 0 {
 		limit = 10
@@ -246,15 +242,11 @@ func (x fakePoints) Scroll(_ context.Context, r *qdrant.ScrollPoints) (*qdrant.S
 
 func (x fakePoints) Count(_ context.Context, r *qdrant.CountPoints) (*qdrant.CountResponse, error) {
 	f := x.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
-		return nil, err
-	}
-	c, err := f.coll(r.CollectionName)
+	c, unlock, err := f.enter(r.CollectionName)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	n := 0
 	for _, p := range c.points {
 		if matches(r.Filter, p.Payload) {
@@ -266,15 +258,11 @@ func (x fakePoints) Count(_ context.Context, r *qdrant.CountPoints) (*qdrant.Cou
 
 func (x fakePoints) Query(_ context.Context, r *qdrant.QueryPoints) (*qdrant.QueryResponse, error) {
 	f := x.f
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.check(); err != nil {
-		return nil, err
-	}
-	c, err := f.coll(r.CollectionName)
+	c, unlock, err := f.enter(r.CollectionName)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	q := r.Query.GetNearest().GetDense().GetData()
 	if len(q) != c.dim {
 		return nil, status.Errorf(codes.InvalidArgument, "Wrong input: Vector dimension error: expected dim: %d, got %d", c.dim, len(q))

@@ -409,18 +409,11 @@ func (l *Local) update(n int, p Prepared) (Proposal, error) {
 // proposal's, authored by the approver. A proposal made on an older main is
 // first re-applied at the document level; a real conflict stops the merge.
 func (l *Local) Merge(ctx context.Context, n int, approver string) (Proposal, error) {
-	fl, err := l.lock()
+	m, unlock, err := l.openLocked("approve", n)
 	if err != nil {
 		return Proposal{}, err
 	}
-	defer fl.Unlock()
-	m, err := l.load(n)
-	if err != nil {
-		return Proposal{}, err
-	}
-	if m.State != Open {
-		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, m.State)
-	}
+	defer unlock()
 	rules, mainCommit, err := l.Main(ctx)
 	if err != nil {
 		return Proposal{}, err
@@ -535,20 +528,31 @@ func (l *Local) syncWorktree(old, merged plumbing.Hash) {
 	}
 }
 
-// Close implements Backend.
-func (l *Local) Close(_ context.Context, n int, by, reason string) (Proposal, error) {
+// openLocked takes the proposals lock and loads proposal n, which must be
+// open; the caller releases the lock with unlock.
+func (l *Local) openLocked(op string, n int) (meta, func(), error) {
 	fl, err := l.lock()
 	if err != nil {
-		return Proposal{}, err
+		return meta{}, nil, err
 	}
-	defer fl.Unlock()
 	m, err := l.load(n)
+	if err == nil && m.State != Open {
+		err = fmt.Errorf("%s #%d: %w (it is %s)", op, n, ErrState, m.State)
+	}
+	if err != nil {
+		fl.Unlock()
+		return meta{}, nil, err
+	}
+	return m, func() { fl.Unlock() }, nil
+}
+
+// Close implements Backend.
+func (l *Local) Close(_ context.Context, n int, by, reason string) (Proposal, error) {
+	m, unlock, err := l.openLocked("reject", n)
 	if err != nil {
 		return Proposal{}, err
 	}
-	if m.State != Open {
-		return Proposal{}, fmt.Errorf("reject #%d: %w (it is %s)", n, ErrState, m.State)
-	}
+	defer unlock()
 	m.State, m.ClosedBy, m.Mergeable = Closed, l.signature(by).Name, false
 	if reason = strings.TrimSpace(reason); reason != "" {
 		m.Conflict = "rejected: " + OneLine(reason, 500)

@@ -277,6 +277,21 @@ func newProposalsCmd(io *streams) *cobra.Command {
 	return cmd
 }
 
+// onProposal runs f on proposal args[0] of the selected backend.
+func onProposal(b *backendFlags, args []string, f func(ctx context.Context, svc proposals.Service, n int) error) error {
+	n, err := number(args[0])
+	if err != nil {
+		return err
+	}
+	svc, err := b.service()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := ctx30()
+	defer cancel()
+	return f(ctx, svc, n)
+}
+
 func number(arg string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
 	if err != nil || n <= 0 {
@@ -292,26 +307,18 @@ func newShowCmd(io *streams) *cobra.Command {
 		Short: "Show a proposal: state, mergeability and body",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			n, err := number(args[0])
-			if err != nil {
-				return err
-			}
-			svc, err := b.service()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := ctx30()
-			defer cancel()
-			p, err := svc.Backend.Get(ctx, n)
-			if err != nil {
-				return err
-			}
-			if b.json {
-				return printProposal(io, p, true, "")
-			}
-			printProposal(io, p, false, "")
-			fmt.Fprint(io.out, p.Body)
-			return nil
+			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+				p, err := svc.Backend.Get(ctx, n)
+				if err != nil {
+					return err
+				}
+				if b.json {
+					return printProposal(io, p, true, "")
+				}
+				printProposal(io, p, false, "")
+				fmt.Fprint(io.out, p.Body)
+				return nil
+			})
 		},
 	}
 	b.register(cmd)
@@ -329,21 +336,13 @@ change that no longer applies (the same id was added, or the section it
 replaces changed since) is reported as a conflict, and nothing changes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			n, err := number(args[0])
-			if err != nil {
-				return err
-			}
-			svc, err := b.service()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := ctx30()
-			defer cancel()
-			p, err := svc.Rebase(ctx, n)
-			if err != nil {
-				return proposalErr(io, err)
-			}
-			return printProposal(io, p, b.json, "rebased")
+			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+				p, err := svc.Rebase(ctx, n)
+				if err != nil {
+					return proposalErr(io, err)
+				}
+				return printProposal(io, p, b.json, "rebased")
+			})
 		},
 	}
 	b.register(cmd)
@@ -362,21 +361,13 @@ proposal made on an older main is re-applied first. On Gitea the merge is
 made as the token's user, who must be allowed to merge into main.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			n, err := number(args[0])
-			if err != nil {
-				return err
-			}
-			svc, err := b.service()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := ctx30()
-			defer cancel()
-			p, err := svc.Backend.Merge(ctx, n, as)
-			if err != nil {
-				return proposalErr(io, err)
-			}
-			return printProposal(io, p, b.json, "approved")
+			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+				p, err := svc.Backend.Merge(ctx, n, as)
+				if err != nil {
+					return proposalErr(io, err)
+				}
+				return printProposal(io, p, b.json, "approved")
+			})
 		},
 	}
 	b.register(cmd)
@@ -392,21 +383,13 @@ func newRejectCmd(io *streams) *cobra.Command {
 		Short: "Reject a proposal (close it without merging)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			n, err := number(args[0])
-			if err != nil {
-				return err
-			}
-			svc, err := b.service()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := ctx30()
-			defer cancel()
-			p, err := svc.Backend.Close(ctx, n, whoami(as), reason)
-			if err != nil {
-				return proposalErr(io, err)
-			}
-			return printProposal(io, p, b.json, "rejected")
+			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+				p, err := svc.Backend.Close(ctx, n, whoami(as), reason)
+				if err != nil {
+					return proposalErr(io, err)
+				}
+				return printProposal(io, p, b.json, "rejected")
+			})
 		},
 	}
 	b.register(cmd)
