@@ -216,3 +216,35 @@ func BenchmarkCompileExample(b *testing.B) {
 		CompileBytes(in, "bench")
 	}
 }
+
+// TestCompileCache: unchanged input is served from the cache, byte for byte
+// the same snapshot; any change to the rules misses.
+func TestCompileCache(t *testing.T) {
+	dir, _ := gitRepo(t)
+	c := Cache{Dir: t.TempDir()}
+	opts := Options{Rules: filepath.Join(dir, "rules"), BridleVersion: "test"}
+	a, _, hit, err := CompileCached(opts, c)
+	if err != nil || a == nil || hit {
+		t.Fatalf("first: %v hit=%v", err, hit)
+	}
+	b, _, hit, _ := CompileCached(opts, c)
+	if !hit {
+		t.Fatal("second compile of the same input missed the cache")
+	}
+	ja, _ := a.JSON()
+	jb, _ := b.JSON()
+	if string(ja) != string(jb) {
+		t.Error("cached snapshot differs")
+	}
+	write(t, filepath.Join(dir, "rules", "bridle.yaml"), strings.Replace(v2, "The second rule.", "The 2nd rule.", 1))
+	if _, _, hit, _ := CompileCached(opts, c); hit {
+		t.Error("changed rules hit the cache")
+	}
+	write(t, filepath.Join(dir, "rules", "bridle.yaml"), "schema_version: 1\nproject: {id: BAD}\n")
+	if s, diags, _, _ := CompileCached(opts, c); s != nil || !diags.HasErrors() {
+		t.Error("invalid rules compiled")
+	}
+	if s, _, hit, _ := CompileCached(opts, c); s != nil || hit {
+		t.Error("invalid rules were cached")
+	}
+}

@@ -60,14 +60,13 @@ type source struct {
 
 	mirror *mirror.Mirror // a Gitea rules repository, when set
 
-	refreshing   bool // a background refresh (Gitea) is running
-	mu           sync.Mutex
-	inputKeyLast string // input key of the last compile, for store
-	fromCache    bool   // the last compile was served from the input cache
-	snap         *compiler.Snapshot
-	status       Status
-	checked      time.Time
-	stamp        stamp
+	refreshing bool // a background refresh (Gitea) is running
+	mu         sync.Mutex
+	fromCache  bool // the last compile was served from the compile cache
+	snap       *compiler.Snapshot
+	status     Status
+	checked    time.Time
+	stamp      stamp
 }
 
 // stamp identifies a rules file's state, to skip recompiling an unchanged file.
@@ -135,7 +134,7 @@ func (s *source) refreshMirror() {
 	snap, err := s.syncAndCompileUnlocked()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.refreshing, s.fromCache, s.inputKeyLast = false, false, ""
+	s.refreshing, s.fromCache = false, false
 	s.settle(snap, stamp{}, err, s.now())
 }
 
@@ -209,26 +208,16 @@ func (s *source) rulesStamp() (stamp, error) {
 }
 
 // compile reads the rules and compiles them, or reuses the snapshot cached
-// for exactly these input bytes, source commit and bridle build: starting a
-// sidecar on unchanged rules then skips validation altogether.
+// for exactly this input: starting a sidecar on unchanged rules then skips
+// validation altogether.
 func (s *source) compile() (*compiler.Snapshot, error) {
-	in, diags, err := compiler.Read(s.opts)
+	snap, diags, hit, err := compiler.CompileCached(s.opts, s.compiled())
 	if err != nil {
 		return nil, err
 	}
-	if !diags.HasErrors() {
-		key := s.inputKey(in)
-		if snap := s.loadInput(key); snap != nil {
-			s.inputKeyLast = ""
-			s.fromCache = true
-			return snap, nil
-		}
-		s.fromCache = false
-		var snap *compiler.Snapshot
-		if snap, diags = compiler.CompileBytes(in, s.opts.BridleVersion); snap != nil {
-			s.inputKeyLast = key
-			return snap, nil
-		}
+	s.fromCache = hit
+	if snap != nil {
+		return snap, nil
 	}
 	if len(diags) > 0 {
 		return nil, fmt.Errorf("rules are invalid: %s (and %d more)", diags[0].String(), len(diags)-1)
@@ -236,35 +225,12 @@ func (s *source) compile() (*compiler.Snapshot, error) {
 	return nil, errors.New("rules are invalid")
 }
 
-// inputKey identifies a compilation: the rules bytes, where they came from,
-// and the bridle build (a dev build is identified by its executable).
-func (s *source) inputKey(in compiler.Input) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", s.opts.BridleVersion, in.Name, in.Source.Commit, in.Source.Ref, in.Source.Dirty, in.Source.Path)
-	if s.opts.BridleVersion == "" || s.opts.BridleVersion == "dev" {
-		if exe, err := os.Executable(); err == nil {
-			if st, err := os.Stat(exe); err == nil {
-				fmt.Fprintf(h, "%s\x00%d\x00%d\x00", exe, st.Size(), st.ModTime().UnixNano())
-			}
-		}
-	}
-	h.Write(in.Data)
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-func (s *source) loadInput(key string) *compiler.Snapshot {
+// compiled is the input-keyed compile cache, beside the snapshot cache.
+func (s *source) compiled() compiler.Cache {
 	if s.cacheDir == "" {
-		return nil
+		return compiler.Cache{}
 	}
-	b, err := os.ReadFile(filepath.Join(s.cacheKeyDir(), "input-"+key+".json"))
-	if err != nil {
-		return nil
-	}
-	var c cached
-	if json.Unmarshal(b, &c) != nil || c.Snapshot == nil || c.Snapshot.ContentHash == "" {
-		return nil
-	}
-	return c.Snapshot
+	return compiler.Cache{Dir: filepath.Join(s.cacheDir, "compiled")}
 }
 
 func (s *source) loadFile() (*compiler.Snapshot, Status, error) {
@@ -327,11 +293,7 @@ func (s *source) store(snap *compiler.Snapshot, at time.Time) {
 	if err == nil {
 		err = renameio.WriteFile(filepath.Join(dir, "latest.json"), b, 0o600)
 	}
-	if err == nil && s.inputKeyLast != "" {
-		if _, serr := os.Stat(filepath.Join(dir, "input-"+s.inputKeyLast+".json")); serr != nil {
-			err = renameio.WriteFile(filepath.Join(dir, "input-"+s.inputKeyLast+".json"), b, 0o600)
-		}
-	}
+
 	if err != nil {
 		s.log.Warn("could not cache the snapshot", "err", err)
 	}

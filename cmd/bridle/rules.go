@@ -35,7 +35,7 @@ func (f *rulesFlags) options() compiler.Options {
 // compile compiles the rules and reports diagnostics. It returns an
 // exitError with exitInvalid when the rules are invalid.
 func (f *rulesFlags) compile(io *streams) (*compiler.Snapshot, error) {
-	snap, diags, err := compiler.Compile(f.options())
+	snap, diags, _, err := compiler.CompileCached(f.options(), compiler.DefaultCache())
 	if err != nil {
 		if errors.Is(err, compiler.ErrNotFound) || errors.Is(err, compiler.ErrBadRef) || errors.Is(err, compiler.ErrNotRepo) {
 			return nil, &exitError{exitInvalid, err}

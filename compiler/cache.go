@@ -1,0 +1,138 @@
+package compiler
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Cache keeps compiled snapshots by their exact input, so that compiling
+// unchanged rules again (every bridle render, every sidecar start) skips
+// validation and rendering. A key covers the rules bytes, where they came
+// from (path, ref, commit, dirty), the resolved provenance and the bridle
+// build; a development build is identified by its executable's size and
+// modification time. Invalid rules are never cached.
+type Cache struct {
+	Dir string // "" disables the cache
+}
+
+// DefaultCache is $BRIDLE_CACHE_DIR/compiled, else the user cache
+// directory's bridle/compiled; BRIDLE_CACHE_DIR=off disables it.
+func DefaultCache() Cache {
+	if d := os.Getenv("BRIDLE_CACHE_DIR"); d == "off" {
+		return Cache{}
+	} else if d != "" {
+		return Cache{Dir: filepath.Join(d, "compiled")}
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return Cache{}
+	}
+	return Cache{Dir: filepath.Join(d, "bridle", "compiled")}
+}
+
+// Key identifies one compilation of in by bridleVersion.
+func Key(in Input, bridleVersion string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "v1\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
+		in.Source.Ref, in.Source.Dirty, in.Source.Path)
+	if bridleVersion == "" || bridleVersion == "dev" {
+		if exe, err := os.Executable(); err == nil {
+			if st, err := os.Stat(exe); err == nil {
+				fmt.Fprintf(h, "%s\x00%d\x00%d\x00", exe, st.Size(), st.ModTime().UnixNano())
+			}
+		}
+	}
+	hist, _ := json.Marshal(in.History)
+	h.Write(hist)
+	h.Write([]byte{0})
+	h.Write(in.Data)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Get returns the snapshot cached under key, if any.
+func (c Cache) Get(key string) *Snapshot {
+	if c.Dir == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(c.Dir, key+".json"))
+	if err != nil {
+		return nil
+	}
+	var s Snapshot
+	if json.Unmarshal(b, &s) != nil || s.ContentHash == "" {
+		return nil
+	}
+	return &s
+}
+
+// Put stores snap under key. Failures are ignored: it is only a cache.
+func (c Cache) Put(key string, snap *Snapshot) {
+	if c.Dir == "" || snap == nil {
+		return
+	}
+	b, err := json.Marshal(snap)
+	if err != nil || os.MkdirAll(c.Dir, 0o700) != nil {
+		return
+	}
+	suffix := make([]byte, 4)
+	rand.Read(suffix)
+	tmp := filepath.Join(c.Dir, key+".tmp"+hex.EncodeToString(suffix))
+	if os.WriteFile(tmp, b, 0o600) != nil {
+		os.Remove(tmp)
+		return
+	}
+	os.Rename(tmp, filepath.Join(c.Dir, key+".json")) // atomic; no fsync: a lost entry is recompiled
+	if suffix[0] < 4 {                                // now and then, keep the cache small
+		c.prune(500)
+	}
+}
+
+// prune keeps the newest max entries.
+func (c Cache) prune(max int) {
+	entries, err := os.ReadDir(c.Dir)
+	if err != nil || len(entries) <= max {
+		return
+	}
+	type entry struct {
+		name string
+		mod  time.Time
+	}
+	var es []entry
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".json") {
+			es = append(es, entry{e.Name(), info.ModTime()})
+		}
+	}
+	sort.Slice(es, func(i, j int) bool { return es[i].mod.After(es[j].mod) })
+	for _, e := range es[min(max, len(es)):] {
+		os.Remove(filepath.Join(c.Dir, e.name))
+	}
+}
+
+// CompileCached is Compile through c: unchanged input is served from the
+// cache (hit reports it), anything else is compiled and cached when valid.
+func CompileCached(opts Options, c Cache) (snap *Snapshot, diags schema.Diagnostics, hit bool, err error) {
+	in, diags, err := Read(opts)
+	if err != nil || diags.HasErrors() {
+		return nil, diags, false, err
+	}
+	key := Key(in, opts.BridleVersion)
+	if s := c.Get(key); s != nil {
+		return s, s.Warnings, true, nil
+	}
+	snap, diags = CompileBytes(in, opts.BridleVersion)
+	if snap != nil {
+		c.Put(key, snap)
+	}
+	return snap, diags, false, nil
+}
