@@ -191,6 +191,9 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 					return known && !Allowed(t, snap, c.id.Agent)
 				})
 			}
+			if s.opts.Listed != nil {
+				defer s.listedOnce.Do(s.opts.Listed)
+			}
 			return res, err
 		case "tools/call":
 			p, _ := req.GetParams().(*sdk.CallToolParamsRaw)

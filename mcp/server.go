@@ -41,6 +41,8 @@ type Options struct {
 	Memory func() (memory.Store, memory.Embedder, error)
 	// ExampleToken authenticates clones of private example repositories.
 	ExampleToken string
+	// Listed, if set, is called once, after the first tools/list is answered.
+	Listed func()
 	// Gitea, when set, makes main of this Gitea repository the rules
 	// source (through a local mirror); Rules and Ref are then ignored.
 	Gitea  *proposals.GiteaOptions
@@ -64,6 +66,8 @@ type Server struct {
 	propOnce    sync.Once
 	propBackend proposals.Backend
 	propErr     error
+
+	listedOnce sync.Once
 
 	memOnce  sync.Once
 	memStore memory.Store
@@ -161,7 +165,13 @@ func (s *Server) SDK() *sdk.Server { return s.sdk }
 func (s *Server) Tools() []Tool { return s.tools }
 
 // ServeStdio serves one session over in and out until in ends or ctx is done.
+// A local rules source is loaded in the background meanwhile, so that the
+// first tools/list does not wait for it; a Gitea source is not touched
+// before a request needs it.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	if s.src.mirror == nil {
+		go s.src.get()
+	}
 	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log})
 	if err == nil || ctx.Err() != nil || strings.Contains(err.Error(), "EOF") {
 		return nil
@@ -182,9 +192,13 @@ func (s *Server) build() *sdk.Server {
 			Resources: &sdk.ResourceCapabilities{},
 		},
 	})
+	// Registering a tool resolves its schemas (most of a cold start); the
+	// registrations are independent, so they run side by side.
+	var wg sync.WaitGroup
 	for _, t := range s.tools {
-		t.add(srv)
+		wg.Go(func() { t.add(srv) })
 	}
+	wg.Wait()
 	s.addResources(srv)
 	srv.AddReceivingMiddleware(s.redactMiddleware, s.permissionMiddleware)
 	return srv

@@ -6,8 +6,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -59,6 +62,12 @@ audit log (bridle audit).`,
 			if o.agent == "" {
 				o.agent = strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
 			}
+			// Starting allocates a lot at once (tool schemas); collecting
+			// less often until the first tools/list is answered gets there
+			// sooner. The default comes back right after.
+			old := debug.SetGCPercent(400)
+			restore := sync.OnceFunc(func() { debug.SetGCPercent(old) })
+			time.AfterFunc(2*time.Second, restore)
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 				return usageErr("--log-level: %v", err)
@@ -76,6 +85,7 @@ audit log (bridle audit).`,
 					return memory.Open(memory.ConfigFromEnv(memory.Config{}))
 				},
 				ExampleToken: os.Getenv("BRIDLE_EXAMPLES_TOKEN"),
+				Listed:       restore,
 			}
 			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
 				owner, name, err := proposals.Split(cfg.GiteaRepo)
