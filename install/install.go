@@ -39,6 +39,8 @@ type Options struct {
 	Rules      string // rules path passed to bridle mcp (made absolute)
 	Ref        string // optional git ref
 	Agent      string // agent to bind; defaults to Client
+	GiteaURL   string // serve a Gitea rules repository instead of Rules
+	GiteaRepo  string // OWNER/NAME
 	DryRun     bool
 }
 
@@ -86,6 +88,11 @@ func (o Options) args() []string {
 	rules, err := filepath.Abs(o.Rules)
 	if err != nil {
 		rules = o.Rules
+	}
+	if o.GiteaURL != "" {
+		// The token stays out of the config: the client's environment
+		// (GITEA_TOKEN or GITEA_TOKEN_FILE) provides it.
+		return []string{"mcp", "--gitea", o.GiteaURL, "--repo", o.GiteaRepo, "--agent", agent}
 	}
 	a := []string{"mcp", "--rules", rules, "--agent", agent}
 	if o.Ref != "" {

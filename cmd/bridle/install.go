@@ -33,6 +33,9 @@ left alone.
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.Client = args[0]
+			if (o.GiteaURL == "") != (o.GiteaRepo == "") {
+				return usageErr("--gitea and --repo go together")
+			}
 			home, err := os.UserHomeDir()
 			if err != nil && o.ProjectDir == "" && o.ConfigPath == "" {
 				return fmt.Errorf("install: no home directory: %w", err)
@@ -72,6 +75,8 @@ left alone.
 	cmd.Flags().StringVar(&o.Rules, "rules", ".", "rules `path` the server reads")
 	cmd.Flags().StringVar(&o.Ref, "ref", "", "git `ref` the server reads the rules from")
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to bind (default: the client name)")
+	cmd.Flags().StringVar(&o.GiteaURL, "gitea", "", "serve the rules of a Gitea `URL` instead of --rules (the token comes from the client's GITEA_TOKEN)")
+	cmd.Flags().StringVar(&o.GiteaRepo, "repo", "", "the Gitea rules repository `OWNER/NAME`")
 	cmd.Flags().StringVar(&o.Command, "command", "", "bridle executable to launch (default: this binary)")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "print the change, write nothing")
 	return cmd

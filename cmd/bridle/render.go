@@ -86,8 +86,12 @@ func runRender(io *streams, o *renderOptions) error {
 		return err
 	}
 	fmt.Fprintf(io.errOut, "rendered %s for %s into %s:\n", plural(len(written), "file"), plural(len(snap.Renders), "agent"), o.out)
+	width := 0
+	for _, w := range written {
+		width = max(width, len(w))
+	}
 	for i, r := range snap.Renders {
-		fmt.Fprintf(io.errOut, "  %-30s %s (%s)\n", written[i], r.Agent, r.Renderer)
+		fmt.Fprintf(io.errOut, "  %-*s  %s (%s)\n", width, written[i], r.Agent, r.Renderer)
 	}
 	return nil
 }
@@ -116,8 +120,12 @@ func runCheck(io *streams, o *renderOptions, files []renderers.File) error {
 			}
 			fmt.Fprint(io.out, f.Diff)
 		}
+		width := 0
 		for _, f := range findings {
-			fmt.Fprintf(io.errOut, "%-40s %s\n", f.Path, f.State)
+			width = max(width, len(f.Path))
+		}
+		for _, f := range findings {
+			fmt.Fprintf(io.errOut, "%-*s  %s\n", width, f.Path, f.State)
 		}
 	}
 	if bad > 0 {
