@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -86,6 +87,11 @@ func TestPatternTools(t *testing.T) {
 	res, err := claude.CallTool(ctx, params)
 	if err != nil || res.IsError {
 		t.Fatalf("refresh: %v %+v", err, res.Content[0])
+	}
+	// Notifications are handled asynchronously by the client: allow them
+	// a moment to arrive.
+	for deadline := time.Now().Add(3 * time.Second); progress.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
 	}
 	if progress.Load() == 0 {
 		t.Error("no progress notifications")
