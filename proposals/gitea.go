@@ -390,9 +390,10 @@ func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
 		if resp != nil && resp.Response != nil {
 			code = resp.StatusCode
 		}
-		if code == 405 {
+		if code == 405 && i >= 4 {
 			// 405 is both "still checking mergeability" and "you may not
-			// merge": Gitea says which through the pull request itself.
+			// merge": once Gitea has had a second to check, a pull request
+			// it calls mergeable means the account may not merge.
 			if pr, _, gerr := c.GetPullRequest(g.o.Owner, g.o.Repo, int64(n)); gerr == nil && pr.Mergeable {
 				return Proposal{}, fmt.Errorf("gitea merge #%d: %w: this account may not merge into %s (only the approvers may)", n, ErrForbidden, g.o.Main)
 			}
