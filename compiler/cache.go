@@ -52,9 +52,10 @@ func Key(in Input, bridleVersion string) string {
 			}
 		}
 	}
-	hist, _ := json.Marshal(in.History)
-	h.Write(hist)
-	h.Write([]byte{0})
+	// The history is a function of the commit (above) and of whether it is
+	// resolved at all; hashing the flag, not the history, lets a cache hit
+	// skip walking it.
+	fmt.Fprintf(h, "history=%t\x00", in.history || in.History != nil)
 	h.Write(in.Data)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -130,6 +131,7 @@ func CompileCached(opts Options, c Cache) (snap *Snapshot, diags schema.Diagnost
 	if s := c.Get(key); s != nil {
 		return s, s.Warnings, true, nil
 	}
+	in.resolveHistory(opts)
 	snap, diags = CompileBytes(in, opts.BridleVersion)
 	if snap != nil {
 		c.Put(key, snap)

@@ -92,6 +92,7 @@ func Compile(opts Options) (*Snapshot, schema.Diagnostics, error) {
 	if err != nil || diags.HasErrors() {
 		return nil, diags, err
 	}
+	in.resolveHistory(opts)
 	snap, diags := CompileBytes(in, opts.BridleVersion)
 	return snap, diags, nil
 }
@@ -104,6 +105,7 @@ type Input struct {
 	// History is provenance resolved from the repository's merges, keyed
 	// "guardrail:<id>" / "pattern:<name>"; it overrides the YAML's.
 	History map[string]schema.Provenance `json:"-"`
+	history bool // History is still to be resolved (see resolveHistory)
 }
 
 // CompileBytes validates and compiles one document.

@@ -41,21 +41,34 @@ func Read(opts Options) (Input, schema.Diagnostics, error) {
 	} else {
 		in, diags, err = readFile(opts.Rules)
 	}
-	if err != nil || diags.HasErrors() || opts.NoHistory || in.Source.Commit == "" {
+	if err != nil || diags.HasErrors() {
 		return in, diags, err
 	}
-	if repo, root, rerr := openRepo(filepath.Dir(absPath(in.pathOnDisk(opts.Rules)))); rerr == nil {
-		file := in.Source.Path
-		if in.Source.Kind == "file" {
-			if rel, err := filepath.Rel(root, absPath(in.Source.Path)); err == nil {
-				file = filepath.ToSlash(rel)
-			}
-		}
-		if h, herr := History(repo, plumbing.NewHash(in.Source.Commit), file, opts.PRLookup); herr == nil {
-			in.History = h
+	in.history = !opts.NoHistory
+	return in, diags, nil
+}
+
+// resolveHistory fills in.History from the repository, once, unless the
+// caller asked for none. It is deferred until a compile needs it: the
+// compile cache is keyed by the commit, which determines the history.
+func (in *Input) resolveHistory(opts Options) {
+	if !in.history || in.History != nil || in.Source.Commit == "" {
+		return
+	}
+	in.history = false
+	repo, root, err := openRepo(filepath.Dir(absPath(in.pathOnDisk(opts.Rules))))
+	if err != nil {
+		return
+	}
+	file := in.Source.Path
+	if in.Source.Kind == "file" {
+		if rel, err := filepath.Rel(root, absPath(in.Source.Path)); err == nil {
+			file = filepath.ToSlash(rel)
 		}
 	}
-	return in, diags, nil
+	if h, herr := History(repo, plumbing.NewHash(in.Source.Commit), file, opts.PRLookup); herr == nil {
+		in.History = h
+	}
 }
 
 // pathOnDisk is a path inside the repository the input came from.

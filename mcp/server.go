@@ -43,6 +43,9 @@ type Options struct {
 	ExampleToken string
 	// Listed, if set, is called once, after the first tools/list is answered.
 	Listed func()
+	// Prefetch starts loading a local rules source while the server is
+	// still being built (a Gitea source is never touched before a request).
+	Prefetch bool
 	// Gitea, when set, makes main of this Gitea repository the rules
 	// source (through a local mirror); Rules and Ref are then ignored.
 	Gitea  *proposals.GiteaOptions
@@ -140,6 +143,9 @@ func New(opts Options) *Server {
 		}
 		return audit.Open(dir, project, s.red)
 	}
+	if opts.Prefetch && s.src.mirror == nil {
+		go s.src.get()
+	}
 	s.tools = append(s.registry(), opts.extraTools...)
 	s.sdk = s.build()
 	return s
@@ -169,7 +175,7 @@ func (s *Server) Tools() []Tool { return s.tools }
 // first tools/list does not wait for it; a Gitea source is not touched
 // before a request needs it.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	if s.src.mirror == nil {
+	if s.src.mirror == nil && !s.opts.Prefetch {
 		go s.src.get()
 	}
 	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log})

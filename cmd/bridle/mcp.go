@@ -86,6 +86,7 @@ audit log (bridle audit).`,
 				},
 				ExampleToken: os.Getenv("BRIDLE_EXAMPLES_TOKEN"),
 				Listed:       restore,
+				Prefetch:     true,
 			}
 			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
 				owner, name, err := proposals.Split(cfg.GiteaRepo)
