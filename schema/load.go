@@ -272,22 +272,24 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 	}
 
 	f.root = body
+	// Typed decoding only reads the node tree, so it runs beside the walk.
+	// go-yaml bounds alias expansion itself ("excessive aliasing"); the
+	// walk's stricter limits decide whether the result is used.
+	decoded := make(chan struct{})
+	go func() { defer close(decoded); f.decode() }()
 	w := walker{f: f, budget: MaxNodes, alias: MaxAliased}
 	v := w.walk(body, nil, 0)
+	<-decoded
 	if w.stop {
 		return nil, w.diags.Sort()
 	}
-	// Typed decoding only reads the node tree; it runs beside the version
-	// check and whatever the caller does next until Validate needs it.
 	f.value = v
 
 	if ds := checkVersion(f, v); ds != nil {
 		return nil, ds
 	}
-	if len(w.diags) == 0 {
-		f.decode()
-	} else {
-		f.decodeErr = w.diags[0]
+	if len(w.diags) > 0 {
+		f.decodeErr, f.partial = w.diags[0], false
 	}
 	return f, w.diags.Sort()
 }
