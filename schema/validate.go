@@ -271,7 +271,7 @@ func (c *checker) unique(what string, seen map[string]string, id, path string) {
 		return
 	}
 	if first, dup := seen[id]; dup {
-		c.errorAt(c.f.Pos(path), path, "give each "+what+" its own id, or delete the repeated one",
+		c.errorAt(c.f.Pos(path), path, "make each "+what+" unique, or delete the repeated entry",
 			"duplicate %s %q (first used at %s, line %d)", what, id, first, c.f.Pos(first).Line)
 		return
 	}
