@@ -105,3 +105,48 @@ func TestProposeFromAgent(t *testing.T) {
 		t.Errorf("audit: %s", kinds)
 	}
 }
+
+// TestProposalToolInputs: malformed, hostile and oversized arguments to the
+// proposal tools each get a clear error, and nothing is created.
+func TestProposalToolInputs(t *testing.T) {
+	dir := localRulesRepo(t)
+	f := newFixture(t, Options{Rules: dir, Proposals: func() (proposals.Backend, error) { return proposals.OpenLocal(dir, "test") }})
+	cs := f.connect(t, "claude-code", "", nil)
+	cases := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"propose_guardrail", map[string]any{"id": "x", "statement": strings.Repeat("s", 2000), "severity": "guidance", "why": "w"}, "statement"},
+		{"propose_guardrail", map[string]any{"id": "x", "statement": "s", "severity": "urgent", "why": "w"}, "severity"},
+		{"propose_guardrail", map[string]any{"id": "x\n# injected", "statement": "s", "severity": "guidance", "why": "w"}, "invalid"},
+		{"propose_guardrail", map[string]any{"id": "x", "statement": "s", "severity": "guidance", "why": strings.Repeat("w", 5000)}, "why"},
+		{"propose_guardrail", map[string]any{"id": "no-pii-in-logs", "statement": "dup", "severity": "guidance", "why": "w"}, "already exists"},
+		{"propose_guardrail", map[string]any{"id": "ok", "statement": "s", "severity": "guidance", "why": "w", "applies_to": []string{"gemini"}}, "unknown agent"},
+		{"update_rules", map[string]any{"section": "project.stack", "value": 42, "why": "w"}, "invalid"},
+		{"update_rules", map[string]any{"section": "project.overview", "value": "## heading\ntext", "why": "w"}, "heading"},
+		{"add_pattern", map[string]any{"name": "p", "description": "d", "why": "w", "example_repos": []map[string]any{{"url": "a\nb", "reference_tag": "t"}}}, "one line"},
+		{"add_pattern", map[string]any{"name": "p", "description": "d", "why": "w", "example_repos": []map[string]any{{"url": "./x", "reference_tag": "t", "paths": []string{"../../etc"}}}}, "escapes"},
+		{"get_proposal", map[string]any{"number": 999}, "no such proposal"},
+		{"get_proposal", map[string]any{"number": "one"}, "number"},
+	}
+	for _, c := range cases {
+		got, isErr := callText(t, cs, c.tool, c.args)
+		if !isErr || !strings.Contains(got, c.want) {
+			t.Errorf("%s(%.60v): error %v, %.300s; want %q", c.tool, c.args, isErr, got, c.want)
+		}
+	}
+	l, _ := proposals.OpenLocal(dir, "test")
+	if ps, _ := l.List(context.Background(), proposals.All); len(ps) != 0 {
+		t.Errorf("%d proposals created by bad input", len(ps))
+	}
+	// Control characters in the rationale never reach the pull request.
+	got, isErr := callText(t, cs, "propose_guardrail", map[string]any{"id": "clean-rationale", "statement": "s.", "severity": "guidance", "why": "ok\x1b[31m red\x07"})
+	if isErr {
+		t.Fatal(got)
+	}
+	p, _ := l.Get(context.Background(), 1)
+	if strings.ContainsAny(p.Body, "\x1b\x07") {
+		t.Error("control characters reached the pull request body")
+	}
+}
