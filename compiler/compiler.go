@@ -105,7 +105,7 @@ type Input struct {
 	// History is provenance resolved from the repository's merges, keyed
 	// "guardrail:<id>" / "pattern:<name>"; it overrides the YAML's.
 	History map[string]schema.Provenance `json:"-"`
-	history bool // History is still to be resolved (see resolveHistory)
+	history bool                         // History is still to be resolved (see resolveHistory)
 }
 
 // CompileBytes validates and compiles one document.
