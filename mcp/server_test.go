@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/redact"
 )
 
@@ -490,5 +491,35 @@ func TestReadmeToolList(t *testing.T) {
 	}
 	if s[i+len(begin):j] != want {
 		t.Error("README tool list is out of date; run go test ./mcp -run ReadmeToolList -update")
+	}
+}
+
+// TestServeSnapshotFile: --snapshot serves a compiled snapshot; a damaged
+// file later leaves the loaded one in service, marked stale.
+func TestServeSnapshotFile(t *testing.T) {
+	snap, _, err := compiler.Compile(compiler.Options{Rules: example, BridleVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := snap.JSON()
+	file := filepath.Join(t.TempDir(), "snapshot.json")
+	os.WriteFile(file, b, 0o644)
+	now := time.Now()
+	f := newFixture(t, Options{Snapshot: file, Now: func() time.Time { return now }, Refresh: time.Second})
+	cs := f.connect(t, "codex-mcp-client", "", nil)
+	if got, isErr := callText(t, cs, "get_rules", nil); isErr || !strings.Contains(got, "# AGENTS.md — Runic Gateway") {
+		t.Fatalf("get_rules: %.200s", got)
+	}
+	os.WriteFile(file, []byte("{not json"), 0o644)
+	os.Chtimes(file, now.Add(time.Minute), now.Add(time.Minute))
+	now = now.Add(time.Hour)
+	if got, _ := callText(t, cs, "get_rules", nil); !strings.Contains(got, "**Stale rules.**") || !strings.Contains(got, "# AGENTS.md — Runic Gateway") {
+		t.Errorf("after damage: %.300s", got)
+	}
+	bad := filepath.Join(t.TempDir(), "other.json")
+	os.WriteFile(bad, []byte(`{"hello": 1}`), 0o644)
+	f2 := newFixture(t, Options{Snapshot: bad})
+	if got, isErr := callText(t, f2.connect(t, "codex-mcp-client", "", nil), "get_rules", nil); !isErr || !strings.Contains(got, "not a bridle snapshot") {
+		t.Errorf("not a snapshot: %s", got)
 	}
 }
