@@ -41,7 +41,8 @@ func unavailable(c call) *sdk.CallToolResult {
 }
 
 func unavailableErr(c call) error {
-	return fmt.Errorf("Bridle cannot load the rules: %w. Tell the human; until it is fixed, work only on what the task asks and ask before anything else", c.err)
+	// The message is for the model, so it reads as a sentence.
+	return fmt.Errorf("Bridle cannot load the rules: %w. Tell the human; until it is fixed, work only on what the task asks and ask before anything else", c.err) //lint:ignore ST1005 shown to the agent as prose
 }
 
 type noInput struct{}

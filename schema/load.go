@@ -185,14 +185,6 @@ func splitPath(p string) []pathTok {
 	return toks
 }
 
-func parentPath(path string) string {
-	i := strings.LastIndexAny(path, ".[")
-	if i < 0 {
-		return ""
-	}
-	return path[:i]
-}
-
 // isIdent reports whether key can be written bare in a path (a.b), rather
 // than quoted (a["b c"]).
 func isIdent(key string) bool {

@@ -67,7 +67,7 @@ func TestGiteaCLI(t *testing.T) {
 	if code, _, stderr := bridle(t, "approve", fmt.Sprint(pr.Number)); code == 0 {
 		t.Errorf("the bot approved: %s", stderr)
 	}
-	code, out, stderr = bridle(t, "propose", "guardrail", "--id", "Bad ID", "--statement", "x")
+	code, _, stderr = bridle(t, "propose", "guardrail", "--id", "Bad ID", "--statement", "x")
 	if code != exitInvalid || !strings.Contains(stderr, "nothing was created") {
 		t.Errorf("invalid proposal: %d %s", code, stderr)
 	}
