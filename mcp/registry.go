@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -40,8 +41,9 @@ type Tool struct {
 	// middleware records a generic write event for other non-read-only tools.
 	AuditsItself bool
 
-	add    func(*sdk.Server)
-	schema func() (*jsonschema.Schema, error) // the input schema, for docs
+	add     func(*sdk.Server)
+	schema  func() (*jsonschema.Schema, error)          // the input schema, reflected from the Go types
+	schemas func() (in, out json.RawMessage, err error) // both schemas as JSON, reflected
 }
 
 // Annotations are the MCP hints; every tool sets all of them explicitly
@@ -76,21 +78,48 @@ func newTool[In, Out any](t Tool, tweak func(*jsonschema.Schema), h sdk.ToolHand
 		}
 		return s, nil
 	}
-	t.add = func(srv *sdk.Server) {
-		in, err := t.schema()
+	structured := reflect.TypeFor[Out]() != reflect.TypeFor[any]()
+	t.schemas = func() (in, out json.RawMessage, err error) {
+		s, err := t.schema()
 		if err != nil {
-			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+			return nil, nil, fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+		}
+		if in, err = json.Marshal(s); err != nil {
+			return nil, nil, err
+		}
+		if structured {
+			o, err := jsonschema.For[Out](nil)
+			if err != nil {
+				return nil, nil, fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+			}
+			if out, err = json.Marshal(o); err != nil {
+				return nil, nil, err
+			}
+		}
+		return in, out, nil
+	}
+	t.add = func(srv *sdk.Server) {
+		// The schemas come precomputed (schemas.json, kept in step with the
+		// Go types by TestSchemasCommitted); reflecting them at every start
+		// is what made cold starts slow.
+		in, out, ok := committedSchemas(t.Name)
+		if !ok {
+			var err error
+			if in, out, err = t.schemas(); err != nil {
+				panic(err)
+			}
 		}
 		def := &sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations(), InputSchema: in}
-		structured := reflect.TypeFor[Out]() != reflect.TypeFor[any]()
 		if structured {
-			out, err := jsonschema.For[Out](nil)
-			if err != nil {
-				panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
-			}
 			def.OutputSchema = out
 		}
-		resolve := sync.OnceValues(func() (*jsonschema.Resolved, error) { return in.Resolve(nil) })
+		resolve := sync.OnceValues(func() (*jsonschema.Resolved, error) {
+			var s jsonschema.Schema
+			if err := json.Unmarshal(in, &s); err != nil {
+				return nil, err
+			}
+			return s.Resolve(nil)
+		})
 		srv.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			input, err := checkArguments(req.Params.Arguments, resolve)
 			if err != nil {
@@ -357,4 +386,42 @@ func clean(s string) string {
 		}
 		return r
 	}, s)
+}
+
+//go:embed schemas.json
+var schemasJSON []byte
+
+type toolSchemas struct {
+	Input  json.RawMessage `json:"input"`
+	Output json.RawMessage `json:"output,omitempty"`
+}
+
+var committed = sync.OnceValue(func() map[string]toolSchemas {
+	m := map[string]toolSchemas{}
+	_ = json.Unmarshal(schemasJSON, &m)
+	return m
+})
+
+// committedSchemas returns the precomputed schemas of a tool.
+func committedSchemas(name string) (in, out json.RawMessage, ok bool) {
+	s, ok := committed()[name]
+	return s.Input, s.Output, ok && len(s.Input) > 0
+}
+
+// SchemasJSON reflects every tool's schemas from the Go types, as
+// schemas.json holds them.
+func SchemasJSON(tools []Tool) ([]byte, error) {
+	m := map[string]toolSchemas{}
+	for _, t := range tools {
+		in, out, err := t.schemas()
+		if err != nil {
+			return nil, err
+		}
+		m[t.Name] = toolSchemas{Input: in, Output: out}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }

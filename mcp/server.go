@@ -198,13 +198,9 @@ func (s *Server) build() *sdk.Server {
 			Resources: &sdk.ResourceCapabilities{},
 		},
 	})
-	// Registering a tool resolves its schemas (most of a cold start); the
-	// registrations are independent, so they run side by side.
-	var wg sync.WaitGroup
 	for _, t := range s.tools {
-		wg.Go(func() { t.add(srv) })
+		t.add(srv)
 	}
-	wg.Wait()
 	s.addResources(srv)
 	srv.AddReceivingMiddleware(s.redactMiddleware, s.permissionMiddleware)
 	return srv

@@ -523,3 +523,19 @@ func TestServeSnapshotFile(t *testing.T) {
 		t.Errorf("not a snapshot: %s", got)
 	}
 }
+
+// TestSchemasCommitted keeps schemas.json (the tool schemas served without
+// reflecting at start-up) in step with the Go types; -update rewrites it.
+func TestSchemasCommitted(t *testing.T) {
+	got, err := SchemasJSON(New(Options{CacheDir: "-"}).Tools())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		os.WriteFile("schemas.json", got, 0o644)
+		return
+	}
+	if string(got) != string(schemasJSON) {
+		t.Error("schemas.json is out of date with the tool types; run go test ./mcp -run SchemasCommitted -update")
+	}
+}
