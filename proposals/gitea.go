@@ -1,10 +1,13 @@
 package proposals
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -368,10 +371,11 @@ func (g *Gitea) Update(ctx context.Context, n int, p Prepared) (Proposal, error)
 }
 
 // Merge implements Backend. Gitea records the token's user as the merger;
-// approver is not used. Right after a pull request is opened Gitea may still
-// be checking mergeability and answer 405: that is retried briefly.
+// approver is not used. Gitea answers 405 both while it is still checking
+// mergeability ("Please try again later", retried for a while) and when the
+// account may not merge ("User not allowed to merge PR"); the call is made
+// directly so that the two can be told apart.
 func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
-	c := g.Client(ctx)
 	cur, err := g.Get(ctx, n)
 	if err != nil {
 		return Proposal{}, err
@@ -379,43 +383,43 @@ func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
 	if cur.State != Open {
 		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, cur.State)
 	}
-	opt := gitea.MergePullRequestOption{Style: gitea.MergeStyleMerge, Title: fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
-		Message: fmt.Sprintf("Bridle-Proposal: %d\n", n)}
+	body, _ := json.Marshal(map[string]any{"Do": "merge", "MergeTitleField": fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
+		"MergeMessageField": fmt.Sprintf("Bridle-Proposal: %d\n", n)})
+	url := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", strings.TrimSuffix(g.o.URL, "/"), g.o.Owner, g.o.Repo, n)
+	step := fmt.Sprintf("merge #%d", n)
 	for i := 0; ; i++ {
-		ok, resp, err := c.MergePullRequest(g.o.Owner, g.o.Repo, int64(n), opt)
-		if err == nil && ok {
-			break
+		req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "token "+g.o.Token)
+		resp, err := g.o.HTTP.Do(req)
+		if err != nil {
+			return Proposal{}, g.fail(step, nil, err)
 		}
-		code := 0
-		if resp != nil && resp.Response != nil {
-			code = resp.StatusCode
+		var answer struct {
+			Message string `json:"message"`
 		}
-		if code == 405 && i >= 4 {
-			// 405 is both "still checking mergeability" and "you may not
-			// merge": once Gitea has had a second to check, a pull request
-			// it calls mergeable means the account may not merge.
-			if pr, _, gerr := c.GetPullRequest(g.o.Owner, g.o.Repo, int64(n)); gerr == nil && pr.Mergeable {
-				return Proposal{}, fmt.Errorf("gitea merge #%d: %w: this account may not merge into %s (only the approvers may)", n, ErrForbidden, g.o.Main)
-			}
-		}
-		if code == 405 && i < 20 {
+		json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer)
+		resp.Body.Close()
+		msg := strings.ReplaceAll(answer.Message, g.o.Token, "[REDACTED]")
+		switch {
+		case resp.StatusCode < 300:
+			return g.Get(ctx, n)
+		case resp.StatusCode == 405 && strings.Contains(msg, "try again later") && i < 60:
 			select {
 			case <-ctx.Done():
 				return Proposal{}, ctx.Err()
 			case <-time.After(250 * time.Millisecond):
 			}
 			continue
+		case resp.StatusCode == 405 && strings.Contains(msg, "not allowed to merge"):
+			return Proposal{}, fmt.Errorf("gitea %s: %w: this account may not merge into %s (only the approvers may)", step, ErrForbidden, g.o.Main)
+		case resp.StatusCode == 405 && (strings.Contains(msg, "already merged") || strings.Contains(msg, "Work in progress")):
+			return Proposal{}, fmt.Errorf("gitea %s: %w: %s", step, ErrState, msg)
+		case resp.StatusCode == 405 || resp.StatusCode == 409:
+			return Proposal{}, fmt.Errorf("gitea %s: %w: %s (run bridle proposals rebase %d)", step, ErrConflict, msg, n)
 		}
-		if err == nil {
-			err = errors.New("gitea did not merge")
-		}
-		ferr := g.fail(fmt.Sprintf("merge #%d", n), resp, err)
-		if code == 405 {
-			ferr = fmt.Errorf("%w: %w (not mergeable: run bridle proposals rebase %d)", ferr, ErrConflict, n)
-		}
-		return Proposal{}, ferr
+		return Proposal{}, g.fail(step, &gitea.Response{Response: resp}, fmt.Errorf("%s %s", resp.Status, msg))
 	}
-	return g.Get(ctx, n)
 }
 
 // Close implements Backend: a comment with the reason, then the pull
