@@ -156,13 +156,19 @@ func mergeJSON(before []byte, command string, args []string) ([]byte, error) {
 	doc := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(before)) > 0 {
 		if err := json.Unmarshal(before, &doc); err != nil {
-			return nil, fmt.Errorf("the file is not a JSON object (%v); fix or move it, then run install again", err)
+			return nil, fmt.Errorf("the file is not a JSON object (%w); fix or move it, then run install again", err)
 		}
+	}
+	if doc == nil { // the file held a bare `null`: nothing to keep
+		doc = map[string]json.RawMessage{}
 	}
 	servers := map[string]json.RawMessage{}
 	if raw, ok := doc["mcpServers"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &servers); err != nil {
-			return nil, fmt.Errorf("mcpServers is not an object: %v", err)
+			return nil, fmt.Errorf("mcpServers is not an object: %w", err)
+		}
+		if servers == nil {
+			servers = map[string]json.RawMessage{}
 		}
 	}
 	entry, _ := json.Marshal(map[string]any{"type": "stdio", "command": command, "args": args})
