@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
@@ -61,25 +60,17 @@ func memoryView(r memory.Record, score float64) MemoryView {
 		Created: r.Created.UTC().Format("2006-01-02T15:04:05Z"), Score: score}
 }
 
-func kindEnum(s *jsonschema.Schema) {
-	if p := s.Properties["kind"]; p != nil {
-		var e []any
-		for _, k := range memory.Kinds {
-			e = append(e, k)
-		}
-		p.Enum = e
-	}
-}
+var (
+	kindEnum = enum("kind", memory.Kinds...)
+	kRange   = between("k", 0, memory.MaxK)
+)
 
 func (s *Server) rememberTool() Tool {
 	return newTool(Tool{
 		Name: "remember", Title: "Remember for later sessions",
 		Description: "Store a decision, context, history or note in the project's shared memory, so that later sessions — yours or another agent's — can recall it.",
 		Toolset:     "memory", Permission: "memory.write", AuditsItself: true,
-	}, func(sc *jsonschema.Schema) {
-		kindEnum(sc)
-		limits(map[string]int{"text": memory.MaxMemoryText})(sc)
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in rememberInput) (*sdk.CallToolResult, MemoryView, error) {
+	}, tweaks(kindEnum, limits(map[string]int{"text": memory.MaxMemoryText})), func(ctx context.Context, req *sdk.CallToolRequest, in rememberInput) (*sdk.CallToolResult, MemoryView, error) {
 		m, c, err := s.memoryFor(ctx)
 		if err != nil {
 			return nil, MemoryView{}, err
@@ -111,13 +102,7 @@ func (s *Server) recallTool() Tool {
 		Name: "recall", Title: "Recall from memory",
 		Description: "Search the project's shared memory (decisions, context, history, notes from every agent's sessions), best matches first.",
 		Toolset:     "memory", Permission: "memory.read", ReadOnly: true,
-	}, func(sc *jsonschema.Schema) {
-		kindEnum(sc)
-		limits(map[string]int{"query": memory.MaxQuery})(sc)
-		if p := sc.Properties["k"]; p != nil {
-			p.Minimum, p.Maximum = new(0.0), new(float64(memory.MaxK))
-		}
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (*sdk.CallToolResult, RecallResult, error) {
+	}, tweaks(kindEnum, kRange, limits(map[string]int{"query": memory.MaxQuery})), func(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (*sdk.CallToolResult, RecallResult, error) {
 		m, _, err := s.memoryFor(ctx)
 		if err != nil {
 			return nil, RecallResult{}, err
@@ -185,12 +170,7 @@ func (s *Server) searchPatternsTool() Tool {
 		Name: "search_pattern_examples", Title: "Search pattern examples",
 		Description: "Search real code from the example repositories of the project's custom architecture patterns, to see how the pattern is done here.",
 		Toolset:     "patterns", Permission: "memory.read", ReadOnly: true,
-	}, func(sc *jsonschema.Schema) {
-		limits(map[string]int{"query": memory.MaxQuery, "arch_tag": 120})(sc)
-		if p := sc.Properties["k"]; p != nil {
-			p.Minimum, p.Maximum = new(0.0), new(float64(memory.MaxK))
-		}
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in searchPatternsInput) (*sdk.CallToolResult, PatternResult, error) {
+	}, tweaks(kRange, limits(map[string]int{"query": memory.MaxQuery, "arch_tag": 120})), func(ctx context.Context, req *sdk.CallToolRequest, in searchPatternsInput) (*sdk.CallToolResult, PatternResult, error) {
 		st, emb, err := s.memoryStore()
 		if err != nil {
 			return nil, PatternResult{}, err

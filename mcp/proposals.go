@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
@@ -93,16 +92,6 @@ func (s *Server) propose(ctx context.Context, tool string, change proposals.Chan
 	return proposalView(p), nil
 }
 
-func limits(max map[string]int) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) {
-		for name, n := range max {
-			if p := s.Properties[name]; p != nil {
-				p.MaxLength = new(n)
-			}
-		}
-	}
-}
-
 type proposeGuardrailInput struct {
 	ID            string   `json:"id" jsonschema:"a new guardrail id: lower-case letters, digits and dashes"`
 	Statement     string   `json:"statement" jsonschema:"the rule, in one line"`
@@ -121,12 +110,9 @@ func (s *Server) proposeGuardrailTool() Tool {
 		Description: "Propose a new guardrail as a pull request. Bridle validates it first and refuses an invalid one; a human approves it by merging. " +
 			"You are recorded as the proposer from this session; you cannot approve your own proposal.",
 		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
-	}, func(sc *jsonschema.Schema) {
-		limits(map[string]int{"id": 80, "statement": 1000, "rationale": 2000, "why": 4000})(sc)
-		if p := sc.Properties["severity"]; p != nil {
-			p.Enum = []any{"guidance", "hard-instruction", "enforcement"}
-		}
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in proposeGuardrailInput) (*sdk.CallToolResult, ProposalView, error) {
+	}, tweaks(limits(map[string]int{"id": 80, "statement": 1000, "rationale": 2000, "why": 4000}),
+		enum("severity", "guidance", "hard-instruction", "enforcement"),
+	), func(ctx context.Context, req *sdk.CallToolRequest, in proposeGuardrailInput) (*sdk.CallToolResult, ProposalView, error) {
 		v, err := s.propose(ctx, "propose_guardrail", proposals.Change{Kind: proposals.KindGuardrail, Rationale: in.Why, Guardrail: &schema.Guardrail{
 			ID: in.ID, Statement: in.Statement, Severity: schema.Severity(in.Severity), Rationale: in.Rationale,
 			AppliesTo: in.AppliesTo, ScopeApproval: in.ScopeApproval, EnforcedBy: in.EnforcedBy,
@@ -180,16 +166,7 @@ func (s *Server) updateRulesTool() Tool {
 		Description: "Propose replacing one section of the project description (" + strings.Join(proposals.Sections, ", ") +
 			") as a pull request a human approves by merging. Guardrails and permissions cannot be changed this way.",
 		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
-	}, func(sc *jsonschema.Schema) {
-		limits(map[string]int{"why": 4000})(sc)
-		if p := sc.Properties["section"]; p != nil {
-			var e []any
-			for _, sec := range proposals.Sections {
-				e = append(e, sec)
-			}
-			p.Enum = e
-		}
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in updateRulesInput) (*sdk.CallToolResult, ProposalView, error) {
+	}, tweaks(limits(map[string]int{"why": 4000}), enum("section", proposals.Sections...)), func(ctx context.Context, req *sdk.CallToolRequest, in updateRulesInput) (*sdk.CallToolResult, ProposalView, error) {
 		v, err := s.propose(ctx, "update_rules", proposals.Change{Kind: proposals.KindRules, Rationale: in.Why, Section: in.Section, Value: in.Value})
 		return nil, v, err
 	})
@@ -209,11 +186,7 @@ func (s *Server) listProposalsTool() Tool {
 		Name: "list_proposals", Title: "List proposals",
 		Description: "Proposals (pull requests) to the rules, with their state and whether they still merge cleanly.",
 		Toolset:     "proposals", Permission: "rules.propose", ReadOnly: true,
-	}, func(sc *jsonschema.Schema) {
-		if p := sc.Properties["state"]; p != nil {
-			p.Enum = []any{"open", "merged", "closed", "all"}
-		}
-	}, func(ctx context.Context, req *sdk.CallToolRequest, in listProposalsInput) (*sdk.CallToolResult, ProposalList, error) {
+	}, enum("state", "open", "merged", "closed", "all"), func(ctx context.Context, req *sdk.CallToolRequest, in listProposalsInput) (*sdk.CallToolResult, ProposalList, error) {
 		svc, err := s.proposalService()
 		if err != nil {
 			return nil, ProposalList{}, err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/compiler"
@@ -120,11 +119,7 @@ type GuardrailList struct {
 	Stale      *Status         `json:"stale,omitempty"`
 }
 
-func tierEnum(s *jsonschema.Schema) {
-	if p := s.Properties["tier"]; p != nil {
-		p.Enum = []any{string(schema.Enforcement), string(schema.HardInstruction), string(schema.Guidance)}
-	}
-}
+var tierEnum = enum("tier", schema.Enforcement, schema.HardInstruction, schema.Guidance)
 
 func (s *Server) listGuardrailsTool() Tool {
 	return newTool(Tool{
@@ -162,12 +157,7 @@ type getGuardrailInput struct {
 	ID string `json:"id" jsonschema:"the guardrail id, e.g. no-unrequested-refactors"`
 }
 
-func idLimit(s *jsonschema.Schema) {
-	if p := s.Properties["id"]; p != nil {
-		p.MaxLength = new(80)
-		p.MinLength = new(1)
-	}
-}
+var idLimit = tweaks(limits(map[string]int{"id": 80}), nonEmpty("id"))
 
 func (s *Server) getGuardrailTool() Tool {
 	return newTool(Tool{

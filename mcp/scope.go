@@ -28,16 +28,7 @@ type ScopeResult struct {
 	Message   string `json:"message"`
 }
 
-func scopeLimits(s *jsonschema.Schema) {
-	for name, max := range map[string]int{"action": 2000, "reason": 4000, "guardrail_id": 80} {
-		if p := s.Properties[name]; p != nil {
-			p.MaxLength = new(max)
-			if name != "guardrail_id" {
-				p.MinLength = new(1)
-			}
-		}
-	}
-}
+var scopeLimits = tweaks(limits(map[string]int{"action": 2000, "reason": 4000, "guardrail_id": 80}), nonEmpty("action", "reason"))
 
 const elicitKey = "approval"
 
