@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -376,17 +376,7 @@ func text(s string) *sdk.CallToolResult {
 
 // clean removes control characters (but not newlines and tabs) from text an
 // agent supplies, so it cannot forge lines in logs or prompts.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u2028' || r == '\u2029' {
-			return -1
-		}
-		return r
-	}, s)
-}
+var clean = proposals.MultiLine
 
 //go:embed schemas.json
 var schemasJSON []byte

@@ -41,7 +41,7 @@ type Prepared struct {
 // result, and builds the title, body, branch and commit message. Invalid
 // results fail with an error wrapping ErrInvalid and the diagnostics.
 func Prepare(before []byte, base string, d Draft, version string) (Prepared, error) {
-	d.Change.Rationale = strings.TrimSpace(multiLine(d.Change.Rationale))
+	d.Change.Rationale = strings.TrimSpace(MultiLine(d.Change.Rationale))
 	d.Change = d.Change.Recorded(before)
 	after, err := Apply(before, d.Change, d.Origin)
 	if err != nil {
@@ -221,18 +221,4 @@ func DraftFromBody(body string) (Draft, bool) {
 		return Draft{}, false
 	}
 	return d, true
-}
-
-// multiLine removes control characters but newlines and tabs, so agent text
-// cannot smuggle terminal escapes into a pull request or a commit.
-func multiLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return r
-		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u2028' || r == '\u2029' {
-			return -1
-		}
-		return r
-	}, s)
 }

@@ -115,7 +115,7 @@ func OneLine(s string, max int) string {
 		if r == '\n' || r == '\r' || r == '\t' || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+		if control(r) {
 			return -1
 		}
 		return r
@@ -128,6 +128,27 @@ func OneLine(s string, max int) string {
 		}
 	}
 	return s
+}
+
+// MultiLine makes agent-supplied text safe for a pull request, a commit
+// message, a prompt or a log: control characters (and the Unicode line and
+// paragraph separators) removed, newlines and tabs kept, so the text cannot
+// smuggle terminal escapes or forge lines.
+func MultiLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if control(r) || r == '\u2028' || r == '\u2029' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// control reports C0 and C1 control characters and DEL.
+func control(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0
 }
 
 func utf8ValidEnd(s string) bool {
