@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -122,8 +121,6 @@ func stdin(cmd *cobra.Command) interface{ Read([]byte) (int, error) } {
 	}
 	return os.Stdin
 }
-
-var _ = context.Background
 
 func newMCPToolsCmd(io *streams) *cobra.Command {
 	return &cobra.Command{
