@@ -103,66 +103,47 @@ func (s *source) get() (*compiler.Snapshot, Status, error) {
 		return s.snap, s.status, nil
 	}
 	if s.mirror != nil {
-		snap, err := s.syncAndCompile()
+		snap, hit, err := s.syncAndCompile(s.snap)
+		s.fromCache = hit
 		return s.settle(snap, stamp{}, err, now)
 	}
 	st, statErr := s.rulesStamp()
 	if s.snap != nil && statErr == nil && st == s.stamp && s.opts.Ref == "" && !s.status.Stale {
 		return s.snap, s.status, nil
 	}
-	snap, err := s.compile()
+	snap, hit, err := s.compile(s.opts)
+	s.fromCache = hit
 	return s.settle(snap, st, err, now)
 }
 
-// syncAndCompile brings the Gitea mirror up to date and compiles main.
-func (s *source) syncAndCompile() (*compiler.Snapshot, error) {
+// syncAndCompile brings the Gitea mirror up to date and compiles main; while
+// main is still at cur's commit it returns cur. It reads no field s.mu
+// guards, so the background refresh calls it without the lock.
+func (s *source) syncAndCompile(cur *compiler.Snapshot) (snap *compiler.Snapshot, hit bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	head, err := s.mirror.Sync(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if s.snap != nil && head == s.snap.Source.Commit {
-		return s.snap, nil
+	if cur != nil && head == cur.Source.Commit {
+		return cur, false, nil
 	}
-	s.opts.PRLookup = s.mirror.PRLookup(ctx)
-	return s.compile()
+	opts := s.opts
+	opts.PRLookup = s.mirror.PRLookup(ctx)
+	return s.compile(opts)
 }
 
 // refreshMirror runs in the background; the snapshot is swapped when done.
 func (s *source) refreshMirror() {
-	snap, err := s.syncAndCompileUnlocked()
+	s.mu.Lock()
+	cur := s.snap
+	s.mu.Unlock()
+	snap, _, err := s.syncAndCompile(cur)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refreshing, s.fromCache = false, false
 	s.settle(snap, stamp{}, err, s.now())
-}
-
-// syncAndCompileUnlocked is syncAndCompile for the background refresh: it
-// reads the current snapshot under the lock only.
-func (s *source) syncAndCompileUnlocked() (*compiler.Snapshot, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	head, err := s.mirror.Sync(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	cur := s.snap
-	s.mu.Unlock()
-	if cur != nil && head == cur.Source.Commit {
-		return cur, nil
-	}
-	opts := s.opts
-	opts.PRLookup = s.mirror.PRLookup(ctx)
-	snap, diags, err := compiler.Compile(opts)
-	if err != nil {
-		return nil, err
-	}
-	if snap == nil {
-		return nil, fmt.Errorf("rules are invalid: %s", diags.Error())
-	}
-	return snap, nil
 }
 
 // settle records the outcome of a load: a new snapshot, or a failure that
@@ -210,19 +191,18 @@ func (s *source) rulesStamp() (stamp, error) {
 // compile reads the rules and compiles them, or reuses the snapshot cached
 // for exactly this input: starting a sidecar on unchanged rules then skips
 // validation altogether.
-func (s *source) compile() (*compiler.Snapshot, error) {
-	snap, diags, hit, err := compiler.CompileCached(s.opts, s.compiled())
+func (s *source) compile(opts compiler.Options) (snap *compiler.Snapshot, hit bool, err error) {
+	snap, diags, hit, err := compiler.CompileCached(opts, s.compiled())
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	s.fromCache = hit
 	if snap != nil {
-		return snap, nil
+		return snap, hit, nil
 	}
 	if len(diags) > 0 {
-		return nil, fmt.Errorf("rules are invalid: %s (and %d more)", diags[0].String(), len(diags)-1)
+		return nil, false, fmt.Errorf("rules are invalid: %s (and %d more)", diags[0].String(), len(diags)-1)
 	}
-	return nil, errors.New("rules are invalid")
+	return nil, false, errors.New("rules are invalid")
 }
 
 // compiled is the input-keyed compile cache, beside the snapshot cache.
