@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -385,10 +386,10 @@ func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
 	}
 	body, _ := json.Marshal(map[string]any{"Do": "merge", "MergeTitleField": fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
 		"MergeMessageField": fmt.Sprintf("Bridle-Proposal: %d\n", n)})
-	url := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", strings.TrimSuffix(g.o.URL, "/"), g.o.Owner, g.o.Repo, n)
+	endpoint := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", strings.TrimSuffix(g.o.URL, "/"), url.PathEscape(g.o.Owner), url.PathEscape(g.o.Repo), n)
 	step := fmt.Sprintf("merge #%d", n)
 	for i := 0; ; i++ {
-		req, _ := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+		req, _ := http.NewRequestWithContext(ctx, "POST", endpoint, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "token "+g.o.Token)
 		resp, err := g.o.HTTP.Do(req)
