@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -184,7 +185,7 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 }
 
 func memoryErr(err error) error {
-	if strings.Contains(err.Error(), memory.ErrInput.Error()) {
+	if errors.Is(err, memory.ErrInput) {
 		return &exitError{exitUsage, err}
 	}
 	return err
