@@ -19,11 +19,7 @@ import (
 	"github.com/bridle-dev/bridle/scaffold"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	giteatest.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { giteatest.Main(m) }
 
 // TestGiteaFlow is the whole loop on a real Gitea: an agent proposes from
 // its MCP client → the pull request exists with the right body and labels →

@@ -22,11 +22,7 @@ import (
 	"github.com/bridle-dev/bridle/schema"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	giteatest.StopShared()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { giteatest.Main(m) }
 
 var repoSeq atomic.Int64
 

@@ -81,6 +81,14 @@ func Shared(t testing.TB) *Server {
 	return shared
 }
 
+// Main is a test binary's TestMain for packages that use Shared: it runs
+// the tests, then stops the shared server, then exits with their code.
+func Main(m *testing.M) {
+	code := m.Run()
+	StopShared()
+	os.Exit(code)
+}
+
 // StopShared stops the shared server, if one was started.
 func StopShared() {
 	if shared != nil {
