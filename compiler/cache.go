@@ -41,9 +41,9 @@ func DefaultCache() Cache {
 }
 
 // Key identifies one compilation of in by bridleVersion.
-func Key(in Input, bridleVersion string) string {
+func Key(in Input, bridleVersion string, forge, strict bool) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "v1\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
+	fmt.Fprintf(h, "v2\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
 		in.Source.Ref, in.Source.Dirty, in.Source.Path)
 	if bridleVersion == "" || bridleVersion == "dev" {
 		if exe, err := os.Executable(); err == nil {
@@ -55,7 +55,7 @@ func Key(in Input, bridleVersion string) string {
 	// The history is a function of the commit (above) and of whether it is
 	// resolved at all; hashing the flag, not the history, lets a cache hit
 	// skip walking it.
-	fmt.Fprintf(h, "history=%t\x00", in.history || in.History != nil)
+	fmt.Fprintf(h, "history=%t\x00forge=%t\x00strict=%t\x00", in.history || in.review != nil, forge, strict)
 	h.Write(in.Data)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -127,13 +127,13 @@ func CompileCached(opts Options, c Cache) (snap *Snapshot, diags schema.Diagnost
 	if err != nil || diags.HasErrors() {
 		return nil, diags, false, err
 	}
-	key := Key(in, opts.BridleVersion)
+	key := Key(in, opts.BridleVersion, opts.PRLookup != nil, opts.Strict)
 	if s := c.Get(key); s != nil {
 		return s, s.Warnings, true, nil
 	}
 	in.resolveHistory(opts)
 	snap, diags = CompileBytes(in, opts.BridleVersion)
-	if snap != nil {
+	if snap != nil && (in.review == nil || in.review.complete) {
 		c.Put(key, snap)
 	}
 	return snap, diags, false, nil

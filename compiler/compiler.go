@@ -37,9 +37,15 @@ type Options struct {
 	Ref string
 	// BridleVersion is recorded in the snapshot and the rendered headers.
 	BridleVersion string
-	// NoHistory skips resolving provenance from the repository's merges.
+	// NoHistory skips reviewing the repository's history: provenance is then
+	// as written (and shown unverified), nothing is checked for approval.
 	NoHistory bool
-	// PRLookup, when set, tells who merged a pull request (from Gitea).
+	// Strict, with the history reviewed, treats rules that are in no git
+	// repository as wholly unapproved: they grant no permission at all.
+	// The sidecar's authoring mode (--worktree) sets it.
+	Strict bool
+	// PRLookup, when set, makes the forge (Gitea) the judge of which
+	// commits on main are approved merges.
 	PRLookup PRLookup
 }
 
@@ -62,6 +68,9 @@ type Snapshot struct {
 	Document      schema.Document    `json:"document"` // normalised
 	Renders       []renderers.File   `json:"renders"`  // one per agent, sorted by agent
 	Warnings      schema.Diagnostics `json:"warnings,omitempty"`
+	// Approval is what the history says about approval; nil when the
+	// history was not reviewed (no repository, or NoHistory).
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Render returns the render for agent, if there is one.
@@ -99,13 +108,11 @@ func Compile(opts Options) (*Snapshot, schema.Diagnostics, error) {
 
 // Input is a rules document read from a source.
 type Input struct {
-	Name   string // file name for diagnostics
-	Data   []byte
-	Source Source
-	// History is provenance resolved from the repository's merges, keyed
-	// "guardrail:<id>" / "pattern:<name>"; it overrides the YAML's.
-	History map[string]schema.Provenance `json:"-"`
-	history bool                         // History is still to be resolved (see resolveHistory)
+	Name    string // file name for diagnostics
+	Data    []byte
+	Source  Source
+	review  *review // the history's verdict on approval (see resolveHistory)
+	history bool    // the review is still to be made
 }
 
 // CompileBytes validates and compiles one document.
@@ -115,7 +122,10 @@ func CompileBytes(in Input, bridleVersion string) (*Snapshot, schema.Diagnostics
 		return nil, diags
 	}
 	doc := f.Doc
-	applyHistory(&doc, in.History)
+	var approval *Approval
+	if in.review != nil {
+		approval = in.review.apply(&doc)
+	}
 	doc.Normalize()
 	hash, err := ContentHash(&doc)
 	if err != nil {
@@ -128,6 +138,9 @@ func CompileBytes(in Input, bridleVersion string) (*Snapshot, schema.Diagnostics
 		Ref:           in.Source.Ref,
 		Dirty:         in.Source.Dirty,
 	}
+	if approval != nil {
+		meta.Unapproved = approval.Unapproved
+	}
 	snap := &Snapshot{
 		BridleVersion: bridleVersion,
 		SchemaVersion: doc.SchemaVersion,
@@ -135,6 +148,7 @@ func CompileBytes(in Input, bridleVersion string) (*Snapshot, schema.Diagnostics
 		Source:        in.Source,
 		Document:      doc,
 		Warnings:      diags,
+		Approval:      approval,
 	}
 	// Renders are independent: make them side by side, keep agent order.
 	agents := doc.Agents()

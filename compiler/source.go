@@ -48,16 +48,25 @@ func Read(opts Options) (Input, schema.Diagnostics, error) {
 	return in, diags, nil
 }
 
-// resolveHistory fills in.History from the repository, once, unless the
-// caller asked for none. It is deferred until a compile needs it: the
-// compile cache is keyed by the commit, which determines the history.
+// resolveHistory reviews the repository's history for the input, once,
+// unless the caller asked for none. It is deferred until a compile needs it:
+// the compile cache is keyed by the commit, which determines the review.
+// A work tree that differs from its commit has the difference marked as
+// unapproved. A history that cannot be read leaves nothing approved.
 func (in *Input) resolveHistory(opts Options) {
-	if !in.history || in.History != nil || in.Source.Commit == "" {
+	if !in.history || in.review != nil {
 		return
 	}
 	in.history = false
+	if in.Source.Commit == "" {
+		if opts.Strict {
+			in.review = &review{items: map[string]*item{}, complete: true}
+		}
+		return
+	}
 	repo, root, err := openRepo(filepath.Dir(absPath(in.pathOnDisk(opts.Rules))))
 	if err != nil {
+		in.review = &review{items: map[string]*item{}}
 		return
 	}
 	file := in.Source.Path
@@ -66,9 +75,16 @@ func (in *Input) resolveHistory(opts Options) {
 			file = filepath.ToSlash(rel)
 		}
 	}
-	if h, herr := History(repo, plumbing.NewHash(in.Source.Commit), file, opts.PRLookup); herr == nil {
-		in.History = h
+	r, err := reviewHistory(repo, plumbing.NewHash(in.Source.Commit), file, opts.PRLookup)
+	if err != nil {
+		r = &review{items: map[string]*item{}}
 	}
+	if in.Source.Kind == "file" && in.Source.Dirty {
+		if f, _ := schema.Parse(in.Name, in.Data); f != nil {
+			r.worktree(&f.Doc)
+		}
+	}
+	in.review = r
 }
 
 // pathOnDisk is a path inside the repository the input came from.

@@ -15,7 +15,7 @@ import (
 // and the median time the server spends on the call from the moment its
 // receiving middleware sees it (server-p50-ns). Target: p50 ≤ 200 µs.
 func BenchmarkGetRules(b *testing.B) {
-	f := newFixture(&testing.T{}, Options{Rules: example, StateDir: b.TempDir(), CacheDir: b.TempDir(), Refresh: time.Hour})
+	f := newFixture(&testing.T{}, Options{Rules: exampleRepo(b, b.TempDir()), StateDir: b.TempDir(), CacheDir: b.TempDir(), Refresh: time.Hour})
 	var server []time.Duration
 	f.srv.SDK().AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {

@@ -26,7 +26,7 @@ func memoryFixture(t *testing.T) *fixture {
 	dir := t.TempDir()
 	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
 	src = []byte(strings.Replace(string(src), "https://git.runic.example/platform/payouts-api.git\n          ref: main", ex, 1))
-	os.WriteFile(filepath.Join(dir, "bridle.yaml"), src, 0o644)
+	commitRules(t, dir, src)
 	db := filepath.Join(t.TempDir(), "memory.db")
 	return newFixture(t, Options{Rules: dir, Memory: func() (memory.Store, memory.Embedder, error) {
 		s, err := memory.OpenSQLite(db)

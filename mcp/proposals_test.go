@@ -3,14 +3,9 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
@@ -20,19 +15,7 @@ import (
 
 func localRulesRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: "refs/heads/main"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
-	os.WriteFile(filepath.Join(dir, "bridle.yaml"), src, 0o644)
-	wt, _ := repo.Worktree()
-	wt.Add("bridle.yaml")
-	if _, err := wt.Commit("rules", &git.CommitOptions{Author: &object.Signature{Name: "Mira", Email: "m@x", When: time.Now()}}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return exampleRepo(t, t.TempDir())
 }
 
 // TestProposeFromAgent: an agent proposes through the MCP tool; the server

@@ -22,6 +22,9 @@ func RulesFor(snap *compiler.Snapshot, id Identity) string {
 	doc := snap.Document
 	meta := renderers.Meta{BridleVersion: snap.BridleVersion, ContentHash: snap.ContentHash,
 		Commit: snap.Source.Commit, Ref: snap.Source.Ref, Dirty: snap.Source.Dirty}
+	if snap.Approval != nil {
+		meta.Unapproved = snap.Approval.Unapproved
+	}
 	f := renderers.RenderAs(&doc, id.Agent, schema.AgentProfile{
 		DisplayName: id.Agent, InstructionFormat: schema.AgentsMD, Style: schema.Reference, Output: schema.AgentsMD,
 	}, meta)
@@ -88,9 +91,51 @@ type ProvenanceView struct {
 	AgentSession string `json:"agent_session,omitempty"`
 	Vendor       string `json:"vendor,omitempty"`
 	ProposedBy   string `json:"proposed_by,omitempty"`
-	PullRequest  string `json:"pull_request,omitempty"`
-	ApprovedBy   string `json:"approved_by,omitempty"`
-	ApprovedAt   string `json:"approved_at,omitempty"`
+	// Approval is approved (a merge the history proves), baseline (the
+	// owner's first commit of the rules), unapproved (no approved merge
+	// produced the current text) or unverified (no history to check).
+	Approval    string `json:"approval"`
+	Unapproved  string `json:"unapproved,omitempty"` // how an unapproved change came in
+	PullRequest string `json:"pull_request,omitempty"`
+	ApprovedBy  string `json:"approved_by,omitempty"` // only when approved
+	ApprovedAt  string `json:"approved_at,omitempty"`
+	MergeCommit string `json:"merge_commit,omitempty"`
+}
+
+// UnapprovedView is one part of the rules served without approval.
+type UnapprovedView struct {
+	Subject  string `json:"subject"`
+	Change   string `json:"change"`
+	Commit   string `json:"commit,omitempty"`
+	Reason   string `json:"reason"`
+	Approved string `json:"approved,omitempty"` // the approved statement, which still applies
+}
+
+func unapprovedViews(snap *compiler.Snapshot) []UnapprovedView {
+	if snap.Approval == nil {
+		return nil
+	}
+	var out []UnapprovedView
+	for _, u := range snap.Approval.Unapproved {
+		out = append(out, UnapprovedView(u))
+	}
+	return out
+}
+
+func provenanceView(p schema.Provenance) ProvenanceView {
+	v := ProvenanceView{Source: string(p.Source), Agent: p.Agent, AgentSession: p.AgentSession,
+		Vendor: p.Vendor, ProposedBy: p.ProposedBy}
+	switch {
+	case p.Unapproved != "":
+		v.Approval, v.Unapproved = "unapproved", p.Unapproved
+	case p.Verified && p.Baseline != "":
+		v.Approval, v.MergeCommit = "baseline", p.Baseline
+	case p.Verified:
+		v.Approval, v.PullRequest, v.ApprovedBy, v.ApprovedAt, v.MergeCommit = "approved", p.PullRequest, p.ApprovedBy, p.ApprovedAt, p.MergeCommit
+	default:
+		v.Approval = "unverified"
+	}
+	return v
 }
 
 func view(g schema.Guardrail, agent string) GuardrailView {
@@ -98,11 +143,7 @@ func view(g schema.Guardrail, agent string) GuardrailView {
 		ID: g.ID, Statement: g.Statement, Rationale: g.Rationale, Severity: string(g.Severity),
 		AppliesTo: g.AppliesTo, AppliesToYou: g.AppliesToAgent(agent), ScopeApproval: g.ScopeApproval,
 		EnforcedBy: g.EnforcedBy, Origin: renderers.Origin(g.Provenance),
-		Provenance: ProvenanceView{
-			Source: string(g.Provenance.Source), Agent: g.Provenance.Agent, AgentSession: g.Provenance.AgentSession,
-			Vendor: g.Provenance.Vendor, ProposedBy: g.Provenance.ProposedBy, PullRequest: g.Provenance.PullRequest,
-			ApprovedBy: g.Provenance.ApprovedBy, ApprovedAt: g.Provenance.ApprovedAt,
-		},
+		Provenance: provenanceView(g.Provenance),
 	}
 }
 
@@ -116,7 +157,9 @@ type GuardrailList struct {
 	Agent      string          `json:"agent"`
 	Count      int             `json:"count"`
 	Guardrails []GuardrailView `json:"guardrails"`
-	Stale      *Status         `json:"stale,omitempty"`
+	// Unapproved lists the parts of the rules changed without approval.
+	Unapproved []UnapprovedView `json:"unapproved,omitempty"`
+	Stale      *Status          `json:"stale,omitempty"`
 }
 
 var tierEnum = enum("tier", schema.Enforcement, schema.HardInstruction, schema.Guidance)
@@ -145,6 +188,7 @@ func (s *Server) listGuardrailsTool() Tool {
 			}
 		}
 		out.Count = len(out.Guardrails)
+		out.Unapproved = unapprovedViews(c.snap)
 		if c.status.Stale {
 			st := c.status
 			out.Stale = &st

@@ -23,8 +23,12 @@ import (
 
 // Options configures a Server.
 type Options struct {
-	Rules    string // rules path, as for bridle compile
-	Ref      string // read the rules from this git ref
+	Rules string // rules path, as for bridle compile
+	Ref   string // read the rules from this git ref; DefaultRef when empty
+	// Worktree serves the work tree's rules instead of a committed ref: an
+	// authoring mode, loudly labelled, that never grants a permission the
+	// committed rules do not (compiler.Options.Strict).
+	Worktree bool
 	Snapshot string // serve this compiled snapshot instead of compiling
 	Agent    string // agent bound at launch (--agent / BRIDLE_AGENT); "" to identify by client
 	Version  string // bridle version
@@ -54,6 +58,10 @@ type Options struct {
 
 	extraTools []Tool // tests add tools with permissions through this
 }
+
+// DefaultRef is the ref a sidecar serves: committed main, never the work
+// tree, so that an edit nobody approved is never served as the rules.
+const DefaultRef = "main"
 
 // Server is a Bridle MCP server.
 type Server struct {
@@ -102,6 +110,11 @@ func New(opts Options) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
+	if opts.Worktree {
+		opts.Ref = ""
+	} else if opts.Ref == "" {
+		opts.Ref = DefaultRef
+	}
 	cache := opts.CacheDir
 	switch cache {
 	case "":
@@ -114,7 +127,7 @@ func New(opts Options) *Server {
 		red:  opts.Redactor,
 		log:  log,
 		src: &source{
-			opts:     compiler.Options{Rules: opts.Rules, Ref: opts.Ref, BridleVersion: opts.Version},
+			opts:     compiler.Options{Rules: opts.Rules, Ref: opts.Ref, BridleVersion: opts.Version, Strict: opts.Worktree},
 			file:     opts.Snapshot,
 			cacheDir: cache,
 			interval: opts.Refresh,

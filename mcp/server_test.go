@@ -38,7 +38,7 @@ type fixture struct {
 func newFixture(t *testing.T, opts Options) *fixture {
 	t.Helper()
 	if opts.Rules == "" && opts.Snapshot == "" {
-		opts.Rules = example
+		opts.Rules = exampleRepo(t, t.TempDir())
 	}
 	if opts.StateDir == "" {
 		opts.StateDir = t.TempDir()
@@ -154,7 +154,7 @@ func TestGuardrailTools(t *testing.T) {
 	}
 
 	got, isErr := callText(t, cs, "get_guardrail", map[string]any{"id": "no-pii-in-logs"})
-	if isErr || !strings.Contains(got, `"origin":"project policy, proposed by priya.raman; approved by mira.okafor on 2026-09-11"`) {
+	if isErr || !strings.Contains(got, `"origin":"project policy, proposed by priya.raman; in the owner's baseline (commit `) {
 		t.Errorf("get_guardrail: %s", got)
 	}
 	got, isErr = callText(t, cs, "get_guardrail", map[string]any{"id": "no-pii-in-log"})
@@ -274,7 +274,7 @@ func TestStaleSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	rules := filepath.Join(dir, "bridle.yaml")
 	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
-	os.WriteFile(rules, src, 0o644)
+	commitRules(t, dir, src)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	cache := t.TempDir()
@@ -284,13 +284,14 @@ func TestStaleSnapshot(t *testing.T) {
 		t.Fatal("fresh rules reported stale")
 	}
 
-	os.WriteFile(rules, []byte("schema_version: 1\nproject: [broken\n"), 0o644)
+	commitRules(t, dir, []byte("schema_version: 1\nproject: [broken\n"))
 	now = now.Add(5 * time.Second)
 	got, isErr := callText(t, cs, "get_rules", nil)
 	if isErr || !strings.Contains(got, "**Stale rules.**") || !strings.Contains(got, "rules are invalid") || !strings.Contains(got, "project rules for Claude") {
 		t.Fatalf("after breaking the rules:\n%.700s", got)
 	}
 
+	os.RemoveAll(filepath.Join(dir, ".git"))
 	os.Remove(rules)
 	f2 := newFixture(t, Options{Rules: dir, CacheDir: cache, Now: clock})
 	cs2 := f2.connect(t, "claude-code", "", nil)
@@ -335,8 +336,8 @@ func TestRedaction(t *testing.T) {
 	const canary = "gitea-token-canary-93b1c0"
 	dir := t.TempDir()
 	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
-	os.WriteFile(filepath.Join(dir, "bridle.yaml"), []byte(strings.Replace(string(src),
-		"Ask before adding a new third-party module", "Ask before using "+canary+" or adding a new third-party module", 1)), 0o644)
+	commitRules(t, dir, []byte(strings.Replace(string(src),
+		"Ask before adding a new third-party module", "Ask before using "+canary+" or adding a new third-party module", 1)))
 	f := newFixture(t, Options{Rules: dir, Redactor: redact.New(canary)})
 	cs := f.connect(t, "kimi-cli", "", nil)
 	ctx := context.Background()

@@ -25,14 +25,24 @@ type Status struct {
 	Reason      string    `json:"reason,omitempty"` // why the rules source could not be used
 	Commit      string    `json:"commit,omitempty"` // the commit the served snapshot was compiled from
 	ContentHash string    `json:"content_hash,omitempty"`
-	CompiledAt  time.Time `json:"compiled_at"`    // when the served snapshot was compiled
-	Since       time.Time `json:"since,omitzero"` // when the source first failed
+	CompiledAt  time.Time `json:"compiled_at"`        // when the served snapshot was compiled
+	Since       time.Time `json:"since,omitzero"`     // when the source first failed
+	Worktree    bool      `json:"worktree,omitempty"` // authoring mode: the work tree is served
 }
 
-// Notice is a one-paragraph warning for a stale snapshot, "" when fresh.
+// Notice is a one-paragraph warning for a stale snapshot or the authoring
+// mode, "" when neither applies.
 func (s Status) Notice() string {
+	authoring := ""
+	if s.Worktree {
+		authoring = "> **Authoring mode.** Bridle is serving the rules' work tree, not approved main (`bridle mcp --worktree`). " +
+			"Edits nobody approved are marked NOT APPROVED and grant no permission main does not."
+	}
 	if !s.Stale {
-		return ""
+		return authoring
+	}
+	if authoring != "" {
+		authoring += "\n\n"
 	}
 	commit := s.Commit
 	if len(commit) > 12 {
@@ -43,7 +53,7 @@ func (s Status) Notice() string {
 	} else {
 		commit = "commit " + commit
 	}
-	return fmt.Sprintf("> **Stale rules.** Bridle cannot use the rules source (%s) since %s; it is serving the cached snapshot of %s compiled at %s. Tell the human.",
+	return authoring + fmt.Sprintf("> **Stale rules.** Bridle cannot use the rules source (%s) since %s; it is serving the cached snapshot of %s compiled at %s. Tell the human.",
 		s.Reason, s.Since.UTC().Format(time.RFC3339), commit, s.CompiledAt.UTC().Format(time.RFC3339))
 }
 
@@ -154,7 +164,7 @@ func (s *source) settle(snap *compiler.Snapshot, st stamp, err error, now time.T
 			return s.snap, s.status, nil
 		}
 		s.snap, s.stamp = snap, st
-		s.status = Status{Commit: snap.Source.Commit, ContentHash: snap.ContentHash, CompiledAt: now}
+		s.status = Status{Commit: snap.Source.Commit, ContentHash: snap.ContentHash, CompiledAt: now, Worktree: s.worktree()}
 		if !s.fromCache {
 			s.store(snap, now)
 		}
@@ -167,7 +177,7 @@ func (s *source) settle(snap *compiler.Snapshot, st stamp, err error, now time.T
 			return nil, Status{}, fmt.Errorf("load rules: %w (and no cached snapshot: %v)", err, cerr)
 		}
 		s.snap = c.Snapshot
-		s.status = Status{Commit: c.Snapshot.Source.Commit, ContentHash: c.Snapshot.ContentHash, CompiledAt: c.CompiledAt}
+		s.status = Status{Commit: c.Snapshot.Source.Commit, ContentHash: c.Snapshot.ContentHash, CompiledAt: c.CompiledAt, Worktree: s.worktree()}
 	}
 	if !s.status.Stale {
 		s.status.Since = now
@@ -175,6 +185,9 @@ func (s *source) settle(snap *compiler.Snapshot, st stamp, err error, now time.T
 	s.status.Stale, s.status.Reason = true, err.Error()
 	return s.snap, s.status, nil
 }
+
+// worktree reports the authoring mode: the work tree is compiled.
+func (s *source) worktree() bool { return s.file == "" && s.mirror == nil && s.opts.Ref == "" }
 
 func (s *source) rulesStamp() (stamp, error) {
 	p := s.opts.Rules
@@ -193,6 +206,10 @@ func (s *source) rulesStamp() (stamp, error) {
 // validation altogether.
 func (s *source) compile(opts compiler.Options) (snap *compiler.Snapshot, hit bool, err error) {
 	snap, diags, hit, err := compiler.CompileCached(opts, s.compiled())
+	if errors.Is(err, compiler.ErrNotRepo) && opts.Ref != "" {
+		return nil, false, fmt.Errorf("%w; the sidecar serves committed rules only: commit them "+
+			"(git init && git add bridle.yaml && git commit), or author with --worktree (which grants no permissions outside git)", err)
+	}
 	if err != nil {
 		return nil, false, err
 	}

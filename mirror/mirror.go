@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
@@ -29,17 +28,12 @@ import (
 
 // Mirror is a bare local copy of one Gitea repository.
 type Mirror struct {
-	g    *proposals.Gitea
-	o    proposals.GiteaOptions
-	dir  string
-	mu   sync.Mutex
-	prs  map[int]prInfo
-	last string // main's commit at the last sync
-}
-
-type prInfo struct {
-	by string
-	at time.Time
+	g      *proposals.Gitea
+	o      proposals.GiteaOptions
+	dir    string
+	mu     sync.Mutex
+	merged map[string]compiler.PR // merged pull requests by merge commit; nil until read
+	last   string                 // main's commit at the last sync
 }
 
 // New returns a mirror of the repository o names, kept under cacheDir.
@@ -53,7 +47,7 @@ func New(o proposals.GiteaOptions, cacheDir string) (*Mirror, error) {
 	}
 	host := strings.NewReplacer("https://", "", "http://", "", "/", "_", ":", "_").Replace(o.URL)
 	dir := filepath.Join(cacheDir, "mirrors", host, o.Owner, o.Repo+".git")
-	return &Mirror{g: g, o: o, dir: dir, prs: map[int]prInfo{}}, nil
+	return &Mirror{g: g, o: o, dir: dir}, nil
 }
 
 // Dir is the bare repository's path: compile with Rules: Dir(), Ref: "main".
@@ -112,25 +106,41 @@ func (m *Mirror) Sync(ctx context.Context) (string, error) {
 	return head, nil
 }
 
-// PRLookup tells who merged a pull request, asking Gitea once per number.
+// PRLookup answers which merged pull request produced a commit on main,
+// matched by the pull request's own merge commit as Gitea records it (never
+// by text in a commit message). The merged pull requests are listed once,
+// and again when a commit is not among them (a merge newer than the list),
+// at most once per returned lookup.
 func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
-	return func(n int) (string, time.Time, bool) {
+	relisted := false
+	return func(commit string) (compiler.PR, bool, error) {
 		m.mu.Lock()
-		if p, ok := m.prs[n]; ok {
-			m.mu.Unlock()
-			return p.by, p.at, p.by != ""
-		}
+		pr, ok := m.merged[commit]
+		have := m.merged != nil
 		m.mu.Unlock()
-		p, err := m.g.Get(ctx, n)
-		info := prInfo{}
-		if err == nil && p.MergedBy != "" && p.MergedAt != nil {
-			info = prInfo{by: p.MergedBy, at: *p.MergedAt}
+		if ok || (have && relisted) {
+			return pr, ok, nil
 		}
-		if err == nil || errors.Is(err, proposals.ErrNotFound) {
-			m.mu.Lock()
-			m.prs[n] = info
-			m.mu.Unlock()
+		relisted = true
+		prs, err := m.g.List(ctx, proposals.Merged)
+		if err != nil {
+			return compiler.PR{}, false, fmt.Errorf("list merged pull requests: %w", err)
 		}
-		return info.by, info.at, info.by != ""
+		merged := make(map[string]compiler.PR, len(prs))
+		for _, p := range prs {
+			if p.MergeCommit == "" {
+				continue
+			}
+			info := compiler.PR{Number: p.Number, MergedBy: p.MergedBy}
+			if p.MergedAt != nil {
+				info.MergedAt = *p.MergedAt
+			}
+			merged[p.MergeCommit] = info
+		}
+		m.mu.Lock()
+		m.merged = merged
+		m.mu.Unlock()
+		pr, ok = merged[commit]
+		return pr, ok, nil
 	}
 }

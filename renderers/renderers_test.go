@@ -15,12 +15,22 @@ func TestOrigin(t *testing.T) {
 		want string
 	}{
 		{schema.Provenance{}, "project policy; approval not recorded"},
+		// Approval fields the file claims are never shown as an approval.
 		{schema.Provenance{Source: schema.SourceUser, ProposedBy: "ann", ApprovedBy: "bob", ApprovedAt: "2026-01-02T03:04:05Z"},
-			"project policy, proposed by ann; approved by bob on 2026-01-02"},
+			"project policy, proposed by ann; approval unverified (the rules file claims: approved by bob on 2026-01-02)"},
 		{schema.Provenance{Source: schema.SourceAgent, Agent: "claude", AgentSession: "s1", PullRequest: "12", ApprovedBy: "bob"},
-			"proposed by agent claude (session s1), via proposal #12; approved by bob"},
+			"proposed by agent claude (session s1); approval unverified (the rules file claims: approved by bob via proposal #12)"},
 		{schema.Provenance{Source: schema.SourceVendor, Vendor: "Acme", Agent: "kimi", PullRequest: "https://x/pulls/3"},
-			"suggested by Acme for kimi, via proposal https://x/pulls/3; approval not recorded"},
+			"suggested by Acme for kimi; approval unverified (the rules file claims: via proposal https://x/pulls/3)"},
+		// What the history proved.
+		{schema.Provenance{Source: schema.SourceUser, ProposedBy: "ann", ApprovedBy: "bob", ApprovedAt: "2026-01-02T03:04:05Z", PullRequest: "4", Verified: true},
+			"project policy, proposed by ann, via proposal #4; approved by bob on 2026-01-02"},
+		{schema.Provenance{Source: schema.SourceAgent, Agent: "claude", AgentSession: "s1", PullRequest: "12", ApprovedBy: "bob", Verified: true},
+			"proposed by agent claude (session s1), via proposal #12; approved by bob"},
+		{schema.Provenance{Source: schema.SourceUser, ProposedBy: "ann", Verified: true, Baseline: "0123456789abcdef"},
+			"project policy, proposed by ann; in the owner's baseline (commit 0123456789ab)"},
+		{schema.Provenance{Source: schema.SourceUser, ApprovedBy: "forged", Unapproved: "a direct commit to main, not an approved proposal (commit 0123456789ab)"},
+			"project policy; NOT APPROVED: a direct commit to main, not an approved proposal (commit 0123456789ab)"},
 	}
 	for _, tt := range tests {
 		if got := Origin(tt.p); got != tt.want {

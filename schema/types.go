@@ -140,6 +140,13 @@ type Provenance struct {
 	Verified bool `yaml:"-" json:"verified,omitempty"`
 	// MergeCommit is the merge that approved the item, when Verified.
 	MergeCommit string `yaml:"-" json:"merge_commit,omitempty"`
+	// Baseline is set by the compiler when the item's current text is that
+	// of the owner's baseline: the commit that first added the rules file.
+	// Baseline is that commit.
+	Baseline string `yaml:"-" json:"baseline,omitempty"`
+	// Unapproved is set by the compiler when no approved merge produced the
+	// item's current text; it says how the change came in.
+	Unapproved string `yaml:"-" json:"unapproved,omitempty"`
 }
 
 // Patterns are the architecture patterns the project follows.

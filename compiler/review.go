@@ -1,0 +1,436 @@
+package compiler
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// PR is a merged pull request, as the forge records it.
+type PR struct {
+	Number   int
+	MergedBy string
+	MergedAt time.Time
+}
+
+// PRLookup answers which merged pull request produced commit on main (its
+// merge commit, or the squashed commit). ok is false when none did; err is
+// set when the forge could not be asked, and then the result is not cached.
+//
+// With a PRLookup the forge is the only judge of approval: a commit on main
+// is approved when, and only when, a merged pull request produced it.
+// Without one (a local repository), a merge commit made by `bridle approve`
+// (it carries a Bridle-Proposal trailer) is an approval.
+type PRLookup func(commit string) (pr PR, ok bool, err error)
+
+// maxHistory bounds how many first-parent commits a review walks.
+const maxHistory = 2000
+
+// Approval is what the rules repository's history says about the served
+// document: where the owner's baseline is, and every part of the document
+// that no approved merge produced.
+type Approval struct {
+	// Baseline is the commit that first added the rules file on the
+	// first-parent line: the owner's baseline, approved by definition.
+	Baseline string `json:"baseline,omitempty"`
+	// Truncated is set when the history was longer than the walk's bound
+	// or shallow; the oldest commit reached then counts as the baseline.
+	Truncated bool `json:"truncated,omitempty"`
+	// Unapproved lists the parts served without approval, sorted by subject.
+	Unapproved []schema.Unapproved `json:"unapproved,omitempty"`
+}
+
+// item is the review's state of one subject of the document.
+type item struct {
+	value    string             // canonical JSON of the current value; "" when absent
+	ok       bool               // the current value was approved
+	approved string             // the last approved value; "" when none was
+	prov     *schema.Provenance // the approving merge, when ok through one
+	baseline string             // the baseline commit, when ok through it
+	commit   string             // the commit that made an unapproved value
+	reason   string             // how an unapproved value came in
+}
+
+// review is the outcome of walking the history of one rules file.
+type review struct {
+	items     map[string]*item
+	baseline  string
+	truncated bool
+	complete  bool // every forge lookup was answered: the review may be cached
+}
+
+// subjects splits a document into the parts approval is tracked for, each
+// as canonical JSON.
+func subjects(d *schema.Document) map[string]string {
+	m := map[string]string{}
+	if d == nil {
+		return m
+	}
+	put := func(k string, v any) { m[k] = canonical(v) }
+	put("schema_version", d.SchemaVersion)
+	put("project.id", d.Project.ID)
+	put("project.name", d.Project.Name)
+	put("project.overview", d.Project.Overview)
+	put("project.stack", d.Project.Stack)
+	put("project.commands", d.Project.Commands)
+	put("project.conventions", d.Project.Conventions)
+	put("patterns.standard", d.Patterns.Standard)
+	for _, g := range d.Guardrails {
+		put("guardrail:"+g.ID, g)
+	}
+	for _, p := range d.Patterns.Custom {
+		put("pattern:"+p.Name, p)
+	}
+	for a, p := range d.Permissions {
+		put("permissions:"+a, p)
+	}
+	for a, p := range d.AgentProfiles {
+		put("profile:"+a, p)
+	}
+	return m
+}
+
+func canonical(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// reviewHistory walks the first-parent line of from, oldest first, and
+// tracks for every subject whether its current value came from the
+// baseline or an approved merge. A commit's document that cannot be parsed
+// changes nothing (the compile of that commit fails on its own).
+func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup PRLookup) (*review, error) {
+	var chain []*object.Commit
+	c, err := repo.CommitObject(from)
+	if err != nil {
+		return nil, fmt.Errorf("review history: %w", err)
+	}
+	r := &review{items: map[string]*item{}, complete: true}
+	for c != nil {
+		chain = append(chain, c)
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		if len(chain) >= maxHistory {
+			r.truncated = true
+			break
+		}
+		next, err := repo.CommitObject(c.ParentHashes[0])
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			r.truncated = true // a shallow clone ends here
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("review history: %w", err)
+		}
+		c = next
+	}
+	slices.Reverse(chain)
+
+	blobs := map[plumbing.Hash]map[string]string{}
+	subjectsAt := func(c *object.Commit) (map[string]string, bool) {
+		f, err := c.File(file)
+		if err != nil {
+			return nil, false
+		}
+		if s, ok := blobs[f.Hash]; ok {
+			return s, s != nil
+		}
+		var s map[string]string
+		if f.Size <= schema.MaxSize {
+			if data, err := f.Contents(); err == nil {
+				if pf, _ := schema.Parse(file, []byte(data)); pf != nil {
+					s = subjects(&pf.Doc)
+				}
+			}
+		}
+		blobs[f.Hash] = s
+		return s, s != nil
+	}
+
+	var prev map[string]string // the last parsed document on the line
+	for _, c := range chain {
+		cur, ok := subjectsAt(c)
+		if r.baseline == "" {
+			if !ok {
+				continue // before the rules file existed, or unparseable
+			}
+			r.baseline = c.Hash.String()
+			for k, v := range cur {
+				r.items[k] = &item{value: v, ok: true, approved: v, baseline: r.baseline}
+			}
+			prev = cur
+			continue
+		}
+		if !ok {
+			cur = map[string]string{} // the file was removed (or broken): everything is gone
+			if _, err := c.File(file); err == nil {
+				continue // present but unparseable: changes nothing
+			}
+		}
+		approvedBy, proposal, err := approval(repo, c, lookup)
+		if err != nil {
+			r.complete = false
+		}
+		var side map[string]string // the proposal's document, for merges
+		if approvedBy != nil && proposal != nil {
+			side, _ = subjectsAt(proposal)
+		}
+		for _, k := range unionKeys(prev, cur) {
+			before, after := prev[k], cur[k]
+			if before == after {
+				continue
+			}
+			it := r.items[k]
+			if it == nil {
+				it = &item{}
+				r.items[k] = it
+			}
+			it.value = after
+			switch {
+			case approvedBy != nil && (proposal == nil || side[k] == after):
+				it.ok, it.approved, it.prov, it.baseline, it.commit, it.reason = true, after, approvedBy, "", "", ""
+			case approvedBy != nil:
+				it.ok, it.prov, it.commit, it.reason = false, nil, c.Hash.String(), "changed by the merge commit beyond its proposal"
+			default:
+				it.ok, it.prov, it.commit, it.reason = false, nil, c.Hash.String(), bypass(c, lookup)
+			}
+		}
+		prev = cur
+	}
+	return r, nil
+}
+
+// approval says whether c is an approved change on main: the merge's
+// provenance, and the proposal commit when c is a merge commit.
+func approval(repo *git.Repository, c *object.Commit, lookup PRLookup) (*schema.Provenance, *object.Commit, error) {
+	var proposal *object.Commit
+	if len(c.ParentHashes) >= 2 {
+		p, err := repo.CommitObject(c.ParentHashes[1])
+		if err != nil {
+			return nil, nil, nil // a merge of history we do not have: not provable
+		}
+		proposal = p
+	}
+	if lookup != nil {
+		pr, ok, err := lookup(c.Hash.String())
+		if err != nil || !ok {
+			return nil, nil, err
+		}
+		prov := mergeProvenance(c, proposal)
+		prov.PullRequest = strconv.Itoa(pr.Number)
+		if pr.MergedBy != "" {
+			prov.ApprovedBy = pr.MergedBy
+		}
+		if !pr.MergedAt.IsZero() {
+			prov.ApprovedAt = pr.MergedAt.UTC().Format(time.RFC3339)
+		}
+		return &prov, proposal, nil
+	}
+	if proposal == nil {
+		return nil, nil, nil
+	}
+	n := trailers(c.Message)["Bridle-Proposal"]
+	if _, err := strconv.Atoi(n); err != nil {
+		return nil, nil, nil
+	}
+	prov := mergeProvenance(c, proposal)
+	prov.PullRequest = n
+	return &prov, proposal, nil
+}
+
+// bypass says how an unapproved commit came onto main.
+func bypass(c *object.Commit, lookup PRLookup) string {
+	switch {
+	case len(c.ParentHashes) >= 2 && lookup != nil:
+		return "merged outside a pull request"
+	case len(c.ParentHashes) >= 2:
+		return "merged without bridle approve"
+	case trailers(c.Message)["Bridle-Source"] != "":
+		return "a proposal's commit fast-forwarded onto main without approval"
+	default:
+		return "a direct commit to main, not an approved proposal"
+	}
+}
+
+// mergeProvenance is the origin of an approved change (the proposal
+// commit's trailers, else its author) and its approval (the merge's author
+// and time; the forge's record replaces them when there is one).
+func mergeProvenance(merge, proposal *object.Commit) schema.Provenance {
+	from := proposal
+	if from == nil {
+		from = merge
+	}
+	t := trailers(from.Message)
+	p := schema.Provenance{Source: schema.Source(t["Bridle-Source"]), Verified: true, MergeCommit: merge.Hash.String()}
+	switch p.Source {
+	case schema.SourceAgent:
+		p.Agent, p.AgentSession = t["Bridle-Agent"], t["Bridle-Session"]
+	case schema.SourceVendor:
+		p.Agent = t["Bridle-Agent"]
+	default:
+		p.Source = schema.SourceUser
+		p.ProposedBy = from.Author.Name
+		if a := t["Bridle-Author"]; a != "" {
+			p.ProposedBy = a
+		}
+	}
+	p.ApprovedBy = merge.Author.Name
+	if a := trailers(merge.Message)["Bridle-Approved-By"]; a != "" {
+		p.ApprovedBy = a
+	}
+	p.ApprovedAt = merge.Author.When.UTC().Format(time.RFC3339)
+	return p
+}
+
+func unionKeys(a, b map[string]string) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// worktree marks the subjects a work-tree document changes relative to
+// the committed one as unapproved.
+func (r *review) worktree(doc *schema.Document) {
+	cur := subjects(doc)
+	committed := map[string]string{}
+	for k, it := range r.items {
+		if it.value != "" {
+			committed[k] = it.value
+		}
+	}
+	for _, k := range unionKeys(committed, cur) {
+		if committed[k] == cur[k] {
+			continue
+		}
+		it := r.items[k]
+		if it == nil {
+			it = &item{}
+			r.items[k] = it
+		}
+		it.value, it.ok, it.prov, it.baseline, it.commit, it.reason = cur[k], false, nil, "", "", "an uncommitted edit in the work tree"
+	}
+}
+
+// apply makes doc the document to serve: approval fields come only from
+// the history, unapproved parts are marked, and unapproved permissions
+// and client mappings fall back to the approved state. It returns the
+// approval summary.
+func (r *review) apply(doc *schema.Document) *Approval {
+	a := &Approval{Baseline: r.baseline, Truncated: r.truncated}
+	if r.baseline == "" {
+		// The rules file was never committed: nothing is approved.
+		for k, v := range subjects(doc) {
+			if r.items[k] == nil {
+				r.items[k] = &item{value: v, reason: "never committed to a git repository"}
+			}
+		}
+	}
+	prov := func(key string, yamlSide schema.Provenance) schema.Provenance {
+		it := r.items[key]
+		switch {
+		case it == nil:
+			return schema.Provenance{Source: yamlSide.Source, Agent: yamlSide.Agent, AgentSession: yamlSide.AgentSession,
+				Vendor: yamlSide.Vendor, ProposedBy: yamlSide.ProposedBy, Unapproved: "not in the reviewed history"}
+		case it.ok && it.prov != nil:
+			p := *it.prov
+			if p.Source == schema.SourceVendor && p.Vendor == "" {
+				p.Vendor = yamlSide.Vendor
+			}
+			return p
+		case it.ok:
+			// The owner's baseline: who proposed it is as written; no
+			// approval claim in the file is believed.
+			return schema.Provenance{Source: yamlSide.Source, Agent: yamlSide.Agent, AgentSession: yamlSide.AgentSession,
+				Vendor: yamlSide.Vendor, ProposedBy: yamlSide.ProposedBy, Verified: true, Baseline: it.baseline}
+		default:
+			return schema.Provenance{Source: yamlSide.Source, Agent: yamlSide.Agent, AgentSession: yamlSide.AgentSession,
+				Vendor: yamlSide.Vendor, ProposedBy: yamlSide.ProposedBy, Unapproved: unapprovedNote(it)}
+		}
+	}
+	for i := range doc.Guardrails {
+		g := &doc.Guardrails[i]
+		g.Provenance = prov("guardrail:"+g.ID, g.Provenance)
+	}
+	for i := range doc.Patterns.Custom {
+		p := &doc.Patterns.Custom[i]
+		p.Provenance = prov("pattern:"+p.Name, p.Provenance)
+	}
+	for agent, perms := range doc.Permissions {
+		if it := r.items["permissions:"+agent]; it != nil && !it.ok {
+			var approved schema.Permissions
+			if it.approved != "" {
+				json.Unmarshal([]byte(it.approved), &approved)
+			}
+			doc.Permissions[agent] = perms.Intersect(approved)
+		}
+	}
+	for agent, p := range doc.AgentProfiles {
+		if it := r.items["profile:"+agent]; it != nil && !it.ok {
+			var approved schema.AgentProfile
+			if it.approved != "" {
+				json.Unmarshal([]byte(it.approved), &approved)
+			}
+			p.MCPClients = approved.MCPClients
+			doc.AgentProfiles[agent] = p
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.items)) {
+		it := r.items[k]
+		if it.ok {
+			continue
+		}
+		u := schema.Unapproved{Subject: k, Commit: it.commit, Reason: it.reason}
+		switch {
+		case it.approved == "" && it.value == "":
+			continue // added and removed again without approval
+		case it.approved == "":
+			u.Change = schema.Added
+		case it.value == "":
+			u.Change = schema.Removed
+		default:
+			u.Change = schema.Changed
+		}
+		if strings.HasPrefix(k, "guardrail:") && it.approved != "" {
+			var g schema.Guardrail
+			if json.Unmarshal([]byte(it.approved), &g) == nil {
+				u.Approved = g.Statement
+			}
+		}
+		a.Unapproved = append(a.Unapproved, u)
+	}
+	return a
+}
+
+func unapprovedNote(it *item) string {
+	if it.commit == "" {
+		return it.reason
+	}
+	return it.reason + " (commit " + short(it.commit) + ")"
+}
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}

@@ -1,0 +1,378 @@
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// hist builds a rules repository's history commit by commit, the way
+// bridle approve, a hand-made merge, a fast-forward or a direct commit
+// would leave it.
+type hist struct {
+	t    *testing.T
+	dir  string
+	repo *git.Repository
+	n    int64
+}
+
+func newHist(t *testing.T) *hist {
+	t.Helper()
+	dir := t.TempDir()
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: "refs/heads/main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hist{t: t, dir: dir, repo: repo}
+}
+
+// commit stores rules as bridle.yaml in a commit with the given parents
+// and message; it does not move any branch.
+func (h *hist) commit(rules, msg, author string, parents ...plumbing.Hash) plumbing.Hash {
+	h.t.Helper()
+	obj := h.repo.Storer.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	w, _ := obj.Writer()
+	w.Write([]byte(rules))
+	w.Close()
+	blob, err := h.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	tree := &object.Tree{Entries: []object.TreeEntry{{Name: "bridle.yaml", Mode: filemode.Regular, Hash: blob}}}
+	tobj := h.repo.Storer.NewEncodedObject()
+	if err := tree.Encode(tobj); err != nil {
+		h.t.Fatal(err)
+	}
+	th, err := h.repo.Storer.SetEncodedObject(tobj)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.n++
+	sig := object.Signature{Name: author, Email: author + "@example.com", When: time.Unix(1.7e9+h.n*60, 0).UTC()}
+	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: th, ParentHashes: parents}
+	cobj := h.repo.Storer.NewEncodedObject()
+	if err := c.Encode(cobj); err != nil {
+		h.t.Fatal(err)
+	}
+	ch, err := h.repo.Storer.SetEncodedObject(cobj)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return ch
+}
+
+// main points main at c and checks it out's file into the work tree.
+func (h *hist) main(c plumbing.Hash) {
+	h.t.Helper()
+	if err := h.repo.Storer.SetReference(plumbing.NewHashReference("refs/heads/main", c)); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *hist) compile(opts Options) *Snapshot {
+	h.t.Helper()
+	if opts.Rules == "" {
+		opts.Rules = h.dir
+	}
+	snap, diags, err := Compile(opts)
+	if err != nil || snap == nil {
+		h.t.Fatalf("compile: %v %v", err, diags)
+	}
+	return snap
+}
+
+const baseRules = `schema_version: 1
+project:
+  id: demo
+  overview: A demo.
+guardrails:
+  - id: no-secrets-in-logs
+    statement: Never log secrets.
+    severity: hard-instruction
+agent_profiles:
+  claude: {}
+permissions:
+  claude:
+    rules: {propose: true}
+    memory: {read: true}
+`
+
+// proposalMsg is a proposal commit's message, as proposals.Prepare writes it.
+const proposalMsg = "Add guardrail x\n\nBridle-Source: agent\nBridle-Agent: claude\nBridle-Session: s-1\nBridle-Kind: guardrail\nBridle-Subject: guardrail:x\n"
+
+func approveMsg(n string) string {
+	return "Merge proposal #" + n + ": x\n\nBridle-Proposal: " + n + "\nBridle-Approved-By: alice\n"
+}
+
+func unapproved(s *Snapshot) map[string]schema.Unapproved {
+	out := map[string]schema.Unapproved{}
+	if s.Approval != nil {
+		for _, u := range s.Approval.Unapproved {
+			out[u.Subject] = u
+		}
+	}
+	return out
+}
+
+func guardrail(t *testing.T, s *Snapshot, id string) schema.Guardrail {
+	t.Helper()
+	for _, g := range s.Document.Guardrails {
+		if g.ID == id {
+			return g
+		}
+	}
+	t.Fatalf("no guardrail %s", id)
+	return schema.Guardrail{}
+}
+
+func TestReviewApprovedMergeIsVerified(t *testing.T) {
+	h := newHist(t)
+	base := h.commit(baseRules, "baseline", "owner")
+	added := strings.Replace(baseRules, "agent_profiles:", "  - id: x\n    statement: Be careful.\n    severity: guidance\n    provenance: {source: agent, agent: claude, agent_session: s-1}\nagent_profiles:", 1)
+	prop := h.commit(added, proposalMsg, "bridle (agent claude)", base)
+	merge := h.commit(added, approveMsg("3"), "alice", base, prop)
+	h.main(merge)
+
+	snap := h.compile(Options{Ref: "main"})
+	if len(unapproved(snap)) != 0 {
+		t.Errorf("unapproved = %v, want none", unapproved(snap))
+	}
+	g := guardrail(t, snap, "x")
+	if p := g.Provenance; !p.Verified || p.ApprovedBy != "alice" || p.PullRequest != "3" || p.Agent != "claude" || p.MergeCommit != merge.String() {
+		t.Errorf("provenance = %+v", p)
+	}
+	if b := guardrail(t, snap, "no-secrets-in-logs").Provenance; !b.Verified || b.Baseline != base.String() {
+		t.Errorf("baseline provenance = %+v", b)
+	}
+	if snap.Approval == nil || snap.Approval.Baseline != base.String() {
+		t.Errorf("approval = %+v", snap.Approval)
+	}
+}
+
+// Every way around an approval is caught, and permissions never grow.
+func TestReviewBypasses(t *testing.T) {
+	grant := strings.Replace(baseRules, "    rules: {propose: true}\n", "    rules: {propose: true, approve: true}\n    secrets: {read: true}\n", 1)
+	loosened := strings.Replace(grant, "    memory: {read: true}\n", "    memory: {read: true, forget: true}\n", 1)
+	tests := []struct {
+		name   string
+		build  func(h *hist, base plumbing.Hash) plumbing.Hash
+		reason string
+	}{
+		{"direct commit", func(h *hist, base plumbing.Hash) plumbing.Hash {
+			return h.commit(grant, "give myself more", "claude", base)
+		}, "direct commit"},
+		{"fast-forwarded proposal", func(h *hist, base plumbing.Hash) plumbing.Hash {
+			return h.commit(grant, proposalMsg, "bridle (agent claude)", base)
+		}, "fast-forwarded"},
+		{"hand-made merge", func(h *hist, base plumbing.Hash) plumbing.Hash {
+			prop := h.commit(grant, proposalMsg, "bridle (agent claude)", base)
+			return h.commit(grant, "Merge branch 'x'", "claude", base, prop)
+		}, "without bridle approve"},
+		{"merge changing more than its proposal", func(h *hist, base plumbing.Hash) plumbing.Hash {
+			prop := h.commit(baseRules+"# a comment\n", proposalMsg, "bridle (agent claude)", base)
+			return h.commit(grant, approveMsg("4"), "alice", base, prop)
+		}, "beyond its proposal"},
+		{"direct commit after an approved merge", func(h *hist, base plumbing.Hash) plumbing.Hash {
+			prop := h.commit(grant, proposalMsg, "bridle (agent claude)", base)
+			merged := h.commit(grant, approveMsg("5"), "alice", base, prop)
+			return h.commit(loosened, "and a bit more", "claude", merged)
+		}, "direct commit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHist(t)
+			base := h.commit(baseRules, "baseline", "owner")
+			h.main(tt.build(h, base))
+			snap := h.compile(Options{Ref: "main"})
+			u, ok := unapproved(snap)["permissions:claude"]
+			if !ok || u.Change != schema.Changed || !strings.Contains(u.Reason, tt.reason) {
+				t.Fatalf("unapproved = %+v, want permissions:claude changed (%s)", snap.Approval, tt.reason)
+			}
+			p := snap.Document.Permissions["claude"]
+			if tt.name == "direct commit after an approved merge" {
+				// The merge approved approve and secrets; the direct commit's forget is not.
+				if !p.Rules.Approve || !p.Secrets.Read || p.Memory.Forget {
+					t.Errorf("permissions = %+v, want the approved merge's", p)
+				}
+			} else if p.Rules.Approve || p.Secrets.Read || p.Memory.Forget || !p.Rules.Propose || !p.Memory.Read {
+				t.Errorf("permissions = %+v, want the baseline's", p)
+			}
+			for _, r := range snap.Renders {
+				if !strings.Contains(r.Content, "UNAPPROVED CHANGES") || !strings.Contains(r.Content, "`permissions:claude` changed") {
+					t.Errorf("%s does not say the rules hold unapproved changes:\n%s", r.Path, r.Content[:min(len(r.Content), 1500)])
+				}
+			}
+		})
+	}
+}
+
+// An approval written into the YAML is not an approval: only the merge
+// that produced an item's current text can approve it.
+func TestReviewForgedAndLaunderedApprovals(t *testing.T) {
+	h := newHist(t)
+	base := h.commit(baseRules, "baseline", "owner")
+	forged := strings.Replace(baseRules, "agent_profiles:", "  - id: forged\n    statement: Anything goes.\n    severity: guidance\n    provenance: {source: user, approved_by: someone, pull_request: \"7\", approved_at: \"2026-01-01T00:00:00Z\"}\nagent_profiles:", 1)
+	c1 := h.commit(forged, "add a rule", "claude", base)
+	laundered := strings.Replace(forged, "Never log secrets.", "Logging secrets is fine.", 1)
+	h.main(h.commit(laundered, "reword", "claude", c1))
+
+	snap := h.compile(Options{Ref: "main"})
+	g := guardrail(t, snap, "forged")
+	if g.Provenance.Verified || g.Provenance.ApprovedBy != "" || g.Provenance.PullRequest != "" || g.Provenance.Unapproved == "" {
+		t.Errorf("forged provenance = %+v, want unapproved with no approval fields", g.Provenance)
+	}
+	w := guardrail(t, snap, "no-secrets-in-logs")
+	if w.Provenance.Verified || w.Provenance.Unapproved == "" {
+		t.Errorf("rewritten guardrail provenance = %+v, want unapproved", w.Provenance)
+	}
+	u := unapproved(snap)
+	if u["guardrail:forged"].Change != schema.Added || u["guardrail:no-secrets-in-logs"].Approved != "Never log secrets." {
+		t.Errorf("unapproved = %+v", u)
+	}
+	for _, r := range snap.Renders {
+		if strings.Contains(r.Content, "approved by someone") || strings.Contains(r.Content, "proposal #7") {
+			t.Errorf("%s shows the forged approval:\n%s", r.Path, r.Content)
+		}
+		if !strings.Contains(r.Content, `The approved rule still applies: "Never log secrets."`) {
+			t.Errorf("%s does not keep the approved statement in view", r.Path)
+		}
+	}
+	// With the history off the claim is shown, but as a claim.
+	off := h.compile(Options{Ref: "main", NoHistory: true})
+	if r, _ := off.Render("claude"); !strings.Contains(r.Content, "approval unverified (the rules file claims: approved by someone") {
+		t.Errorf("without history the claim is not marked unverified:\n%s", r.Content)
+	}
+}
+
+// With a forge, only the pull request's own merge commit counts, whatever
+// the commit message says.
+func TestReviewForgeDecides(t *testing.T) {
+	h := newHist(t)
+	base := h.commit(baseRules, "baseline", "owner")
+	added := strings.Replace(baseRules, "    memory: {read: true}\n", "    memory: {read: true, write: true}\n", 1)
+	prop := h.commit(added, proposalMsg, "bridle (agent claude)", base)
+	merge := h.commit(added, "Merge pull request 'x (#99)' (#2) from b into main\n\nBridle-Proposal: 99\n", "gitea", base, prop)
+	h.main(merge)
+
+	var asked []string
+	none := func(c string) (PR, bool, error) { asked = append(asked, c); return PR{}, false, nil }
+	snap := h.compile(Options{Ref: "main", PRLookup: none})
+	if _, ok := unapproved(snap)["permissions:claude"]; !ok || snap.Document.Permissions["claude"].Memory.Write {
+		t.Errorf("a merge the forge does not know was taken as approved: %+v", snap.Approval)
+	}
+	known := func(c string) (PR, bool, error) {
+		if c == merge.String() {
+			return PR{Number: 2, MergedBy: "mira", MergedAt: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)}, true, nil
+		}
+		return PR{}, false, nil
+	}
+	snap = h.compile(Options{Ref: "main", PRLookup: known})
+	if len(unapproved(snap)) != 0 || !snap.Document.Permissions["claude"].Memory.Write {
+		t.Errorf("the forge's merge was not approved: %+v", snap.Approval)
+	}
+	tl, err := Timeline(Options{Rules: h.dir, Ref: "main", PRLookup: known})
+	if err != nil || len(tl) != 1 || tl[0].PullRequest != "2" || tl[0].ApprovedBy != "mira" {
+		t.Errorf("timeline = %+v, %v; want PR #2 by mira (never the #99 in the title or trailer)", tl, err)
+	}
+}
+
+// A work tree's uncommitted edits are served (in authoring mode) as
+// unapproved and cannot add permissions or client mappings.
+func TestReviewWorkTree(t *testing.T) {
+	h := newHist(t)
+	base := h.commit(baseRules, "baseline", "owner")
+	h.main(base)
+	if err := h.repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, "refs/heads/main")); err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(baseRules, "  claude: {}\n", "  claude: {mcp_clients: [evil-client]}\n", 1)
+	edited = strings.Replace(edited, "    memory: {read: true}\n", "    memory: {read: true, forget: true}\n    secrets: {read: true}\n", 1)
+	if err := os.WriteFile(filepath.Join(h.dir, "bridle.yaml"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap := h.compile(Options{})
+	if !snap.Source.Dirty {
+		t.Fatal("the work tree is not seen as dirty")
+	}
+	p := snap.Document.Permissions["claude"]
+	if p.Memory.Forget || p.Secrets.Read {
+		t.Errorf("uncommitted permissions were granted: %+v", p)
+	}
+	if c := snap.Document.AgentProfiles["claude"].MCPClients; slices.Contains(c, "evil-client") {
+		t.Errorf("uncommitted mcp_clients = %v, want the approved (the default)", c)
+	}
+	u := unapproved(snap)
+	if !strings.Contains(u["permissions:claude"].Reason, "uncommitted") || u["profile:claude"].Change != schema.Changed {
+		t.Errorf("unapproved = %+v", u)
+	}
+}
+
+// A rules file added to an existing project repository: the commit that
+// first added it is the owner's baseline.
+func TestReviewBaselineIsFirstCommitWithRules(t *testing.T) {
+	h := newHist(t)
+	obj := h.repo.Storer.NewEncodedObject()
+	tree := &object.Tree{}
+	tree.Encode(obj)
+	th, _ := h.repo.Storer.SetEncodedObject(obj)
+	sig := object.Signature{Name: "dev", Email: "d@example.com", When: time.Unix(1.6e9, 0)}
+	root := &object.Commit{Author: sig, Committer: sig, Message: "initial", TreeHash: th}
+	cobj := h.repo.Storer.NewEncodedObject()
+	root.Encode(cobj)
+	rh, _ := h.repo.Storer.SetEncodedObject(cobj)
+	added := h.commit(baseRules, "add bridle", "owner", rh)
+	h.main(added)
+	snap := h.compile(Options{Ref: "main"})
+	if len(unapproved(snap)) != 0 || snap.Approval.Baseline != added.String() {
+		t.Errorf("approval = %+v, want the commit adding bridle.yaml as baseline", snap.Approval)
+	}
+}
+
+func TestPermissionsIntersect(t *testing.T) {
+	all, none := schema.Permissions{}, schema.Permissions{}
+	for _, name := range schema.PermissionNames {
+		all = grantAll(all, name)
+	}
+	for _, name := range schema.PermissionNames {
+		if !all.Allows(name) {
+			t.Fatalf("grantAll missed %s", name)
+		}
+		if all.Intersect(none).Allows(name) || none.Intersect(all).Allows(name) {
+			t.Errorf("%s survives an intersection with nothing", name)
+		}
+		if !all.Intersect(all).Allows(name) {
+			t.Errorf("%s lost in all ∩ all", name)
+		}
+	}
+}
+
+func grantAll(p schema.Permissions, name string) schema.Permissions {
+	y := map[string]string{"gitea.read": "gitea: {read: true}", "gitea.write": "gitea: {write: true}",
+		"kanboard.read": "kanboard: {read: true}", "kanboard.write": "kanboard: {write: true}",
+		"rules.propose": "rules: {propose: true}", "rules.approve": "rules: {approve: true}",
+		"secrets.read": "secrets: {read: true}", "memory.read": "memory: {read: true}",
+		"memory.write": "memory: {write: true}", "memory.forget": "memory: {forget: true}"}[name]
+	f, diags := schema.Parse("p.yaml", []byte("schema_version: 1\nproject: {id: p}\nagent_profiles: {a: {}}\npermissions:\n  a:\n    "+y+"\n"))
+	if f == nil || diags.HasErrors() {
+		panic(diags.Error())
+	}
+	q := f.Doc.Permissions["a"]
+	return schema.Permissions{
+		Gitea:    schema.ReadWrite{Read: p.Gitea.Read || q.Gitea.Read, Write: p.Gitea.Write || q.Gitea.Write},
+		Kanboard: schema.ReadWrite{Read: p.Kanboard.Read || q.Kanboard.Read, Write: p.Kanboard.Write || q.Kanboard.Write},
+		Rules:    schema.RulesPermission{Propose: p.Rules.Propose || q.Rules.Propose, Approve: p.Rules.Approve || q.Rules.Approve},
+		Secrets:  schema.SecretsAccess{Read: p.Secrets.Read || q.Secrets.Read},
+		Memory:   schema.MemoryAccess{Read: p.Memory.Read || q.Memory.Read, Write: p.Memory.Write || q.Memory.Write, Forget: p.Memory.Forget || q.Memory.Forget},
+	}
+}

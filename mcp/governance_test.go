@@ -1,0 +1,130 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/proposals"
+)
+
+func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tool := range res.Tools {
+		out = append(out, tool.Name)
+	}
+	return out
+}
+
+// selfGrant is the example with claude given everything it is denied.
+func selfGrant(t *testing.T) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(src), "    rules: {propose: true, approve: false}\n    secrets: {read: false}\n    memory: {read: true, write: true, forget: false}\n",
+		"    rules: {propose: true, approve: true}\n    secrets: {read: true}\n    memory: {read: true, write: true, forget: true}\n", 1)
+	if s == string(src) {
+		t.Fatal("the example's claude permissions moved; update selfGrant")
+	}
+	return []byte(s)
+}
+
+// TestAgentCannotGrantItself: an agent that edits the rules repository's
+// bridle.yaml — uncommitted, or committed straight to main — gains nothing:
+// the sidecar serves committed main, and a change no approved merge
+// produced is served as unapproved and grants no permission.
+func TestAgentCannotGrantItself(t *testing.T) {
+	for _, mode := range []string{"edit the work tree", "commit to main", "edit the work tree (authoring mode)"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := exampleRepo(t, t.TempDir())
+			now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+			clock := func() time.Time { return now }
+			opts := Options{Rules: dir, Now: clock, Refresh: time.Second,
+				Proposals: func() (proposals.Backend, error) { return proposals.OpenLocal(dir, "test") },
+				Memory: func() (memory.Store, memory.Embedder, error) {
+					s, err := memory.OpenSQLite(filepath.Join(t.TempDir(), "m.db"))
+					return s, memory.Hashing{}, err
+				}}
+			if strings.Contains(mode, "authoring") {
+				opts.Worktree = true
+			}
+			f := newFixture(t, opts)
+			cs := f.connect(t, "claude-code", "", nil)
+			before := toolNames(t, cs)
+			if slices.Contains(before, "approve_proposal") || slices.Contains(before, "forget") {
+				t.Fatalf("claude may approve or forget before any change: %v", before)
+			}
+
+			if strings.Contains(mode, "commit") {
+				commitRules(t, dir, selfGrant(t))
+			} else if err := os.WriteFile(filepath.Join(dir, "bridle.yaml"), selfGrant(t), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			now = now.Add(5 * time.Second)
+
+			after := toolNames(t, cs)
+			if slices.Contains(after, "approve_proposal") || slices.Contains(after, "forget") {
+				t.Errorf("after the agent's own edit, claude sees %v", after)
+			}
+			got, isErr := callText(t, cs, "approve_proposal", map[string]any{"number": 1})
+			if !isErr || !strings.Contains(got, "rules.approve") {
+				t.Errorf("approve_proposal after a self-grant: %v %s", isErr, got)
+			}
+			rules, _ := callText(t, cs, "get_rules", nil)
+			if mode == "edit the work tree" {
+				if strings.Contains(rules, "UNAPPROVED") {
+					t.Errorf("main is unchanged, yet the rules say they hold unapproved changes")
+				}
+				return
+			}
+			if !strings.Contains(rules, "UNAPPROVED CHANGES") || !strings.Contains(rules, "`permissions:claude` changed") {
+				t.Errorf("get_rules does not flag the unapproved change:\n%.1500s", rules)
+			}
+			if strings.Contains(mode, "authoring") && !strings.Contains(rules, "Authoring mode") {
+				t.Errorf("authoring mode is not labelled:\n%.600s", rules)
+			}
+			list, _ := callText(t, cs, "list_guardrails", nil)
+			if !strings.Contains(list, `"subject":"permissions:claude"`) {
+				t.Errorf("list_guardrails does not list the unapproved change: %.600s", list)
+			}
+		})
+	}
+}
+
+// TestRulesOutsideGit: the sidecar does not serve a bridle.yaml that was
+// never committed, and says how to fix it; authoring mode serves it with
+// no permissions at all.
+func TestRulesOutsideGit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bridle.yaml"), selfGrant(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs := newFixture(t, Options{Rules: dir}).connect(t, "claude-code", "", nil)
+	got, isErr := callText(t, cs, "get_rules", nil)
+	if !isErr || !strings.Contains(got, "committed rules only") || !strings.Contains(got, "--worktree") {
+		t.Errorf("uncommitted rules: %v %.400s", isErr, got)
+	}
+
+	cs = newFixture(t, Options{Rules: dir, Worktree: true}).connect(t, "claude-code", "", nil)
+	got, isErr = callText(t, cs, "get_rules", nil)
+	if isErr || !strings.Contains(got, "Authoring mode") || !strings.Contains(got, "never committed") {
+		t.Errorf("authoring mode outside git: %v %.800s", isErr, got)
+	}
+	if names := toolNames(t, cs); slices.Contains(names, "propose_guardrail") || slices.Contains(names, "remember") {
+		t.Errorf("authoring mode outside git grants tools: %v", names)
+	}
+}
