@@ -94,11 +94,13 @@ func (o Options) args() []string {
 		// (GITEA_TOKEN or GITEA_TOKEN_FILE) provides it.
 		return []string{"mcp", "--gitea", o.GiteaURL, "--repo", o.GiteaRepo, "--agent", agent}
 	}
-	a := []string{"mcp", "--rules", rules, "--agent", agent}
-	if o.Ref != "" {
-		a = append(a, "--ref", o.Ref)
+	// The ref is written out even when it is the default: the sidecar
+	// serves committed rules only, and the config should say which.
+	ref := o.Ref
+	if ref == "" {
+		ref = "main"
 	}
-	return a
+	return []string{"mcp", "--rules", rules, "--ref", ref, "--agent", agent}
 }
 
 // Install adds or updates Bridle's entry in the client's MCP config.

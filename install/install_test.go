@@ -72,7 +72,7 @@ func TestCodexKeepsCommentsAndTables(t *testing.T) {
 	if err := toml.Unmarshal(b, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(cfg.MCPServers["bridle"].Args, " "); got != "mcp --rules /r --agent codex --ref main" || strings.Contains(s, `"old"`) {
+	if got := strings.Join(cfg.MCPServers["bridle"].Args, " "); got != "mcp --rules /r --ref main --agent codex" || strings.Contains(s, `"old"`) {
 		t.Errorf("bridle args %q\n%s", got, s)
 	}
 	if !strings.Contains(res.Diff, "-command = \"old\"") {

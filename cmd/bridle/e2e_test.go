@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,8 +40,37 @@ func builtBinary(t *testing.T) string {
 	return binPath
 }
 
+// exampleRepo is a fresh rules repository holding the example, committed
+// on main: the sidecar serves committed rules only.
+func exampleRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: "refs/heads/main"}})
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "bridle.yaml"), src, 0o644)
+	}
+	var wt *git.Worktree
+	if err == nil {
+		wt, err = repo.Worktree()
+	}
+	if err == nil {
+		_, err = wt.Add("bridle.yaml")
+	}
+	if err == nil {
+		_, err = wt.Commit("rules", &git.CommitOptions{Author: &object.Signature{Name: "Mira", Email: "m@x", When: time.Now()}})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 func mcpCmd(t *testing.T, args ...string) *exec.Cmd {
-	cmd := exec.Command(builtBinary(t), append([]string{"mcp", "--rules", example}, args...)...)
+	cmd := exec.Command(builtBinary(t), append([]string{"mcp", "--rules", exampleRepo(t)}, args...)...)
 	cmd.Env = append(os.Environ(), "BRIDLE_STATE_DIR="+t.TempDir(), "BRIDLE_CACHE_DIR="+t.TempDir(), "BRIDLE_AGENT=")
 	return cmd
 }

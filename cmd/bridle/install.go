@@ -73,7 +73,7 @@ left alone.
 	cmd.Flags().StringVar(&o.ProjectDir, "project", "", "use the project-scoped config in this `dir`")
 	cmd.Flags().StringVar(&o.ConfigPath, "config", "", "change this config `file` instead")
 	cmd.Flags().StringVar(&o.Rules, "rules", ".", "rules `path` the server reads")
-	cmd.Flags().StringVar(&o.Ref, "ref", "", "git `ref` the server reads the rules from")
+	cmd.Flags().StringVar(&o.Ref, "ref", "main", "committed git `ref` the server serves the rules from (never the work tree)")
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to bind (default: the client name)")
 	cmd.Flags().StringVar(&o.GiteaURL, "gitea", "", "serve the rules of a Gitea `URL` instead of --rules (the token comes from the client's GITEA_TOKEN)")
 	cmd.Flags().StringVar(&o.GiteaRepo, "repo", "", "the Gitea rules repository `OWNER/NAME`")

@@ -21,6 +21,7 @@ import (
 type mcpOptions struct {
 	rules    string
 	ref      string
+	worktree bool
 	snapshot string
 	agent    string
 	logLevel string
@@ -45,6 +46,14 @@ client's name is looked up in the profiles' mcp_clients (claude-code → claude,
 codex-mcp-client → codex); otherwise it is "unknown" and may do nothing but
 read the rules. Tools the agent may not use are hidden and refused.
 
+The rules served are those committed on main of the rules repository (or
+--ref), never the work tree: an edit nobody approved is never the rules.
+Parts of main that no approved merge produced (a direct commit, a
+fast-forward that bypassed bridle approve) are served marked NOT APPROVED,
+and grant no permission the last approved rules did not. --worktree is an
+authoring mode that serves the work tree, loudly labelled, under the same
+limit.
+
 The snapshot is compiled on first use and cached per commit under the user
 cache directory; if the rules cannot be read later, the cached snapshot is
 served and marked stale. With --gitea/--repo (or GITEA_URL and
@@ -53,13 +62,17 @@ mirror and re-checked in the background every 2 s; while Gitea is down the
 last snapshot is served, marked stale. Proposal tools open pull requests there
 (or, without Gitea, branches in the local rules repository). Events go to the
 audit log (bridle audit).`,
-		Example: `  bridle mcp --rules . --agent claude
-  bridle mcp --rules ~/rules --ref main
+		Example: `  bridle mcp --rules ~/rules --agent claude
+  bridle mcp --rules ~/rules --ref release
+  bridle mcp --rules ~/rules --worktree --agent claude   # while editing the rules
   bridle mcp --snapshot snapshot.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.agent == "" {
 				o.agent = strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
+			}
+			if o.worktree && o.ref != "" {
+				return usageErr("--worktree and --ref exclude each other: --worktree serves the work tree, --ref a commit")
 			}
 			// Starting allocates a lot at once (tool schemas); collecting
 			// less often until the first tools/list is answered gets there
@@ -77,7 +90,7 @@ audit log (bridle audit).`,
 				return err
 			}
 			opts := mcp.Options{
-				Rules: o.rules, Ref: o.ref, Snapshot: o.snapshot, Agent: o.agent,
+				Rules: o.rules, Ref: o.ref, Worktree: o.worktree, Snapshot: o.snapshot, Agent: o.agent,
 				Version: version(), Logger: log,
 				Proposals: func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) },
 				Memory: func() (memory.Store, memory.Embedder, error) {
@@ -104,7 +117,8 @@ audit log (bridle audit).`,
 		},
 	}
 	cmd.Flags().StringVar(&o.rules, "rules", ".", "rules `path`: a bridle.yaml file, or a directory holding one")
-	cmd.Flags().StringVar(&o.ref, "ref", "", "read the rules from this git `ref` instead of the work tree")
+	cmd.Flags().StringVar(&o.ref, "ref", "", "serve the rules committed at this git `ref` (default main)")
+	cmd.Flags().BoolVar(&o.worktree, "worktree", false, "authoring mode: serve the work tree's rules, labelled unapproved, with no permission main does not grant")
 	cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "serve this compiled snapshot `file` instead of compiling the rules")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "bind the session to this `agent` (default $BRIDLE_AGENT, else identify the MCP client)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "warn", "stderr log `level`: debug, info, warn or error")

@@ -5,15 +5,24 @@
 // Run with BRIDLE_BIN=/path/to/bridle node --test (scripts/test.sh does).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { copyFileSync, mkdtempSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const bin = process.env.BRIDLE_BIN;
-const rules = resolve(import.meta.dirname, "../../examples/runic-gateway");
 assert.ok(bin, "set BRIDLE_BIN to the built bridle binary");
+
+// The sidecar serves committed rules only: give it a rules repository
+// holding the example, committed on main.
+const rules = mkdtempSync(join(tmpdir(), "bridle-rules-"));
+copyFileSync(resolve(import.meta.dirname, "../../examples/runic-gateway/bridle.yaml"), join(rules, "bridle.yaml"));
+const git = (...args) => execFileSync("git", ["-C", rules, "-c", "user.name=Mira", "-c", "user.email=m@example.com", ...args], { stdio: "ignore" });
+git("init", "-q", "-b", "main");
+git("add", "bridle.yaml");
+git("commit", "-q", "-m", "rules");
 
 async function session(clientName) {
   const transport = new StdioClientTransport({
