@@ -15,8 +15,8 @@ func firstLine(s string) string {
 	return line
 }
 
-// trailers parses "Key: value" lines of a commit message's last paragraph.
-func trailers(msg string) map[string]string {
+// Trailers parses "Key: value" lines of a commit message's last paragraph.
+func Trailers(msg string) map[string]string {
 	out := map[string]string{}
 	paras := strings.Split(strings.TrimSpace(msg), "\n\n")
 	for _, line := range strings.Split(paras[len(paras)-1], "\n") {
@@ -69,7 +69,7 @@ func Timeline(opts Options) ([]Merge, error) {
 			if at, terr := time.Parse(time.RFC3339, prov.ApprovedAt); terr == nil {
 				m.Time = at
 			}
-			if s := trailers(from.Message)["Bridle-Subject"]; s != "" {
+			if s := Trailers(from.Message)["Bridle-Subject"]; s != "" {
 				m.Subjects = []string{s}
 			}
 			out = append(out, m)

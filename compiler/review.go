@@ -241,7 +241,7 @@ func approval(repo *git.Repository, c *object.Commit, lookup PRLookup) (*schema.
 	if proposal == nil {
 		return nil, nil, nil
 	}
-	n := trailers(c.Message)["Bridle-Proposal"]
+	n := Trailers(c.Message)["Bridle-Proposal"]
 	if _, err := strconv.Atoi(n); err != nil {
 		return nil, nil, nil
 	}
@@ -257,7 +257,7 @@ func bypass(c *object.Commit, lookup PRLookup) string {
 		return "merged outside a pull request"
 	case len(c.ParentHashes) >= 2:
 		return "merged without bridle approve"
-	case trailers(c.Message)["Bridle-Source"] != "":
+	case Trailers(c.Message)["Bridle-Source"] != "":
 		return "a proposal's commit fast-forwarded onto main without approval"
 	default:
 		return "a direct commit to main, not an approved proposal"
@@ -272,7 +272,7 @@ func mergeProvenance(merge, proposal *object.Commit) schema.Provenance {
 	if from == nil {
 		from = merge
 	}
-	t := trailers(from.Message)
+	t := Trailers(from.Message)
 	p := schema.Provenance{Source: schema.Source(t["Bridle-Source"]), Verified: true, MergeCommit: merge.Hash.String()}
 	switch p.Source {
 	case schema.SourceAgent:
@@ -287,7 +287,7 @@ func mergeProvenance(merge, proposal *object.Commit) schema.Provenance {
 		}
 	}
 	p.ApprovedBy = merge.Author.Name
-	if a := trailers(merge.Message)["Bridle-Approved-By"]; a != "" {
+	if a := Trailers(merge.Message)["Bridle-Approved-By"]; a != "" {
 		p.ApprovedBy = a
 	}
 	p.ApprovedAt = merge.Author.When.UTC().Format(time.RFC3339)

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 )
@@ -126,5 +127,35 @@ func TestRulesOutsideGit(t *testing.T) {
 	}
 	if names := toolNames(t, cs); slices.Contains(names, "propose_guardrail") || slices.Contains(names, "remember") {
 		t.Errorf("authoring mode outside git grants tools: %v", names)
+	}
+}
+
+// TestNoSelfApprovalFromTheAgentsSide: an agent whose approved rules grant
+// rules.approve still cannot approve its own proposal, from this session
+// or from another one; the refusal is audited.
+func TestNoSelfApprovalFromTheAgentsSide(t *testing.T) {
+	dir := commitRules(t, t.TempDir(), selfGrant(t)) // the owner's baseline grants approve
+	open := func() (proposals.Backend, error) { return proposals.OpenLocal(dir, "test") }
+	f := newFixture(t, Options{Rules: dir, Proposals: open})
+	cs := f.connect(t, "claude-code", "", nil)
+	if _, isErr := callText(t, cs, "propose_guardrail", map[string]any{"id": "log-request-ids",
+		"statement": "Log the request id with every error.", "severity": "guidance", "why": "debugging"}); isErr {
+		t.Fatal("propose failed")
+	}
+	got, isErr := callText(t, cs, "approve_proposal", map[string]any{"number": 1})
+	if !isErr || !strings.Contains(got, "cannot be approved by whoever proposed it") {
+		t.Errorf("self-approval in the same session: %v %s", isErr, got)
+	}
+	other := newFixture(t, Options{Rules: dir, Proposals: open, StateDir: f.state}).connect(t, "claude-code", "", nil)
+	if got, isErr := callText(t, other, "approve_proposal", map[string]any{"number": 1}); !isErr || !strings.Contains(got, "agent claude proposed it") {
+		t.Errorf("self-approval from another session: %v %s", isErr, got)
+	}
+	l, _ := proposals.OpenLocal(dir, "test")
+	if p, _ := l.Get(context.Background(), 1); p.State != proposals.Open {
+		t.Errorf("proposal is %s after refused approvals", p.State)
+	}
+	refusals, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Kind: audit.KindRefusal})
+	if len(refusals) < 2 {
+		t.Errorf("refusals audited: %d, want 2", len(refusals))
 	}
 }

@@ -232,15 +232,20 @@ func (s *Server) getProposalTool() Tool {
 func (s *Server) approveProposalTool() Tool {
 	return newTool(Tool{
 		Name: "approve_proposal", Title: "Approve (merge) a proposal",
-		Description: "Merge a proposal into the rules. Only agents whose profile grants rules.approve may; everyone else never sees this tool.",
-		Toolset:     "proposals", Permission: "rules.approve", AuditsItself: true,
+		Description: "Merge a proposal into the rules. Only agents whose profile grants rules.approve may; everyone else never sees this tool. " +
+			"No agent approves a proposal it made (or one made in this session): another principal must.",
+		Toolset: "proposals", Permission: "rules.approve", AuditsItself: true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
 		c := callFrom(ctx)
 		svc, err := s.proposalService()
 		if err != nil {
 			return nil, ProposalView{}, err
 		}
-		p, err := svc.Backend.Merge(ctx, in.Number, c.id.Agent+" (agent)")
+		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Agent: c.id.Agent, Session: s.session})
+		if errors.Is(err, proposals.ErrSelfApproval) {
+			s.audit(c.snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: "approve_proposal",
+				ID: fmt.Sprint(in.Number), Summary: fmt.Sprintf("refused self-approval of #%d", in.Number)})
+		}
 		if err != nil {
 			return nil, ProposalView{}, proposalError(err)
 		}

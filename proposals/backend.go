@@ -52,8 +52,11 @@ type Backend interface {
 	Get(ctx context.Context, number int) (Proposal, error)
 	// Update replaces the rules on an open proposal's branch (rebase).
 	Update(ctx context.Context, number int, p Prepared) (Proposal, error)
-	// Merge approves an open proposal as approver.
+	// Merge merges an open proposal as approver. It checks nothing about
+	// who approves: callers approve through Service.Approve.
 	Merge(ctx context.Context, number int, approver string) (Proposal, error)
+	// Commit reads one commit and the rules file at it.
+	Commit(ctx context.Context, sha string) (Commit, error)
 	// Close rejects an open proposal.
 	Close(ctx context.Context, number int, by, reason string) (Proposal, error)
 }
@@ -88,17 +91,20 @@ func (s Service) Rebase(ctx context.Context, number int) (Proposal, error) {
 	if pr.State != Open {
 		return Proposal{}, fmt.Errorf("rebase #%d: %w (it is %s)", number, ErrState, pr.State)
 	}
-	if pr.Draft == nil {
-		return Proposal{}, fmt.Errorf("rebase #%d: the proposal carries no bridle change; rebase it by hand", number)
+	// The change and its origin come from the proposal's own commit,
+	// checked against the branch, never from the editable body.
+	rec, err := s.Record(ctx, pr)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("rebase: %w", err)
 	}
 	rules, commit, err := s.Backend.Main(ctx)
 	if err != nil {
 		return Proposal{}, err
 	}
-	if commit == pr.Base {
+	if commit == rec.Base {
 		return pr, nil
 	}
-	p, err := Prepare(rules, commit, *pr.Draft, s.Version)
+	p, err := Prepare(rules, commit, rec.Draft, s.Version)
 	if errors.Is(err, ErrNoChange) {
 		return Proposal{}, fmt.Errorf("rebase #%d: %w: main already has this change", number, ErrConflict)
 	}

@@ -86,6 +86,11 @@ const (
 	TrailerSession = "Bridle-Session"
 	TrailerKind    = "Bridle-Kind"
 	TrailerSubject = "Bridle-Subject"
+	TrailerAuthor  = "Bridle-Author" // the proposing human, for sources user and vendor
+	// TrailerDraft carries the whole draft (change and origin), base64 JSON:
+	// rebase and approval read it from the commit, checked against the
+	// branch's content, never from the editable pull-request body.
+	TrailerDraft = "Bridle-Draft"
 )
 
 func message(title string, d Draft) string {
@@ -101,8 +106,13 @@ func message(title string, d Draft) string {
 	if s := d.Origin.Session; s != "" {
 		fmt.Fprintf(&b, "%s: %s\n", TrailerSession, OneLine(s, 120))
 	}
+	if a := d.Origin.Author; a != "" && d.Origin.Source != schema.SourceAgent {
+		fmt.Fprintf(&b, "%s: %s\n", TrailerAuthor, OneLine(a, 80))
+	}
 	fmt.Fprintf(&b, "%s: %s\n", TrailerKind, d.Change.Kind)
 	fmt.Fprintf(&b, "%s: %s\n", TrailerSubject, OneLine(d.Change.Subject(), 200))
+	raw, _ := json.Marshal(d)
+	fmt.Fprintf(&b, "%s: %s\n", TrailerDraft, base64.StdEncoding.EncodeToString(raw))
 	return b.String()
 }
 
@@ -126,26 +136,33 @@ func wrap(s string, width int) string {
 // changeMarker starts the machine-readable copy of the draft in a body.
 const changeMarker = "<!-- bridle-draft "
 
+// body is the pull request's description. Everything in it that an agent
+// (or a vendor) wrote is quoted so that it stays inert text: the rationale
+// and the change sit in fenced blocks whose fence is longer than any run of
+// backticks inside, and names sit in code spans likewise, so no text can
+// open a section, an HTML comment or a tag that hides the real change.
 func body(d Draft, old, snap *compiler.Snapshot) string {
 	var b strings.Builder
 	b.WriteString("## Rationale\n\n")
 	if d.Change.Rationale != "" {
-		b.WriteString(d.Change.Rationale + "\n\n")
+		b.WriteString("The proposer's words, quoted as written:\n\n")
+		b.WriteString(Fence(d.Change.Rationale, "text"))
+		b.WriteString("\n")
 	} else {
 		b.WriteString("_No rationale given._\n\n")
 	}
 	b.WriteString("## Proposed by\n\n")
 	switch d.Origin.Source {
 	case schema.SourceAgent:
-		fmt.Fprintf(&b, "Agent `%s`, session `%s`.\n\n", OneLine(d.Origin.Agent, 80), OneLine(d.Origin.Session, 120))
+		fmt.Fprintf(&b, "Agent %s, session %s.\n\n", CodeSpan(OneLine(d.Origin.Agent, 80)), CodeSpan(OneLine(d.Origin.Session, 120)))
 	case schema.SourceVendor:
-		fmt.Fprintf(&b, "A vendor suggestion from the `%s` profile, promoted by %s.\n\n", OneLine(d.Origin.Agent, 80), orSomeone(d.Origin.Author))
+		fmt.Fprintf(&b, "A vendor suggestion from the %s profile, promoted by %s.\n\n", CodeSpan(OneLine(d.Origin.Agent, 80)), orSomeone(d.Origin.Author))
 	default:
 		fmt.Fprintf(&b, "%s.\n\n", orSomeone(d.Origin.Author))
 	}
-	b.WriteString("## Change\n\n```yaml\n")
-	b.WriteString(changeYAML(d.Change))
-	b.WriteString("```\n\n## Effect on each agent's rendered file\n\n")
+	b.WriteString("## Change\n\n")
+	b.WriteString(Fence(changeYAML(d.Change), "yaml"))
+	b.WriteString("\n## Effect on each agent's rendered file\n\n")
 	for _, r := range snap.Renders {
 		before := ""
 		if old != nil {
@@ -154,17 +171,58 @@ func body(d Draft, old, snap *compiler.Snapshot) string {
 			}
 		}
 		diff := udiff.Unified("a/"+r.Path, "b/"+r.Path, before, stripHeader(r.Content))
-		fmt.Fprintf(&b, "### %s (%s)\n\n", r.Path, r.Agent)
+		fmt.Fprintf(&b, "### %s (%s)\n\n", CodeSpan(r.Path), CodeSpan(r.Agent))
 		if diff == "" {
 			b.WriteString("No change.\n\n")
 			continue
 		}
-		b.WriteString("```diff\n" + strings.ReplaceAll(diff, "```", "`\u200b``") + "```\n\n")
+		b.WriteString(Fence(diff, "diff") + "\n")
 	}
 	b.WriteString("Merging this pull request approves the change.\n\n")
 	raw, _ := json.Marshal(d)
 	b.WriteString(changeMarker + base64.StdEncoding.EncodeToString(raw) + " -->\n")
 	return b.String()
+}
+
+// Fence quotes s as a fenced code block that nothing in s can close: the
+// fence is one backtick longer than the longest run of backticks in s (at
+// least three). Markdown renders its content as literal text.
+func Fence(s, info string) string {
+	s = MultiLine(s)
+	n := max(3, longestRun(s, '`')+1)
+	f := strings.Repeat("`", n)
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return f + info + "\n" + s + f + "\n"
+}
+
+// CodeSpan quotes a one-line s as an inline code span nothing in s can
+// close.
+func CodeSpan(s string) string {
+	s = OneLine(s, 500)
+	if s == "" {
+		return "(none)"
+	}
+	f := strings.Repeat("`", longestRun(s, '`')+1)
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		pad = " "
+	}
+	return f + pad + s + pad + f
+}
+
+func longestRun(s string, c byte) int {
+	best, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
 }
 
 func orSomeone(s string) string {
@@ -198,7 +256,7 @@ func changeYAML(c Change) string {
 	if err != nil {
 		return "# (could not render the change)\n"
 	}
-	return strings.ReplaceAll(string(out), "```", "`\u200b``")
+	return string(out)
 }
 
 // DraftFromBody recovers the draft stored in a proposal's body.

@@ -338,6 +338,53 @@ func (g *Gitea) Get(ctx context.Context, n int) (Proposal, error) {
 	return g.proposal(pr), nil
 }
 
+// Commit implements Backend.
+func (g *Gitea) Commit(ctx context.Context, sha string) (Commit, error) {
+	c := g.Client(ctx)
+	step := "read commit " + shortSHA(sha)
+	cm, err := retry(ctx, g, step, func() (*gitea.Commit, *gitea.Response, error) {
+		return c.GetSingleCommit(g.o.Owner, g.o.Repo, sha)
+	})
+	if err != nil {
+		return Commit{}, err
+	}
+	out := Commit{SHA: sha}
+	if cm.RepoCommit != nil {
+		out.Message = cm.RepoCommit.Message
+	}
+	for _, p := range cm.Parents {
+		if p != nil {
+			out.Parents = append(out.Parents, p.SHA)
+		}
+	}
+	data, resp, err := c.GetFile(g.o.Owner, g.o.Repo, sha, g.o.Path)
+	switch {
+	case err == nil:
+		out.Rules = data
+	case resp != nil && resp.StatusCode == http.StatusNotFound:
+	default:
+		return Commit{}, g.fail(step+": "+g.o.Path, resp, err)
+	}
+	return out, nil
+}
+
+// Whoami is the token's user: the approver of a merge made through it.
+func (g *Gitea) Whoami(ctx context.Context) (string, error) {
+	c := g.Client(ctx)
+	u, err := retry(ctx, g, "read the token's user", func() (*gitea.User, *gitea.Response, error) { return c.GetMyUserInfo() })
+	if err != nil {
+		return "", err
+	}
+	return u.UserName, nil
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
 // Update implements Backend: the branch is replaced by one commit on the
 // current main (a force push through the API), so the pull request merges
 // cleanly; the body is refreshed.

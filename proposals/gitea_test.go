@@ -97,7 +97,7 @@ func TestGiteaProposeAndMerge(t *testing.T) {
 		}
 	}
 	got, _ := env.bot.Get(ctx, pr.Number)
-	for _, want := range []string{"## Rationale", "```yaml", "### CLAUDE.md (claude)", "+- **pin-go-version**"} {
+	for _, want := range []string{"## Rationale", "```yaml", "### `CLAUDE.md` (`claude`)", "+- **pin-go-version**"} {
 		if !strings.Contains(got.Body, want) {
 			t.Errorf("PR body lacks %q", want)
 		}

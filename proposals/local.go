@@ -106,6 +106,22 @@ func (l *Local) fileAt(h plumbing.Hash) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, 4<<20))
 }
 
+// Commit implements Backend.
+func (l *Local) Commit(_ context.Context, sha string) (Commit, error) {
+	c, err := l.repo.CommitObject(plumbing.NewHash(sha))
+	if err != nil {
+		return Commit{}, fmt.Errorf("read commit %s: %w", sha, err)
+	}
+	out := Commit{SHA: c.Hash.String(), Message: c.Message}
+	for _, p := range c.ParentHashes {
+		out.Parents = append(out.Parents, p.String())
+	}
+	if data, err := l.fileAt(c.Hash); err == nil {
+		out.Rules = data
+	}
+	return out, nil
+}
+
 // meta is a proposal's record under .git/bridle/proposals.
 type meta struct {
 	Proposal
@@ -163,6 +179,9 @@ func (l *Local) numbers() ([]int, error) {
 	sort.Ints(ns)
 	return ns, err
 }
+
+// Whoami is the approver of a merge made here: the user's git identity.
+func (l *Local) Whoami(context.Context) (string, error) { return l.signature("").Name, nil }
 
 // signature is the user's git identity (global config), or fallback.
 func (l *Local) signature(name string) *object.Signature {
@@ -419,10 +438,13 @@ func (l *Local) Merge(ctx context.Context, n int, approver string) (Proposal, er
 		return Proposal{}, err
 	}
 	if m.Base != mainCommit {
-		if m.Draft == nil {
-			return Proposal{}, fmt.Errorf("approve #%d: %w: main has moved", n, ErrConflict)
+		// Re-apply the change the proposal's commit records (checked
+		// against its content), not the metadata file's copy.
+		rec, err := Service{Backend: l}.Record(ctx, m.Proposal)
+		if err != nil {
+			return Proposal{}, fmt.Errorf("approve #%d: main has moved and %w", n, err)
 		}
-		p, err := Prepare(rules, mainCommit, *m.Draft, l.version)
+		p, err := Prepare(rules, mainCommit, rec.Draft, l.version)
 		if err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: main has moved and the change no longer applies: %w", n, err)
 		}

@@ -77,7 +77,7 @@ func TestLocalProposeAndApprove(t *testing.T) {
 		}
 	}
 	got, _ := l.Get(ctx, 1)
-	for _, want := range []string{"## Rationale", "Because pin-go-version matters.", "```yaml", "id: pin-go-version", "### CLAUDE.md (claude)", "+- **pin-go-version** — Rule pin-go-version.", "Agent `claude`, session `s-123`"} {
+	for _, want := range []string{"## Rationale", "Because pin-go-version matters.", "```yaml", "id: pin-go-version", "### `CLAUDE.md` (`claude`)", "+- **pin-go-version** — Rule pin-go-version.", "Agent `claude`, session `s-123`"} {
 		if !strings.Contains(got.Body, want) {
 			t.Errorf("body lacks %q:\n%s", want, got.Body)
 		}

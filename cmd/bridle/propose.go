@@ -349,20 +349,42 @@ replaces changed since) is reported as a conflict, and nothing changes.`,
 	return cmd
 }
 
+// agentEnv names the variable that shows this process runs inside a coding
+// agent's session (its shell tool), or "" when none does. Approving is a
+// human's act; an agent that runs the CLI is refused.
+func agentEnv() string {
+	for _, v := range []string{"BRIDLE_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"} {
+		if os.Getenv(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 func newApproveCmd(io *streams) *cobra.Command {
 	var b backendFlags
 	var as string
+	var self bool
 	cmd := &cobra.Command{
 		Use:   "approve N",
 		Short: "Approve a proposal by merging it",
 		Long: `Approve merges an open proposal into main; the merge is the approval, and its
 author and time become the rules' approved_by and approved_at. Locally, a
 proposal made on an older main is re-applied first. On Gitea the merge is
-made as the token's user, who must be allowed to merge into main.`,
+made as the token's user, who must be allowed to merge into main.
+
+The change is read from the proposal's own commit and checked against its
+branch: a branch changed by hand is refused. Nobody approves their own
+proposal (a sole maintainer may pass --self for one of their own), and the
+command refuses to run inside a coding agent's session (BRIDLE_AGENT,
+CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if v := agentEnv(); v != "" {
+				return &exitError{exitFailure, fmt.Errorf("approve: %w: %s is set, so this runs inside an agent's session; a human approves, from their own shell", proposals.ErrSelfApproval, v)}
+			}
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
-				p, err := svc.Backend.Merge(ctx, n, as)
+				p, err := svc.Approve(ctx, n, proposals.Principal{Human: as, SelfOK: self})
 				if err != nil {
 					return proposalErr(io, err)
 				}
@@ -372,6 +394,7 @@ made as the token's user, who must be allowed to merge into main.`,
 	}
 	b.register(cmd)
 	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's name (default: your git user.name)")
+	cmd.Flags().BoolVar(&self, "self", false, "approve a proposal of your own (a sole maintainer's choice; agents' proposals never need it)")
 	return cmd
 }
 

@@ -1,0 +1,152 @@
+package proposals
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// A proposal's change and origin are read from its own commit — the
+// trailers Bridle wrote, checked against the content on the branch — never
+// from the pull request's body or title, which any writer can edit later.
+
+// Errors of the record and of approval, for errors.Is.
+var (
+	// ErrTampered: the proposal's branch is not what Bridle recorded (it was
+	// pushed to by hand, or never made by Bridle).
+	ErrTampered = errors.New("the proposal's branch is not what Bridle recorded")
+	// ErrSelfApproval: the approver originated the proposal.
+	ErrSelfApproval = errors.New("a proposal cannot be approved by whoever proposed it")
+)
+
+// Commit is one commit as a backend reads it.
+type Commit struct {
+	SHA     string
+	Message string
+	Parents []string
+	Rules   []byte // the rules file at this commit; nil when absent
+}
+
+// Recorded is what a proposal's commit says: the change and who proposed
+// it, and the main commit it was made on.
+type Recorded struct {
+	Draft Draft
+	Base  string
+}
+
+// Record reads the change and origin from the proposal's head commit and
+// checks them against the branch: the head must have one parent, carry
+// Bridle's trailers, and its rules must be exactly what applying the
+// recorded change to its parent's rules gives. Anything else is
+// ErrTampered.
+func (s Service) Record(ctx context.Context, pr Proposal) (Recorded, error) {
+	if pr.Head == "" {
+		return Recorded{}, fmt.Errorf("read #%d: %w: no head commit", pr.Number, ErrTampered)
+	}
+	head, err := s.Backend.Commit(ctx, pr.Head)
+	if err != nil {
+		return Recorded{}, fmt.Errorf("read #%d: %w", pr.Number, err)
+	}
+	if len(head.Parents) != 1 {
+		return Recorded{}, fmt.Errorf("read #%d: %w: its head commit has %d parents, Bridle makes one", pr.Number, ErrTampered, len(head.Parents))
+	}
+	parent, err := s.Backend.Commit(ctx, head.Parents[0])
+	if err != nil {
+		return Recorded{}, fmt.Errorf("read #%d: %w", pr.Number, err)
+	}
+	d, err := recorded(head.Message, parent.Rules, head.Rules)
+	if err != nil {
+		return Recorded{}, fmt.Errorf("read #%d: %w", pr.Number, err)
+	}
+	return Recorded{Draft: d, Base: head.Parents[0]}, nil
+}
+
+// recorded decodes a proposal commit's draft and checks it reproduces the
+// commit's rules from its parent's.
+func recorded(msg string, before, after []byte) (Draft, error) {
+	t := compiler.Trailers(msg)
+	raw, err := base64.StdEncoding.DecodeString(t[TrailerDraft])
+	if t[TrailerDraft] == "" || err != nil {
+		return Draft{}, fmt.Errorf("%w: the commit carries no %s trailer", ErrTampered, TrailerDraft)
+	}
+	var d Draft
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return Draft{}, fmt.Errorf("%w: the %s trailer does not decode", ErrTampered, TrailerDraft)
+	}
+	if string(d.Origin.Source) != t[TrailerSource] || d.Origin.Agent != t[TrailerAgent] || d.Origin.Session != t[TrailerSession] {
+		return Draft{}, fmt.Errorf("%w: the recorded origin does not match the commit's trailers", ErrTampered)
+	}
+	if before == nil || after == nil {
+		return Draft{}, fmt.Errorf("%w: the rules file is missing before or after the change", ErrTampered)
+	}
+	want, err := Apply(before, d.Change, d.Origin)
+	if err != nil || !bytes.Equal(want, after) {
+		return Draft{}, fmt.Errorf("%w: the branch's rules are not what the recorded change makes (changed by hand?); review and rebase it by hand", ErrTampered)
+	}
+	return d, nil
+}
+
+// Principal is who approves: an agent in a session, or a human.
+type Principal struct {
+	Agent   string // the approving agent, through the MCP tool
+	Session string // its session
+	Human   string // the approving human (CLI); "" when the forge decides
+	// SelfOK lets a human approve a proposal of their own: a sole
+	// maintainer's explicit choice. Agents never may.
+	SelfOK bool
+}
+
+// Approve merges proposal n as p, after checking from the proposal's own
+// commit that p did not originate it: no agent approves a proposal made by
+// the same agent or in the same session, and no human one of their own
+// unless SelfOK. A proposal whose commit is not what Bridle recorded is
+// ErrTampered and is not merged by Bridle.
+func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, error) {
+	pr, err := s.Backend.Get(ctx, n)
+	if err != nil {
+		return Proposal{}, err
+	}
+	if pr.State != Open {
+		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, pr.State)
+	}
+	rec, err := s.Record(ctx, pr)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("approve: %w", err)
+	}
+	if p.Agent == "" && p.Human == "" {
+		if w, ok := s.Backend.(interface {
+			Whoami(context.Context) (string, error)
+		}); ok {
+			if p.Human, err = w.Whoami(ctx); err != nil {
+				return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
+			}
+		}
+	}
+	if err := p.mayApprove(rec.Draft.Origin); err != nil {
+		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
+	}
+	name := p.Human
+	if p.Agent != "" {
+		name = p.Agent + " (agent)"
+	}
+	return s.Backend.Merge(ctx, n, name)
+}
+
+func (p Principal) mayApprove(o Origin) error {
+	switch {
+	case p.Agent != "" && o.Source == schema.SourceAgent && o.Agent == p.Agent:
+		return fmt.Errorf("%w: agent %s proposed it, so another principal must approve it", ErrSelfApproval, p.Agent)
+	case p.Agent != "" && p.Session != "" && o.Session == p.Session:
+		return fmt.Errorf("%w: it was proposed in this session (%s)", ErrSelfApproval, p.Session)
+	case p.Agent == "" && p.Human != "" && !p.SelfOK && o.Source != schema.SourceAgent && strings.EqualFold(o.Author, p.Human):
+		return fmt.Errorf("%w: %s proposed it; another maintainer must approve it (a sole maintainer may pass --self)", ErrSelfApproval, p.Human)
+	}
+	return nil
+}
