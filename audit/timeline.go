@@ -7,10 +7,35 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // KindMerge is a proposal approved by merging, from the rules history.
 const KindMerge = "merge"
+
+// KindUnreviewed is a change on main that no approved merge produced, from
+// the rules repository's history.
+const KindUnreviewed = "unreviewed"
+
+// FromUnapproved turns the compiler's list of unapproved changes into
+// events for the timeline, one per part changed.
+func FromUnapproved(project string, us []schema.Unapproved) []Event {
+	var out []Event
+	for _, u := range us {
+		at, _ := time.Parse(time.RFC3339, u.At)
+		summary := fmt.Sprintf("unreviewed: %s %s — %s", u.Subject, u.Change, u.Reason)
+		if u.Approved != "" {
+			summary += fmt.Sprintf("; the approved text was %q", u.Approved)
+		}
+		d := map[string]any{"subject": u.Subject, "change": u.Change, "reason": u.Reason}
+		id := "work tree"
+		if u.Commit != "" {
+			d["commit"], id = u.Commit, u.Commit[:min(12, len(u.Commit))]
+		}
+		out = append(out, Event{Time: at, Project: project, Kind: KindUnreviewed, Source: "git", ID: id, Summary: summary, Detail: d})
+	}
+	return out
+}
 
 // FromMerges turns the rules repository's merges into timeline events. The
 // agent of a merge is the proposing agent ("user" for people).

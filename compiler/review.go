@@ -59,6 +59,7 @@ type item struct {
 	prov     *schema.Provenance // the approving merge, when ok through one
 	baseline string             // the baseline commit, when ok through it
 	commit   string             // the commit that made an unapproved value
+	at       time.Time          // when
 	reason   string             // how an unapproved value came in
 }
 
@@ -202,9 +203,9 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 			case approvedBy != nil && (proposal == nil || side[k] == after):
 				it.ok, it.approved, it.prov, it.baseline, it.commit, it.reason = true, after, approvedBy, "", "", ""
 			case approvedBy != nil:
-				it.ok, it.prov, it.commit, it.reason = false, nil, c.Hash.String(), "changed by the merge commit beyond its proposal"
+				it.ok, it.prov, it.commit, it.at, it.reason = false, nil, c.Hash.String(), c.Committer.When, "changed by the merge commit beyond its proposal"
 			default:
-				it.ok, it.prov, it.commit, it.reason = false, nil, c.Hash.String(), bypass(c, lookup)
+				it.ok, it.prov, it.commit, it.at, it.reason = false, nil, c.Hash.String(), c.Committer.When, bypass(c, lookup)
 			}
 		}
 		prev = cur
@@ -400,6 +401,9 @@ func (r *review) apply(doc *schema.Document) *Approval {
 			continue
 		}
 		u := schema.Unapproved{Subject: k, Commit: it.commit, Reason: it.reason}
+		if !it.at.IsZero() {
+			u.At = it.at.UTC().Format(time.RFC3339)
+		}
 		switch {
 		case it.approved == "" && it.value == "":
 			continue // added and removed again without approval

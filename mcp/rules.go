@@ -107,6 +107,7 @@ type UnapprovedView struct {
 	Subject  string `json:"subject"`
 	Change   string `json:"change"`
 	Commit   string `json:"commit,omitempty"`
+	At       string `json:"at,omitempty"`
 	Reason   string `json:"reason"`
 	Approved string `json:"approved,omitempty"` // the approved statement, which still applies
 }

@@ -21,6 +21,9 @@ type Explanation struct {
 	MCPClients   []string            `json:"mcp_clients,omitempty"`
 	Instructions string              `json:"instruction_format"`
 	Style        string              `json:"style"`
+	// Unapproved lists the guardrails that apply to the agent whose current
+	// text no approved merge produced.
+	Unapproved []string `json:"unapproved,omitempty"`
 }
 
 // Section is one heading of a rendered file and the size of its text.
@@ -64,6 +67,9 @@ func Explain(doc *schema.Document, f File) Explanation {
 	for _, g := range doc.Guardrails {
 		if g.AppliesToAgent(f.Agent) {
 			e.Tiers[string(g.Severity)] = append(e.Tiers[string(g.Severity)], g.ID)
+			if g.Provenance.Unapproved != "" {
+				e.Unapproved = append(e.Unapproved, g.ID)
+			}
 		} else {
 			e.NotApplied = append(e.NotApplied, g.ID)
 		}

@@ -14,6 +14,8 @@ type Unapproved struct {
 	Change string `json:"change"`
 	// Commit made the change; "" for an uncommitted work tree.
 	Commit string `json:"commit,omitempty"`
+	// At is when Commit was made (RFC 3339).
+	At string `json:"at,omitempty"`
 	// Reason says how the change bypassed approval.
 	Reason string `json:"reason"`
 	// Approved is the approved statement of a guardrail that was changed or

@@ -36,6 +36,9 @@ func newAuditCmd(io *streams) *cobra.Command {
 
   merge           a proposal merged into main, from the rules repository's history:
                   who proposed it (source, agent, session) and who approved it
+  unreviewed      a change on main that no approved merge produced (a direct
+                  commit, a fast-forward, a merge beyond its proposal): served as
+                  NOT APPROVED, granting nothing, until a proposal approves it
   write           a sidecar tool changed something (e.g. opened a proposal)
   refusal         a call refused for a missing permission
   scope_request   an agent asked the human through elicitation
@@ -62,7 +65,7 @@ from the sidecars' log in the user state directory.`,
 					return usageErr("--since %q: use a duration (24h) or a date (2026-11-01 or RFC 3339)", o.since)
 				}
 			}
-			merges, project, err := o.history()
+			merges, unreviewed, project, err := o.history()
 			if err != nil {
 				fmt.Fprintf(io.errOut, "warning: no rules history: %v\n", err)
 			}
@@ -84,7 +87,11 @@ from the sidecars' log in the user state directory.`,
 			if bad > 0 {
 				fmt.Fprintf(io.errOut, "warning: skipped %s that could not be read\n", plural(bad, "damaged line"))
 			}
-			all := audit.Combine(f, events, audit.FromMerges(project, merges))
+			all := audit.Combine(f, events, audit.FromMerges(project, merges), audit.FromUnapproved(project, unreviewed))
+			if len(unreviewed) > 0 && !o.rules.json {
+				fmt.Fprintf(io.errOut, "warning: %s on main that no approved merge produced (kind unreviewed below); they grant nothing until a proposal approves them\n",
+					plural(len(unreviewed), "unreviewed change"))
+			}
 			if o.rules.json {
 				if all == nil {
 					all = []audit.Event{}
@@ -127,26 +134,27 @@ from the sidecars' log in the user state directory.`,
 	return cmd
 }
 
-// history reads the merges and the project id from the rules repository.
-func (o *auditOptions) history() ([]compiler.Merge, string, error) {
+// history reads the merges, the unreviewed changes and the project id from
+// the rules repository (main, unless --ref says otherwise).
+func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string, error) {
 	cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: o.rules.rules, GiteaURL: o.backend.gitea, GiteaRepo: o.backend.repo})
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	opts := compiler.Options{Rules: o.rules.rules, Ref: o.rules.ref}
 	if cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
 		owner, name, err := proposals.Split(cfg.GiteaRepo)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		m, err := mirror.New(proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name}, mcp.DefaultCacheDir())
 		if err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if _, err := m.Sync(ctx); err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		opts = compiler.Options{Rules: m.Dir(), Ref: "main", PRLookup: m.PRLookup(ctx)}
 	}
@@ -155,5 +163,15 @@ func (o *auditOptions) history() ([]compiler.Merge, string, error) {
 		project = schema.ProjectID(in.Data)
 	}
 	merges, err := compiler.Timeline(opts)
-	return merges, project, err
+	if err != nil {
+		return nil, nil, project, err
+	}
+	var unreviewed []schema.Unapproved
+	if opts.Ref == "" {
+		opts.Ref = mcp.DefaultRef // what the sidecars serve
+	}
+	if snap, _, cerr := compiler.Compile(opts); cerr == nil && snap != nil && snap.Approval != nil {
+		unreviewed = snap.Approval.Unapproved
+	}
+	return merges, unreviewed, project, nil
 }

@@ -37,6 +37,11 @@ func newExplainCmd(io *streams) *cobra.Command {
 				return usageErr("no agent profile %q in the rules; agents: %v", o.agent, snap.Document.Agents())
 			}
 			e := renderers.Explain(&snap.Document, f)
+			if snap.Approval != nil {
+				for _, u := range snap.Approval.Unapproved {
+					fmt.Fprintf(io.errOut, "warning: %s %s without approval: %s\n", u.Subject, u.Change, u.Reason)
+				}
+			}
 			if o.rules.json {
 				enc := json.NewEncoder(io.out)
 				enc.SetIndent("", "  ")
@@ -71,6 +76,9 @@ func printExplanation(io *streams, e renderers.Explanation) {
 	}
 	if len(e.NotApplied) > 0 {
 		fmt.Fprintf(w, "  %-17s %2d  %s\n", "not applied", len(e.NotApplied), strings.Join(e.NotApplied, ", "))
+	}
+	if len(e.Unapproved) > 0 {
+		fmt.Fprintf(w, "  %-17s %2d  %s\n", "NOT APPROVED", len(e.Unapproved), strings.Join(e.Unapproved, ", "))
 	}
 	fmt.Fprintf(w, "\nsections:\n")
 	for _, s := range e.Sections {
