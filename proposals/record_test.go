@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -267,4 +268,42 @@ func outsideFences(body string) (headings, html []string) {
 		}
 	}
 	return headings, html
+}
+
+// TestInspectFlagsHandMadeChanges: the rules repository's CI check.
+func TestInspectFlagsHandMadeChanges(t *testing.T) {
+	dir, repo := rulesRepo(t)
+	l, _ := OpenLocal(dir, "test")
+	pr, err := Service{Backend: l}.Propose(context.Background(), Draft{Change: guardrail("pin-go-version"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Inspect(dir, "main", pr.Branch)
+	if err != nil || !r.ByBridle || r.Flagged() || r.Subject != "guardrail:pin-go-version" {
+		t.Errorf("Bridle's proposal: %+v %v", r, err)
+	}
+
+	head, _ := repo.CommitObject(plumbing.NewHash(pr.Head))
+	rules := string(mustFile(t, head))
+	for _, tt := range []struct {
+		name, edit, want string
+	}{
+		{"a permission", strings.Replace(rules, "rules: {propose: true, approve: false}", "rules: {propose: true, approve: true}", 1), "permissions.claude"},
+		{"a forged approval", strings.Replace(rules, "source: agent\n", "source: agent\n      approved_by: mira.okafor\n", 1), "guardrails.ask-before-new-dependency.provenance"},
+		{"a client mapping", strings.Replace(rules, "mcp_clients: [kimi-cli]", "mcp_clients: [kimi-cli, claude-code]", 1), "agent_profiles.kimi.mcp_clients"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.edit == rules {
+				t.Fatal("the edit changed nothing; the example moved")
+			}
+			// On top of Bridle's commit, and as a fresh hand-made commit.
+			for _, parent := range []*object.Commit{head, mustParent(t, repo, head)} {
+				c := commitOn(t, repo, parent, tt.edit, "tweak")
+				r, err := Inspect(dir, "main", c.String())
+				if err != nil || r.ByBridle || !r.Flagged() || !slices.Contains(r.Sensitive, tt.want) {
+					t.Errorf("%+v %v, want %s flagged", r, err, tt.want)
+				}
+			}
+		})
+	}
 }

@@ -227,7 +227,7 @@ func newProposalsCmd(io *streams) *cobra.Command {
 	var state string
 	cmd := &cobra.Command{
 		Use:   "proposals",
-		Short: "List, show and rebase proposals",
+		Short: "List, show, rebase and check proposals",
 	}
 	list := &cobra.Command{
 		Use:   "list",
@@ -273,7 +273,7 @@ func newProposalsCmd(io *streams) *cobra.Command {
 	}
 	list.Flags().StringVar(&state, "state", "open", "open, merged, closed or all")
 	b.register(list)
-	cmd.AddCommand(list, newShowCmd(io), newRebaseCmd(io))
+	cmd.AddCommand(list, newShowCmd(io), newRebaseCmd(io), newCheckCmd(io))
 	return cmd
 }
 
@@ -418,5 +418,63 @@ func newRejectCmd(io *streams) *cobra.Command {
 	b.register(cmd)
 	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the proposal")
 	cmd.Flags().StringVar(&as, "as", "", "your name (default: your user name)")
+	return cmd
+}
+
+func newCheckCmd(io *streams) *cobra.Command {
+	var rules, base, head string
+	var asJSON, strict bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "For the rules repository's CI: flag a hand-made change to permissions or provenance",
+		Long: `Check compares --head with its merge base with --base, the way the rules
+repository's CI sees a pull request. A change Bridle made is one proposal
+commit whose recorded change reproduces its content exactly. Any other change
+that touches permissions, an agent's mcp_clients, or the provenance of a
+guardrail or pattern is flagged: such a change decides what agents may do,
+or who approved what, and needs a careful human review. Flags are printed as
+warnings (as ::warning annotations inside Gitea or GitHub Actions); --strict
+makes them fail the check (exit 1).`,
+		Example: `  bridle proposals check --rules . --base origin/main
+  bridle proposals check --rules . --base main --head bridle/agent/claude/x --json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			r, err := proposals.Inspect(rules, base, head)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(io.out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			}
+			ci := os.Getenv("GITEA_ACTIONS") == "true" || os.Getenv("GITHUB_ACTIONS") == "true"
+			switch {
+			case r.ByBridle:
+				fmt.Fprintf(io.errOut, "made by Bridle: one proposal commit (%s) whose recorded change matches its content\n", r.Subject)
+			case len(r.Sensitive) == 0:
+				fmt.Fprintf(io.errOut, "hand-made change (%s); it touches no permission or provenance\n", r.Why)
+			default:
+				for _, s := range r.Sensitive {
+					msg := fmt.Sprintf("hand-made change to %s: review it with care (it decides what agents may do or who approved what)", s)
+					if ci {
+						fmt.Fprintf(io.out, "::warning title=bridle::%s\n", msg)
+					}
+					fmt.Fprintln(io.errOut, "warning: "+msg)
+				}
+				if strict {
+					return &exitError{exitFailure, fmt.Errorf("proposals check: %d sensitive hand-made changes", len(r.Sensitive))}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&rules, "rules", ".", "the rules repository `path`")
+	cmd.Flags().StringVar(&base, "base", "main", "the `ref` the change is to be merged into")
+	cmd.Flags().StringVar(&head, "head", "HEAD", "the change's `ref`")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON on stdout")
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail (exit 1) when a hand-made change touches permissions or provenance")
 	return cmd
 }
