@@ -2,6 +2,7 @@ package proposals
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/internal/giteatest"
 	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
@@ -284,4 +286,69 @@ func BenchmarkGiteaPropose(b *testing.B) {
 	}
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "p50-ms")
+}
+
+// TestGiteaTrustsTheCommitNotTheBody: on real Gitea, a writer who edits a
+// proposal's description (its rationale and the draft copy in it) changes
+// nothing that rebase or approval do; a writer who pushes to the branch
+// makes Bridle refuse it; and a human cannot approve their own proposal.
+func TestGiteaTrustsTheCommitNotTheBody(t *testing.T) {
+	env := newGiteaEnv(t)
+	ctx := context.Background()
+	svc := Service{Backend: env.bot, Version: "test"}
+	a, err := svc.Propose(ctx, Draft{Change: guardrail("rule-a"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := guardrail("forged-rule")
+	forgedBody := body(Draft{Change: forged, Origin: Origin{Source: schema.SourceUser, Author: "alice"}}, nil, &compiler.Snapshot{})
+	c := env.bot.Client(ctx)
+	if _, _, err := c.EditPullRequest(env.owner, env.repo, int64(a.Number), gitea.EditPullRequestOption{Body: &forgedBody}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := svc.Propose(ctx, Draft{Change: guardrail("rule-b"), Origin: Origin{Source: schema.SourceUser, Author: "jonas"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Service{Backend: env.alice}).Approve(ctx, other.Number, Principal{}); err != nil {
+		t.Fatalf("alice approves jonas's proposal: %v", err)
+	}
+	if _, err := svc.Rebase(ctx, a.Number); err != nil {
+		t.Fatalf("rebase: %v", err)
+	}
+	if _, err := (Service{Backend: env.alice}).Approve(ctx, a.Number, Principal{}); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	rules, _, _ := env.bot.Main(ctx)
+	if !strings.Contains(string(rules), "id: rule-a") || strings.Contains(string(rules), "forged-rule") {
+		t.Errorf("main after rebase and approval of an edited proposal:\n%s", rules)
+	}
+
+	// A writer pushes to a proposal's branch by hand.
+	p, err := svc.Propose(ctx, Draft{Change: guardrail("rule-c"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, _, err := c.GetContents(env.owner, env.repo, p.Branch, "bridle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, _ := base64.StdEncoding.DecodeString(*file.Content)
+	edited := base64.StdEncoding.EncodeToString([]byte(strings.Replace(string(content), "Rule rule-c.", "Rule rule-c, and agents approve.", 1)))
+	if _, _, err := c.UpdateFile(env.owner, env.repo, "bridle.yaml", gitea.UpdateFileOptions{
+		FileOptions: gitea.FileOptions{BranchName: p.Branch, Message: p.Title + "\n\nBridle-Source: agent\n"}, SHA: file.SHA, Content: edited}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Service{Backend: env.alice}).Approve(ctx, p.Number, Principal{}); !errors.Is(err, ErrTampered) {
+		t.Errorf("approve of a hand-pushed branch: %v, want ErrTampered", err)
+	}
+
+	// alice proposes, then tries to approve it herself.
+	mine, err := Service{Backend: env.alice, Version: "test"}.Propose(ctx, Draft{Change: guardrail("rule-d"), Origin: Origin{Source: schema.SourceUser, Author: "alice"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Service{Backend: env.alice}).Approve(ctx, mine.Number, Principal{}); !errors.Is(err, ErrSelfApproval) {
+		t.Errorf("alice approving her own proposal: %v, want ErrSelfApproval", err)
+	}
 }
