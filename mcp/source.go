@@ -205,6 +205,13 @@ func (s *source) rulesStamp() (stamp, error) {
 // for exactly this input: starting a sidecar on unchanged rules then skips
 // validation altogether.
 func (s *source) compile(opts compiler.Options) (snap *compiler.Snapshot, hit bool, err error) {
+	// Bad rules must never take a sidecar down: a compiler bug they
+	// trigger is one more reason to keep serving the last good snapshot.
+	defer func() {
+		if r := recover(); r != nil {
+			snap, hit, err = nil, false, fmt.Errorf("the compiler failed on these rules (%v); please report it", r)
+		}
+	}()
 	snap, diags, hit, err := compiler.CompileCached(opts, s.compiled())
 	if errors.Is(err, compiler.ErrNotRepo) && opts.Ref != "" {
 		return nil, false, fmt.Errorf("%w; the sidecar serves committed rules only: commit them "+
