@@ -133,7 +133,7 @@ func CompileCached(opts Options, c Cache) (snap *Snapshot, diags schema.Diagnost
 	}
 	in.resolveHistory(opts)
 	snap, diags = CompileBytes(in, opts.BridleVersion)
-	if snap != nil && (in.review == nil || in.review.complete) {
+	if snap != nil && (snap.Approval == nil || !snap.Approval.Incomplete) {
 		c.Put(key, snap)
 	}
 	return snap, diags, false, nil

@@ -49,6 +49,10 @@ type Approval struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// Unapproved lists the parts served without approval, sorted by subject.
 	Unapproved []schema.Unapproved `json:"unapproved,omitempty"`
+	// Incomplete is set when the forge could not be asked about every
+	// commit: those commits count as unapproved until it answers, and the
+	// snapshot is neither cached nor kept past the next refresh.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // item is the review's state of one subject of the document.
@@ -337,7 +341,7 @@ func (r *review) worktree(doc *schema.Document) {
 // and client mappings fall back to the approved state. It returns the
 // approval summary.
 func (r *review) apply(doc *schema.Document) *Approval {
-	a := &Approval{Baseline: r.baseline, Truncated: r.truncated}
+	a := &Approval{Baseline: r.baseline, Truncated: r.truncated, Incomplete: !r.complete}
 	if r.baseline == "" {
 		// The rules file was never committed: nothing is approved.
 		for k, v := range subjects(doc) {

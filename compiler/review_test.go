@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -280,6 +281,17 @@ func TestReviewForgeDecides(t *testing.T) {
 	snap = h.compile(Options{Ref: "main", PRLookup: known})
 	if len(unapproved(snap)) != 0 || !snap.Document.Permissions["claude"].Memory.Write {
 		t.Errorf("the forge's merge was not approved: %+v", snap.Approval)
+	}
+	// The forge is down: nothing it has not confirmed is approved, and the
+	// snapshot is marked incomplete so that it is neither cached nor kept.
+	down := func(string) (PR, bool, error) { return PR{}, false, errors.New("gitea is down") }
+	cache := Cache{Dir: t.TempDir()}
+	snap, _, _, err := CompileCached(Options{Rules: h.dir, Ref: "main", PRLookup: down}, cache)
+	if err != nil || snap.Approval == nil || !snap.Approval.Incomplete || snap.Document.Permissions["claude"].Memory.Write {
+		t.Errorf("with the forge down: %v %+v", err, snap.Approval)
+	}
+	if _, _, hit, _ := CompileCached(Options{Rules: h.dir, Ref: "main", PRLookup: known}, cache); hit {
+		t.Error("an incomplete review was cached")
 	}
 	tl, err := Timeline(Options{Rules: h.dir, Ref: "main", PRLookup: known})
 	if err != nil || len(tl) != 1 || tl[0].PullRequest != "2" || tl[0].ApprovedBy != "mira" {

@@ -136,7 +136,7 @@ func (s *source) syncAndCompile(cur *compiler.Snapshot) (snap *compiler.Snapshot
 	if err != nil {
 		return nil, false, err
 	}
-	if cur != nil && head == cur.Source.Commit {
+	if cur != nil && head == cur.Source.Commit && (cur.Approval == nil || !cur.Approval.Incomplete) {
 		return cur, false, nil
 	}
 	opts := s.opts
