@@ -14,7 +14,11 @@ export BRIDLE_STATE_DIR="$WORK/state" BRIDLE_CACHE_DIR="$WORK/cache" BRIDLE_AGEN
 go build -trimpath -o "$WORK/bridle" ./cmd/bridle
 go build -trimpath -o "$WORK/baremcp" ./bench/baremcp
 go build -trimpath -o "$WORK/mcpstart" ./bench/mcpstart
-EXAMPLE="$(pwd)/examples/runic-gateway"
+# The sidecar serves committed rules: a rules repository holding the example.
+EXAMPLE="$WORK/rules"
+mkdir -p "$EXAMPLE" && cp examples/runic-gateway/bridle.yaml "$EXAMPLE/"
+git -C "$EXAMPLE" init -q -b main && git -C "$EXAMPLE" add bridle.yaml \
+  && git -C "$EXAMPLE" -c user.name=bench -c user.email=bench@example.com commit -q -m rules
 
 "$WORK/mcpstart" -runs "$RUNS" -name "bare go-sdk server" -- "$WORK/baremcp"
 "$WORK/mcpstart" -runs "$RUNS" -name "bridle mcp" -calls 1000 -- "$WORK/bridle" mcp --rules "$EXAMPLE"
