@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -178,8 +178,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if s.src.mirror == nil && !s.opts.Prefetch {
 		go s.src.get()
 	}
-	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log})
-	if err == nil || ctx.Err() != nil || strings.Contains(err.Error(), "EOF") {
+	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log, Redactor: s.red})
+	if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err
