@@ -35,7 +35,7 @@ func (s *Server) memoryFor(ctx context.Context) (*memory.Memory, call, error) {
 	if c.snap != nil {
 		project = c.snap.Document.Project.ID
 	}
-	return &memory.Memory{Store: st, Embedder: emb, Project: project}, c, nil
+	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: s.red}, c, nil
 }
 
 type rememberInput struct {
