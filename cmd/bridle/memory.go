@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -50,13 +53,26 @@ func (f *memoryFlags) open() (*memory.Memory, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &memory.Memory{Store: st, Embedder: emb, Project: project}, func() { st.Close() }, nil
+	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: cliRedactor()}, func() { st.Close() }, nil
 }
 
+// cliRedactor masks this environment's secrets in what the CLI prints from
+// stores and errors: memories written before masking at write time existed,
+// or by a sidecar that knew other secrets, may still hold one.
+var cliRedactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(os.Environ()) })
+
 func writeJSON(io *streams, v any) error {
-	enc := json.NewEncoder(io.out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, cliRedactor().JSON(b), "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = io.out.Write(out.Bytes())
+	return err
 }
 
 func newMemoryCmd(io *streams) *cobra.Command {
@@ -199,7 +215,7 @@ func printMemory(io *streams, r memory.Record, score float64) {
 	if score != 0 {
 		line += fmt.Sprintf("  (%.3f)", score)
 	}
-	fmt.Fprintf(io.out, "%s  %s\n", r.ID, line)
+	fmt.Fprintf(io.out, "%s  %s\n", r.ID, cliRedactor().Redact(line))
 }
 
 func newPatternsCmd(io *streams) *cobra.Command {
@@ -299,7 +315,7 @@ terminal; nothing but the summary when piped.`,
 				if when == "" {
 					when = "never indexed"
 				}
-				fmt.Fprintf(io.out, "%-16s %-28s %6d chunks  %-22s %s\n", r.Pattern, r.ReferenceTag, r.Chunks, when, r.URL)
+				fmt.Fprint(io.out, cliRedactor().Redact(fmt.Sprintf("%-16s %-28s %6d chunks  %-22s %s\n", r.Pattern, r.ReferenceTag, r.Chunks, when, r.URL)))
 			}
 			return nil
 		},
