@@ -91,7 +91,7 @@ func TestKill9DuringIndexing(t *testing.T) {
 			v, _ := Hashing{}.Embed(context.Background(), []string{text})
 			recs = append(recs, Record{ID: fmt.Sprintf("new-%d", i), Text: text, Vector: v[0], Payload: map[string]string{"reference_tag": "tag"}})
 		}
-		go s.Replace(context.Background(), PatternsCollection, "reference_tag", "tag", recs)
+		go s.Replace(context.Background(), PatternsCollection, "reference_tag", "tag", Records(recs))
 		for {
 			var staged int
 			s.db.QueryRow(`SELECT count(*) FROM records WHERE live = 0`).Scan(&staged)

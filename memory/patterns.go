@@ -159,7 +159,7 @@ func (ix *Indexer) Index(ctx context.Context, pattern string, ex schema.ExampleR
 		}
 		progress("embed", len(recs), len(chunks))
 	}
-	if err := ix.Store.Replace(ctx, PatternsCollection, "reference_tag", ex.ReferenceTag, recs); err != nil {
+	if err := ix.Store.Replace(ctx, PatternsCollection, "reference_tag", ex.ReferenceTag, Records(recs)); err != nil {
 		return stats, err
 	}
 	stats.Chunks = len(recs)
