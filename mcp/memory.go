@@ -253,7 +253,7 @@ func (s *Server) refreshPatternTool() Tool {
 					continue
 				}
 				token := req.Params.GetProgressToken()
-				ix := &memory.Indexer{Store: st, Embedder: emb, Token: s.opts.ExampleToken, Progress: func(stage string, done, total int) {
+				ix := &memory.Indexer{Store: st, Embedder: emb, Examples: s.opts.Examples, Redactor: s.red, Progress: func(stage string, done, total int) {
 					if token == nil || req.Session == nil {
 						return
 					}

@@ -39,8 +39,9 @@ type Options struct {
 	// Memory opens the vector store and the embedder on first use; nil
 	// disables the memory and patterns tools.
 	Memory func() (memory.Store, memory.Embedder, error)
-	// ExampleToken authenticates clones of private example repositories.
-	ExampleToken string
+	// Examples says where pattern examples may be cloned from, with which
+	// credentials, and how large they may be.
+	Examples memory.ExampleOptions
 	// Listed, if set, is called once, after the first tools/list is answered.
 	Listed func()
 	// Prefetch starts loading a local rules source while the server is

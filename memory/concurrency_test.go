@@ -111,7 +111,7 @@ func TestKill9DuringIndexing(t *testing.T) {
 	s, _ := OpenSQLite(db)
 	defer s.Close()
 	small := exampleRepo(t)
-	old, err := (&Indexer{Store: s, Embedder: Hashing{}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
+	old, err := (&Indexer{Store: s, Embedder: Hashing{}, Examples: ExampleOptions{Root: small}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestKill9DuringIndexing(t *testing.T) {
 		t.Fatalf("old index does not answer: %v %+v", err, hits)
 	}
 	// The next index run removes the leftovers and swaps cleanly.
-	again, err := (&Indexer{Store: s, Embedder: Hashing{}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
+	again, err := (&Indexer{Store: s, Embedder: Hashing{}, Examples: ExampleOptions{Root: small}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,14 @@ audit log (bridle audit).`,
 			if err != nil {
 				return err
 			}
+			exRoot := rulesDir(o.rules)
+			if o.snapshot != "" || cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
+				exRoot = "" // no local rules directory to anchor local examples to
+			}
+			exOpts, err := memory.ExampleOptionsFromEnv(exRoot)
+			if err != nil {
+				return usageErr("%w", err)
+			}
 			opts := mcp.Options{
 				Rules: o.rules, Ref: o.ref, Snapshot: o.snapshot, Agent: o.agent,
 				Version: version(), Logger: log,
@@ -83,9 +91,9 @@ audit log (bridle audit).`,
 				Memory: func() (memory.Store, memory.Embedder, error) {
 					return memory.Open(memory.ConfigFromEnv(memory.Config{}))
 				},
-				ExampleToken: os.Getenv("BRIDLE_EXAMPLES_TOKEN"),
-				Listed:       restore,
-				Prefetch:     true,
+				Examples: exOpts,
+				Listed:   restore,
+				Prefetch: true,
 			}
 			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
 				owner, name, err := proposals.Split(cfg.GiteaRepo)

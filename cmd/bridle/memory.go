@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -240,6 +241,10 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return err
 			}
+			exOpts, err := memory.ExampleOptionsFromEnv(rulesDir(rf.rules))
+			if err != nil {
+				return usageErr("%w", err)
+			}
 			st, emb, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
 			if err != nil {
 				return err
@@ -252,7 +257,7 @@ terminal; nothing but the summary when piped.`,
 						continue
 					}
 					found = true
-					ix := &memory.Indexer{Store: st, Embedder: emb, Token: os.Getenv("BRIDLE_EXAMPLES_TOKEN"), Progress: progressBar(io, ex.ReferenceTag)}
+					ix := &memory.Indexer{Store: st, Embedder: emb, Examples: exOpts, Redactor: cliRedactor(), Progress: progressBar(io, ex.ReferenceTag)}
 					stats, err := ix.Index(context.Background(), p.Name, ex)
 					if err != nil {
 						return fmt.Errorf("index %s: %w", ex.ReferenceTag, err)
@@ -325,6 +330,15 @@ terminal; nothing but the summary when piped.`,
 	return cmd
 }
 
+// rulesDir is the directory of the rules (a bridle.yaml file or a
+// directory), the default root for local pattern examples.
+func rulesDir(rules string) string {
+	if st, err := os.Stat(rules); err == nil && !st.IsDir() {
+		return filepath.Dir(rules)
+	}
+	return rules
+}
+
 // progressBar draws on a terminal and stays quiet when stderr is piped.
 func progressBar(io *streams, tag string) memory.Progress {
 	f, ok := io.errOut.(*os.File)
@@ -333,10 +347,13 @@ func progressBar(io *streams, tag string) memory.Progress {
 	}
 	var bar *progressbar.ProgressBar
 	return func(stage string, done, total int) {
-		if stage != "embed" || total == 0 {
+		if stage != "embed" {
 			return
 		}
 		if bar == nil {
+			if total == 0 {
+				total = -1 // chunks are embedded as the walk finds them: a spinner
+			}
 			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(tag),
 				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 		}
