@@ -284,6 +284,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			return next(ctx, method, req)
 		}
 		snap, status, err := s.src.get()
+		s.checkAgent(snap)
 		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err}
 		ctx = context.WithValue(ctx, callKey{}, c)
 		switch method {

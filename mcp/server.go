@@ -5,9 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +23,7 @@ import (
 	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // Options configures a Server.
@@ -72,6 +77,7 @@ type Server struct {
 	propErr     error
 
 	listedOnce sync.Once
+	agentOnce  sync.Once
 
 	memOnce  sync.Once
 	memStore memory.Store
@@ -150,6 +156,37 @@ func New(opts Options) *Server {
 	s.tools = append(s.registry(), opts.extraTools...)
 	s.sdk = s.build()
 	return s
+}
+
+// WarnUnknownAgent logs a warning, once, when the agent bound at launch
+// (--agent, BRIDLE_AGENT) has no profile in the rules: it still serves, with
+// the least privilege (read the rules, nothing else), but a typo should not
+// pass silently. It loads a local rules source (as Prefetch does) but never
+// touches a Gitea source; the first request checks those.
+func (s *Server) WarnUnknownAgent() {
+	if s.opts.Agent == "" || s.src.mirror != nil {
+		return
+	}
+	if snap, _, _ := s.src.get(); snap != nil {
+		s.checkAgent(snap)
+	}
+}
+
+func (s *Server) checkAgent(snap *compiler.Snapshot) {
+	if s.opts.Agent == "" || snap == nil {
+		return
+	}
+	s.agentOnce.Do(func() {
+		profiles := slices.Sorted(maps.Keys(snap.Document.AgentProfiles))
+		if slices.Contains(profiles, s.opts.Agent) {
+			return
+		}
+		msg := fmt.Sprintf("agent %q (from --agent or BRIDLE_AGENT) has no profile in the rules", s.opts.Agent)
+		if sg := schema.Suggest(s.opts.Agent, profiles); sg != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sg)
+		}
+		s.log.Warn(msg+"; serving it with no permissions: it may read the rules and nothing else", "profiles", strings.Join(profiles, ", "))
+	})
 }
 
 func cacheOrTemp(dir string) string {

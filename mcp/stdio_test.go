@@ -262,3 +262,30 @@ func testPEM(t *testing.T) string {
 	der, _ := x509.MarshalPKCS8PrivateKey(k)
 	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 }
+
+// TestUnknownLaunchAgentWarns: --agent with a name the rules have no
+// profile for warns once with a suggestion, and serves least privilege.
+func TestUnknownLaunchAgentWarns(t *testing.T) {
+	var logs strings.Builder
+	f := newFixture(t, Options{Agent: "claud", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	f.srv.WarnUnknownAgent()
+	cs := f.connect(t, "claude-code", "", nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		if tl, ok := f.srv.tool(tool.Name); ok && tl.Permission != "" {
+			t.Errorf("unknown agent sees %s", tool.Name)
+		}
+	}
+	if n := strings.Count(logs.String(), "has no profile"); n != 1 || !strings.Contains(logs.String(), `did you mean \"claude\"?`) {
+		t.Errorf("want one warning with a suggestion, got %d:\n%s", n, logs.String())
+	}
+	logs.Reset()
+	g := newFixture(t, Options{Agent: "claude", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	g.srv.WarnUnknownAgent()
+	if logs.Len() != 0 {
+		t.Errorf("a known agent warned: %s", logs.String())
+	}
+}

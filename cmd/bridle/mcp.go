@@ -103,6 +103,7 @@ audit log (bridle audit).`,
 				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path}
 			}
 			srv := mcp.New(opts)
+			go srv.WarnUnknownAgent() // on stderr, as soon as the rules are loaded
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if err := srv.ServeStdio(ctx, stdin(cmd), io.out); err != nil {
