@@ -7,7 +7,10 @@
 //     under an exclusive file lock, with O_APPEND.
 //   - Read never fails on a damaged line: it skips lines that do not parse and
 //     counts them.
-//   - Events are redacted by the caller's Redactor before they are written.
+//   - Events are redacted by the caller's Redactor before they are written:
+//     the decoded strings of the event are masked and the event re-encoded,
+//     so a secret is caught in whatever form JSON escaping gives it and the
+//     line stays valid JSON.
 package audit
 
 import (
@@ -98,7 +101,7 @@ func (l *Log) Append(e Event) error {
 	if err != nil {
 		return fmt.Errorf("audit append: %w", err)
 	}
-	line := l.red.Redact(string(b)) + "\n"
+	line := string(l.red.JSON(b)) + "\n"
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return fmt.Errorf("audit append: %w", err)
 	}

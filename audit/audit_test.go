@@ -73,3 +73,27 @@ func TestFilterAndRedaction(t *testing.T) {
 		t.Errorf("since filter: %d", len(got))
 	}
 }
+
+// TestAppendMasksEncodedSecrets: a secret JSON escapes differently from its
+// raw form (& < > " \ and non-ASCII) is masked in the log, in summaries,
+// details and keys, and every line stays readable.
+func TestAppendMasksEncodedSecrets(t *testing.T) {
+	const secret = "p&<a>\"ss\\word-123é"
+	const short = "pin4"
+	l := Open(t.TempDir(), "p", redact.New(secret, short))
+	err := l.Append(Event{Kind: KindWrite, Agent: "claude", Summary: "used " + secret,
+		Detail: map[string]any{"nested": []any{"x " + secret}, secret: 1, "pin": short}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(l.Path())
+	for _, leak := range []string{"word-123", `\u0026\u003ca\u003e`, short} {
+		if strings.Contains(string(b), leak) {
+			t.Errorf("log leaked %q: %s", leak, b)
+		}
+	}
+	events, bad, err := l.Read(Filter{})
+	if err != nil || bad != 0 || len(events) != 1 || !strings.Contains(events[0].Summary, redact.Mask) {
+		t.Errorf("read back: %+v bad=%d err=%v", events, bad, err)
+	}
+}

@@ -35,7 +35,7 @@ func (s *Server) memoryFor(ctx context.Context) (*memory.Memory, call, error) {
 	if c.snap != nil {
 		project = c.snap.Document.Project.ID
 	}
-	return &memory.Memory{Store: st, Embedder: emb, Project: project}, c, nil
+	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: s.red}, c, nil
 }
 
 type rememberInput struct {
@@ -253,7 +253,7 @@ func (s *Server) refreshPatternTool() Tool {
 					continue
 				}
 				token := req.Params.GetProgressToken()
-				ix := &memory.Indexer{Store: st, Embedder: emb, Token: s.opts.ExampleToken, Progress: func(stage string, done, total int) {
+				ix := &memory.Indexer{Store: st, Embedder: emb, Examples: s.opts.Examples, Redactor: s.red, Progress: func(stage string, done, total int) {
 					if token == nil || req.Session == nil {
 						return
 					}

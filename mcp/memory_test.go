@@ -28,7 +28,7 @@ func memoryFixture(t *testing.T) *fixture {
 	src = []byte(strings.Replace(string(src), "https://git.runic.example/platform/payouts-api.git\n          ref: main", ex, 1))
 	commitRules(t, dir, src)
 	db := filepath.Join(t.TempDir(), "memory.db")
-	return newFixture(t, Options{Rules: dir, Memory: func() (memory.Store, memory.Embedder, error) {
+	return newFixture(t, Options{Rules: dir, Examples: memory.ExampleOptions{Root: ex}, Memory: func() (memory.Store, memory.Embedder, error) {
 		s, err := memory.OpenSQLite(db)
 		return s, memory.Hashing{}, err
 	}})

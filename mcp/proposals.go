@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,8 +78,11 @@ func proposalView(p proposals.Proposal) ProposalView {
 	return v
 }
 
-func (s *Server) propose(ctx context.Context, tool string, change proposals.Change) (ProposalView, error) {
+func (s *Server) propose(ctx context.Context, tool string, args json.RawMessage, change proposals.Change) (ProposalView, error) {
 	c := callFrom(ctx)
+	if err := s.refuseSecrets(tool, args); err != nil {
+		return ProposalView{}, err
+	}
 	svc, err := s.proposalService()
 	if err != nil {
 		return ProposalView{}, err
@@ -113,7 +117,7 @@ func (s *Server) proposeGuardrailTool() Tool {
 	}, tweaks(limits(map[string]int{"id": 80, "statement": 1000, "rationale": 2000, "why": 4000}),
 		enum("severity", "guidance", "hard-instruction", "enforcement"),
 	), func(ctx context.Context, req *sdk.CallToolRequest, in proposeGuardrailInput) (*sdk.CallToolResult, ProposalView, error) {
-		v, err := s.propose(ctx, "propose_guardrail", proposals.Change{Kind: proposals.KindGuardrail, Rationale: in.Why, Guardrail: &schema.Guardrail{
+		v, err := s.propose(ctx, "propose_guardrail", req.Params.Arguments, proposals.Change{Kind: proposals.KindGuardrail, Rationale: in.Why, Guardrail: &schema.Guardrail{
 			ID: in.ID, Statement: in.Statement, Severity: schema.Severity(in.Severity), Rationale: in.Rationale,
 			AppliesTo: in.AppliesTo, ScopeApproval: in.ScopeApproval, EnforcedBy: in.EnforcedBy,
 		}})
@@ -148,7 +152,7 @@ func (s *Server) addPatternTool() Tool {
 			for _, r := range in.ExampleRepos {
 				p.ExampleRepos = append(p.ExampleRepos, schema.ExampleRepo{URL: r.URL, Ref: r.Ref, ReferenceTag: r.ReferenceTag, ArchTag: r.ArchTag, Paths: r.Paths})
 			}
-			v, err := s.propose(ctx, "add_pattern", proposals.Change{Kind: proposals.KindPattern, Rationale: in.Why, Pattern: p})
+			v, err := s.propose(ctx, "add_pattern", req.Params.Arguments, proposals.Change{Kind: proposals.KindPattern, Rationale: in.Why, Pattern: p})
 			return nil, v, err
 		})
 }
@@ -167,7 +171,7 @@ func (s *Server) updateRulesTool() Tool {
 			") as a pull request a human approves by merging. Guardrails and permissions cannot be changed this way.",
 		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
 	}, tweaks(limits(map[string]int{"why": 4000}), enum("section", proposals.Sections...)), func(ctx context.Context, req *sdk.CallToolRequest, in updateRulesInput) (*sdk.CallToolResult, ProposalView, error) {
-		v, err := s.propose(ctx, "update_rules", proposals.Change{Kind: proposals.KindRules, Rationale: in.Why, Section: in.Section, Value: in.Value})
+		v, err := s.propose(ctx, "update_rules", req.Params.Arguments, proposals.Change{Kind: proposals.KindRules, Rationale: in.Why, Section: in.Section, Value: in.Value})
 		return nil, v, err
 	})
 }

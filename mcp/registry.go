@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -281,6 +284,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			return next(ctx, method, req)
 		}
 		snap, status, err := s.src.get()
+		s.checkAgent(snap)
 		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err}
 		ctx = context.WithValue(ctx, callKey{}, c)
 		switch method {
@@ -324,45 +328,63 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 	}
 }
 
-// redactMiddleware masks secrets in everything the server returns.
+// redactMiddleware masks secrets in everything the server returns: tool
+// results (text and structured content), resources, and errors (message and
+// data). JSON is masked on its decoded strings and re-encoded (see
+// redact.Redactor.JSON), so every escaped form is covered; the stdio
+// transport masks every line it writes once more, for what the SDK answers
+// by itself.
 func (s *Server) redactMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
 		if err != nil {
-			if je, ok := err.(*jsonrpc.Error); ok {
+			var je *jsonrpc.Error
+			if errors.As(err, &je) {
 				cp := *je
 				cp.Message = s.red.Redact(cp.Message)
+				if len(cp.Data) > 0 {
+					cp.Data = s.red.JSON(cp.Data)
+				}
 				return res, &cp
 			}
-			if red := s.red.Redact(err.Error()); red != err.Error() {
-				return res, fmt.Errorf("%s", red)
-			}
-			return res, err
+			return res, s.red.Error(err)
 		}
 		switch r := res.(type) {
 		case *sdk.CallToolResult:
-			for _, c := range r.Content {
-				if tc, ok := c.(*sdk.TextContent); ok {
-					tc.Text = s.red.Redact(tc.Text)
-				}
-			}
+			var structured []byte
 			if r.StructuredContent != nil {
 				if b, err := json.Marshal(r.StructuredContent); err == nil {
-					if red := s.red.Redact(string(b)); red != string(b) {
-						var v any
-						if json.Unmarshal([]byte(red), &v) == nil {
-							r.StructuredContent = v
-						}
+					structured = b
+					if red := s.red.JSON(b); !bytes.Equal(red, b) {
+						r.StructuredContent = json.RawMessage(red)
 					}
+				}
+			}
+			for _, c := range r.Content {
+				if tc, ok := c.(*sdk.TextContent); ok {
+					tc.Text = s.redactText(tc.Text, structured)
 				}
 			}
 		case *sdk.ReadResourceResult:
 			for _, c := range r.Contents {
-				c.Text = s.red.Redact(c.Text)
+				c.Text = s.redactText(c.Text, nil)
 			}
 		}
 		return res, nil
 	}
+}
+
+// redactText masks text, as JSON when it is JSON (the text copy of a
+// structured result is), so that it stays parseable.
+func (s *Server) redactText(text string, structured []byte) string {
+	t := strings.TrimSpace(text)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && (structured != nil && t == string(structured) || json.Valid([]byte(t))) {
+		if red := s.red.JSON([]byte(t)); string(red) != t {
+			return string(red)
+		}
+		return text
+	}
+	return s.red.Redact(text)
 }
 
 // toolError is a tool result that reports a problem to the model.

@@ -4,9 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +23,7 @@ import (
 	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // Options configures a Server.
@@ -43,8 +48,9 @@ type Options struct {
 	// Memory opens the vector store and the embedder on first use; nil
 	// disables the memory and patterns tools.
 	Memory func() (memory.Store, memory.Embedder, error)
-	// ExampleToken authenticates clones of private example repositories.
-	ExampleToken string
+	// Examples says where pattern examples may be cloned from, with which
+	// credentials, and how large they may be.
+	Examples memory.ExampleOptions
 	// Listed, if set, is called once, after the first tools/list is answered.
 	Listed func()
 	// Prefetch starts loading a local rules source while the server is
@@ -79,6 +85,7 @@ type Server struct {
 	propErr     error
 
 	listedOnce sync.Once
+	agentOnce  sync.Once
 
 	memOnce  sync.Once
 	memStore memory.Store
@@ -164,6 +171,37 @@ func New(opts Options) *Server {
 	return s
 }
 
+// WarnUnknownAgent logs a warning, once, when the agent bound at launch
+// (--agent, BRIDLE_AGENT) has no profile in the rules: it still serves, with
+// the least privilege (read the rules, nothing else), but a typo should not
+// pass silently. It loads a local rules source (as Prefetch does) but never
+// touches a Gitea source; the first request checks those.
+func (s *Server) WarnUnknownAgent() {
+	if s.opts.Agent == "" || s.src.mirror != nil {
+		return
+	}
+	if snap, _, _ := s.src.get(); snap != nil {
+		s.checkAgent(snap)
+	}
+}
+
+func (s *Server) checkAgent(snap *compiler.Snapshot) {
+	if s.opts.Agent == "" || snap == nil {
+		return
+	}
+	s.agentOnce.Do(func() {
+		profiles := slices.Sorted(maps.Keys(snap.Document.AgentProfiles))
+		if slices.Contains(profiles, s.opts.Agent) {
+			return
+		}
+		msg := fmt.Sprintf("agent %q (from --agent or BRIDLE_AGENT) has no profile in the rules", s.opts.Agent)
+		if sg := schema.Suggest(s.opts.Agent, profiles); sg != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sg)
+		}
+		s.log.Warn(msg+"; serving it with no permissions: it may read the rules and nothing else", "profiles", strings.Join(profiles, ", "))
+	})
+}
+
 func cacheOrTemp(dir string) string {
 	if dir == "" {
 		return os.TempDir()
@@ -191,8 +229,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if s.src.mirror == nil && !s.opts.Prefetch {
 		go s.src.get()
 	}
-	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log})
-	if err == nil || ctx.Err() != nil || strings.Contains(err.Error(), "EOF") {
+	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log, Redactor: s.red})
+	if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
 	return err

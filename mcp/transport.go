@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/redact"
 )
 
 // DefaultMaxLine is the longest JSON-RPC line the stdio transport accepts.
@@ -24,11 +26,20 @@ const DefaultMaxLine = 4 << 20
 // that is not JSON, not JSON-RPC, a batch, or longer than MaxLine is answered
 // with a JSON-RPC error and skipped, and the session goes on. Only the end of
 // input ends it.
+//
+// It also keeps the JSON-RPC rules the SDK's connection does not: a call
+// whose id is already in flight is answered at once with Invalid Request
+// (as the SDK's streamable transport does) instead of being dropped, and an
+// error response never carries code 0 (a call refused before initialize
+// gets Invalid Request, anything else Internal error). Every line written is
+// masked by Redactor, the last line of defence for what the SDK answers by
+// itself.
 type LineTransport struct {
-	In      io.Reader
-	Out     io.Writer
-	MaxLine int // 0 means DefaultMaxLine
-	Logger  *slog.Logger
+	In       io.Reader
+	Out      io.Writer
+	MaxLine  int // 0 means DefaultMaxLine
+	Logger   *slog.Logger
+	Redactor *redact.Redactor
 }
 
 // Connect implements sdk.Transport.
@@ -41,7 +52,8 @@ func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &lineConn{out: t.Out, incoming: make(chan jsonrpc.Message), done: make(chan struct{}), log: log}
+	c := &lineConn{out: t.Out, incoming: make(chan jsonrpc.Message), done: make(chan struct{}), log: log, red: t.Redactor,
+		inflight: map[string]bool{}}
 	go c.readLoop(bufio.NewReaderSize(t.In, 64<<10), max)
 	return c, nil
 }
@@ -55,12 +67,15 @@ type lineConn struct {
 	once     sync.Once
 	log      *slog.Logger
 
-	// Calls read but not yet answered: at the end of input, Read waits
-	// (up to drainTimeout) for their responses before reporting EOF, so
-	// `printf … | bridle mcp` gets every answer.
-	pmu     sync.Mutex
-	pending int
-	idle    chan struct{} // closed when pending drops to zero
+	red *redact.Redactor
+
+	// Calls read but not yet answered, by id: at the end of input, Read
+	// waits (up to drainTimeout) for their responses before reporting EOF,
+	// so `printf … | bridle mcp` gets every answer.
+	pmu      sync.Mutex
+	inflight map[string]bool // id → the call came before initialize
+	initSeen bool            // an initialize request has been read
+	idle     chan struct{}   // closed when inflight empties
 }
 
 const drainTimeout = 10 * time.Second
@@ -160,36 +175,79 @@ func (c *lineConn) reject(id json.RawMessage, code int, msg string) {
 	}{code, msg}})
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.out.Write(append(b, '\n'))
+	c.out.Write(append(c.red.JSON(b), '\n'))
 }
 
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.done:
-		return nil, io.EOF
-	case msg, ok := <-c.incoming:
-		if !ok {
-			if c.readErr != nil {
-				return nil, c.readErr
-			}
-			c.drain(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.done:
 			return nil, io.EOF
+		case msg, ok := <-c.incoming:
+			if !ok {
+				if c.readErr != nil {
+					return nil, c.readErr
+				}
+				c.drain(ctx)
+				return nil, io.EOF
+			}
+			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && !c.track(req) {
+				// The SDK would drop it silently (and the drain would wait
+				// for an answer that never comes).
+				c.log.Warn("rejected a call whose id is already in flight", "method", req.Method)
+				c.reject(idJSON(req.ID), jsonrpc.CodeInvalidRequest,
+					fmt.Sprintf("Invalid Request: request id %s is already in flight; use a new id for every call", idJSON(req.ID)))
+				continue
+			}
+			return msg, nil
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-			c.pmu.Lock()
-			c.pending++
-			c.pmu.Unlock()
-		}
-		return msg, nil
 	}
+}
+
+// track records a call as in flight; false if its id already is.
+func (c *lineConn) track(req *jsonrpc.Request) bool {
+	key := idKey(req.ID)
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if _, dup := c.inflight[key]; dup {
+		return false
+	}
+	if req.Method == "initialize" {
+		c.initSeen = true
+	}
+	c.inflight[key] = !c.initSeen && !perRequestProtocol(req.Params)
+	return true
+}
+
+// perRequestProtocol reports whether a request names its protocol version in
+// _meta (the sessionless protocol, which needs no initialize).
+func perRequestProtocol(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	_, ok := p.Meta["io.modelcontextprotocol/protocolVersion"]
+	return ok
+}
+
+func idKey(id jsonrpc.ID) string { return fmt.Sprintf("%T:%v", id.Raw(), id.Raw()) }
+
+func idJSON(id jsonrpc.ID) json.RawMessage {
+	b, err := json.Marshal(id.Raw())
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
 }
 
 // drain waits until every call read so far has been answered.
 func (c *lineConn) drain(ctx context.Context) {
 	c.pmu.Lock()
-	if c.pending == 0 {
+	if len(c.inflight) == 0 {
 		c.pmu.Unlock()
 		return
 	}
@@ -205,25 +263,53 @@ func (c *lineConn) drain(ctx context.Context) {
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, isResp := msg.(*jsonrpc.Response)
+	var early bool
+	if isResp {
+		c.pmu.Lock()
+		key := idKey(resp.ID)
+		early = c.inflight[key]
+		delete(c.inflight, key)
+		if len(c.inflight) == 0 && c.idle != nil {
+			close(c.idle)
+			c.idle = nil
+		}
+		c.pmu.Unlock()
+		if resp.Error != nil {
+			msg = withCode(resp, early)
+		}
+	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
 	}
 	c.wmu.Lock()
-	_, err = c.out.Write(append(b, '\n'))
+	_, err = c.out.Write(append(c.red.JSON(b), '\n'))
 	c.wmu.Unlock()
-	if _, ok := msg.(*jsonrpc.Response); ok {
-		c.pmu.Lock()
-		if c.pending > 0 {
-			c.pending--
-		}
-		if c.pending == 0 && c.idle != nil {
-			close(c.idle)
-			c.idle = nil
-		}
-		c.pmu.Unlock()
-	}
 	return err
+}
+
+// withCode gives an error response without a code (the SDK sends code 0
+// for plain Go errors, such as a call before initialize) the proper one.
+func withCode(resp *jsonrpc.Response, early bool) *jsonrpc.Response {
+	var wire *jsonrpc.Error
+	if errors.As(resp.Error, &wire) && wire.Code != 0 {
+		return resp
+	}
+	e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: resp.Error.Error()}
+	if wire != nil {
+		e.Data = wire.Data
+	}
+	if early {
+		// The MCP spec leaves the code open; -32600 is JSON-RPC's for a
+		// request that is not valid here, and what the SDK uses for other
+		// protocol-state violations. (-32002 was the SDK's old
+		// resource-not-found code, so it would mislead.)
+		e.Code = jsonrpc.CodeInvalidRequest
+	}
+	cp := *resp
+	cp.Error = e
+	return &cp
 }
 
 func (c *lineConn) Close() error {

@@ -157,9 +157,9 @@ func chunkBlocks(p string, data []byte, typ string) []Chunk {
 }
 
 // indexable reports whether a file is worth indexing: text, not generated,
-// not vendored, not a lock file, not too big.
+// not vendored, not a lock file. (Size is capped by the Indexer's Limits.)
 func indexable(p string, data []byte) bool {
-	if len(data) == 0 || len(data) > maxFileSize {
+	if len(data) == 0 {
 		return false
 	}
 	head := data[:min(len(data), 8192)]
@@ -185,9 +185,6 @@ func indexable(p string, data []byte) bool {
 	}
 	return base == "Makefile" || base == "Dockerfile"
 }
-
-// maxFileSize is the largest file indexed, in bytes.
-const maxFileSize = 256 << 10
 
 // skipDir lists directories never indexed.
 var skipDir = map[string]bool{".git": true, "vendor": true, "node_modules": true, "third_party": true,

@@ -91,7 +91,7 @@ func TestKill9DuringIndexing(t *testing.T) {
 			v, _ := Hashing{}.Embed(context.Background(), []string{text})
 			recs = append(recs, Record{ID: fmt.Sprintf("new-%d", i), Text: text, Vector: v[0], Payload: map[string]string{"reference_tag": "tag"}})
 		}
-		go s.Replace(context.Background(), PatternsCollection, "reference_tag", "tag", recs)
+		go s.Replace(context.Background(), PatternsCollection, "reference_tag", "tag", Records(recs))
 		for {
 			var staged int
 			s.db.QueryRow(`SELECT count(*) FROM records WHERE live = 0`).Scan(&staged)
@@ -111,7 +111,7 @@ func TestKill9DuringIndexing(t *testing.T) {
 	s, _ := OpenSQLite(db)
 	defer s.Close()
 	small := exampleRepo(t)
-	old, err := (&Indexer{Store: s, Embedder: Hashing{}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
+	old, err := (&Indexer{Store: s, Embedder: Hashing{}, Examples: ExampleOptions{Root: small}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestKill9DuringIndexing(t *testing.T) {
 		t.Fatalf("old index does not answer: %v %+v", err, hits)
 	}
 	// The next index run removes the leftovers and swaps cleanly.
-	again, err := (&Indexer{Store: s, Embedder: Hashing{}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
+	again, err := (&Indexer{Store: s, Embedder: Hashing{}, Examples: ExampleOptions{Root: small}}).Index(ctx, "go-git", schema.ExampleRepo{URL: small, ReferenceTag: "tag"})
 	if err != nil {
 		t.Fatal(err)
 	}

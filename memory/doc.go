@@ -16,4 +16,10 @@
 //   - Re-indexing a reference tag replaces its chunks atomically: searches
 //     see the old set until the new one is complete, and a crash midway
 //     leaves the old set intact.
+//   - Indexing treats the rules as hostile (see ExampleOptions): the
+//     examples token goes only to its hosts over https, local examples stay
+//     inside a root, each example is capped (Limits), and chunks are
+//     streamed to the store in batches, so memory does not grow with the
+//     example.
+//   - What agents store is masked (Memory.Redactor) before it is written.
 package memory

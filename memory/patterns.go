@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,8 +14,8 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -28,25 +29,38 @@ type Progress func(stage string, done, total int)
 type Indexer struct {
 	Store    Store
 	Embedder Embedder
-	Token    string // for private https repositories (basic auth password)
+	Examples ExampleOptions
 	WorkDir  string // clones go here; a temporary directory when empty
 	Progress Progress
 	Now      func() time.Time
+	// Redactor masks secrets in the indexed text: example code can hold
+	// the same token Bridle does, and search results go to agents.
+	Redactor *redact.Redactor
 }
 
 // IndexStats says what an index run did.
 type IndexStats struct {
 	ReferenceTag string        `json:"reference_tag"`
 	Files        int           `json:"files"`
+	Skipped      int           `json:"skipped,omitempty"` // files over Limits.MaxFileBytes
+	Bytes        int64         `json:"bytes"`
 	Chunks       int           `json:"chunks"`
 	Duration     time.Duration `json:"duration"`
 }
 
-// ErrBadRepo is returned for a URL or path that is not a usable repository.
-var ErrBadRepo = errors.New("not a usable repository")
+// Errors of Index, for errors.Is.
+var (
+	// ErrBadRepo is returned for a URL or path that is not a usable repository.
+	ErrBadRepo = errors.New("not a usable repository")
+	// ErrLimit is returned when an example exceeds one of its Limits.
+	ErrLimit = errors.New("example too large")
+)
 
-// Index clones ex (shallow for URLs), walks it, chunks it, embeds in
-// batches and replaces the reference tag's chunks atomically.
+// Index clones ex (shallow for URLs), walks it, chunks and embeds it in
+// batches that are written to the store as they are made, and replaces
+// the reference tag's chunks atomically. Memory stays bounded by one batch
+// and one file, whatever the example's size; an example over a limit is
+// refused and its old chunks keep answering.
 func (ix *Indexer) Index(ctx context.Context, pattern string, ex schema.ExampleRepo) (IndexStats, error) {
 	t0 := time.Now()
 	now := time.Now
@@ -57,6 +71,7 @@ func (ix *Indexer) Index(ctx context.Context, pattern string, ex schema.ExampleR
 	if progress == nil {
 		progress = func(string, int, int) {}
 	}
+	lim := ix.Examples.Limits.orDefault()
 	if err := ensure(ctx, ix.Store, PatternsCollection, ix.Embedder); err != nil {
 		return IndexStats{}, err
 	}
@@ -73,7 +88,6 @@ func (ix *Indexer) Index(ctx context.Context, pattern string, ex schema.ExampleR
 		arch = pattern
 	}
 	stats := IndexStats{ReferenceTag: ex.ReferenceTag}
-	var chunks []Chunk
 	walkRoots := ex.Paths
 	if len(walkRoots) == 0 {
 		walkRoots = []string{"."}
@@ -82,89 +96,157 @@ func (ix *Indexer) Index(ctx context.Context, pattern string, ex schema.ExampleR
 	if err != nil {
 		return stats, err
 	}
-	for _, sub := range walkRoots {
-		start, err := inside(realRoot, sub)
-		if err != nil {
-			return stats, err
-		}
-		err = filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if p == start {
-					return fmt.Errorf("example %s: path %q: %w", ex.ReferenceTag, sub, err)
-				}
-				return nil
-			}
-			if d.IsDir() {
-				if skipDir[d.Name()] || (strings.HasPrefix(d.Name(), ".") && p != start) {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() {
-				return nil // symlinks and devices could lead outside the clone
-			}
-			info, err := d.Info()
-			if err != nil || info.Size() > maxFileSize {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			rel, _ := filepath.Rel(realRoot, p)
-			rel = filepath.ToSlash(rel)
-			if !indexable(rel, data) {
-				return nil
-			}
-			stats.Files++
-			chunks = append(chunks, ChunkFile(rel, data)...)
-			if stats.Files%50 == 0 {
-				progress("walk", stats.Files, 0)
-			}
-			return nil
-		})
-		if err != nil {
+	starts := make([]string, len(walkRoots))
+	for i, sub := range walkRoots {
+		if starts[i], err = inside(realRoot, sub); err != nil {
 			return stats, err
 		}
 	}
-	progress("walk", stats.Files, stats.Files)
-
 	indexed := now().UTC().Format(time.RFC3339)
-	recs := make([]Record, 0, len(chunks))
-	const batch = 128
-	for i := 0; i < len(chunks); i += batch {
-		if err := ctx.Err(); err != nil {
-			return stats, err
-		}
-		part := chunks[i:min(i+batch, len(chunks))]
-		texts := make([]string, len(part))
-		for j, c := range part {
-			texts[j] = embedText(c)
-		}
-		vecs, err := ix.Embedder.Embed(ctx, texts)
-		if err != nil {
-			return stats, err
-		}
-		for j, c := range part {
-			recs = append(recs, Record{
-				ID:     fmt.Sprintf("%s:%s:%d", ex.ReferenceTag, c.Path, c.Start),
-				Text:   texts[j],
-				Vector: vecs[j],
-				Payload: map[string]string{
-					"reference_tag": ex.ReferenceTag, "arch_tag": arch, "pattern": pattern, "source_repo": ex.URL,
-					"file_path": c.Path, "chunk_type": c.Type, "name": c.Name,
-					"start_line": strconv.Itoa(c.Start), "end_line": strconv.Itoa(c.End), "last_indexed": indexed,
-				},
-			})
-		}
-		progress("embed", len(recs), len(chunks))
+	sourceRepo, _ := redact.MaskCredentials(ex.URL)
+	limitErr := func(what string, limit int64, env string) error {
+		return fmt.Errorf("%w: example %s has more than %d %s (the limit is %s; raise it, or narrow the example with paths:)",
+			ErrLimit, ex.ReferenceTag, limit, what, env)
 	}
-	if err := ix.Store.Replace(ctx, PatternsCollection, "reference_tag", ex.ReferenceTag, recs); err != nil {
+
+	// records walks, chunks and embeds, yielding records batch by batch.
+	records := func(yield func(Record, error) bool) {
+		const batch = 128
+		var pending []Chunk
+		stopped := false
+		flush := func() bool {
+			if len(pending) == 0 {
+				return true
+			}
+			if err := ctx.Err(); err != nil {
+				yield(Record{}, err)
+				return false
+			}
+			texts := make([]string, len(pending))
+			for j, c := range pending {
+				texts[j] = ix.Redactor.Redact(embedText(c))
+			}
+			vecs, err := ix.Embedder.Embed(ctx, texts)
+			if err != nil {
+				yield(Record{}, err)
+				return false
+			}
+			for j, c := range pending {
+				r := Record{
+					ID:     fmt.Sprintf("%s:%s:%d", ex.ReferenceTag, c.Path, c.Start),
+					Text:   texts[j],
+					Vector: vecs[j],
+					Payload: map[string]string{
+						"reference_tag": ex.ReferenceTag, "arch_tag": arch, "pattern": pattern, "source_repo": sourceRepo,
+						"file_path": c.Path, "chunk_type": c.Type, "name": c.Name,
+						"start_line": strconv.Itoa(c.Start), "end_line": strconv.Itoa(c.End), "last_indexed": indexed,
+					},
+				}
+				if !yield(r, nil) {
+					return false
+				}
+			}
+			progress("embed", stats.Chunks, 0)
+			pending = pending[:0]
+			return true
+		}
+		fail := func(err error) error {
+			stopped = true
+			yield(Record{}, err)
+			return err
+		}
+		for i, start := range starts {
+			err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+				if stopped {
+					return filepath.SkipAll
+				}
+				if err != nil {
+					if p == start {
+						return fail(fmt.Errorf("example %s: path %q: %w", ex.ReferenceTag, walkRoots[i], err))
+					}
+					return nil
+				}
+				if d.IsDir() {
+					if skipDir[d.Name()] || (strings.HasPrefix(d.Name(), ".") && p != start) {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				if !d.Type().IsRegular() {
+					return nil // symlinks and devices could lead outside the clone
+				}
+				data, tooBig, err := readAtMost(p, lim.MaxFileBytes)
+				if err != nil {
+					return nil
+				}
+				rel, _ := filepath.Rel(realRoot, p)
+				rel = filepath.ToSlash(rel)
+				if tooBig {
+					stats.Skipped++
+					return nil
+				}
+				if !indexable(rel, data) {
+					return nil
+				}
+				stats.Files++
+				stats.Bytes += int64(len(data))
+				switch {
+				case int64(stats.Files) > lim.MaxFiles:
+					return fail(limitErr("files", lim.MaxFiles, "BRIDLE_EXAMPLES_MAX_FILES"))
+				case stats.Bytes > lim.MaxTotalBytes:
+					return fail(limitErr("bytes of indexable files", lim.MaxTotalBytes, "BRIDLE_EXAMPLES_MAX_BYTES"))
+				}
+				for _, c := range ChunkFile(rel, data) {
+					stats.Chunks++
+					if int64(stats.Chunks) > lim.MaxChunks {
+						return fail(limitErr("chunks", lim.MaxChunks, "BRIDLE_EXAMPLES_MAX_CHUNKS"))
+					}
+					pending = append(pending, c)
+					if len(pending) == batch && !flush() {
+						stopped = true
+						return filepath.SkipAll
+					}
+				}
+				if stats.Files%50 == 0 {
+					progress("walk", stats.Files, 0)
+				}
+				return nil
+			})
+			if stopped {
+				return
+			}
+			if err != nil {
+				yield(Record{}, err)
+				return
+			}
+		}
+		progress("walk", stats.Files, stats.Files)
+		flush()
+	}
+	if err := ix.Store.Replace(ctx, PatternsCollection, "reference_tag", ex.ReferenceTag, records); err != nil {
 		return stats, err
 	}
-	stats.Chunks = len(recs)
 	stats.Duration = time.Since(t0)
 	return stats, nil
+}
+
+// readAtMost reads a file of at most max bytes; tooBig if it is longer
+// (read through a limit, so a file that grows after the walk saw it cannot
+// make it read more).
+func readAtMost(p string, max int64) (data []byte, tooBig bool, err error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > max {
+		return nil, true, nil
+	}
+	return data, false, nil
 }
 
 // embedText is what gets embedded and keyword-indexed: the path and name
@@ -197,22 +279,28 @@ func inside(root, sub string) (string, error) {
 // checkout returns a directory holding the example at its ref.
 func (ix *Indexer) checkout(ctx context.Context, ex schema.ExampleRepo) (string, func(), error) {
 	noop := func() {}
-	if st, err := os.Stat(ex.URL); err == nil && st.IsDir() {
-		if _, err := git.PlainOpen(ex.URL); err != nil || ex.Ref == "" {
-			return ex.URL, noop, nil // a plain directory, or the work tree as it is
+	url := ex.URL
+	local, isLocal, err := ix.Examples.localPath(url)
+	if err != nil {
+		return "", noop, err
+	}
+	if isLocal {
+		if _, err := git.PlainOpen(local); err != nil || ex.Ref == "" {
+			return local, noop, nil // a plain directory, or the work tree as it is
 		}
+		url = local
 	}
 	dir, err := os.MkdirTemp(ix.WorkDir, "bridle-example-")
 	if err != nil {
 		return "", noop, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	opts := &git.CloneOptions{URL: ex.URL, SingleBranch: true}
-	if strings.Contains(ex.URL, "://") {
+	opts := &git.CloneOptions{URL: url, SingleBranch: true}
+	if !isLocal {
 		opts.Depth = 1
-	}
-	if ix.Token != "" && strings.HasPrefix(ex.URL, "http") {
-		opts.Auth = &githttp.BasicAuth{Username: "bridle", Password: ix.Token}
+		if auth := ix.Examples.auth(url); auth != nil {
+			opts.Auth = auth
+		}
 	}
 	if ex.Ref != "" && !plumbing.IsHash(ex.Ref) {
 		opts.ReferenceName = plumbing.NewBranchReferenceName(ex.Ref)
@@ -224,19 +312,17 @@ func (ix *Indexer) checkout(ctx context.Context, ex schema.ExampleRepo) (string,
 		opts.ReferenceName = plumbing.NewTagReferenceName(ex.Ref)
 		repo, err = git.PlainCloneContext(ctx, dir, false, opts)
 	}
+	shown, _ := redact.MaskCredentials(ex.URL)
 	if err != nil {
 		cleanup()
-		msg := err.Error()
-		if ix.Token != "" {
-			msg = strings.ReplaceAll(msg, ix.Token, "[REDACTED]")
-		}
-		return "", noop, fmt.Errorf("%w: clone %s: %s", ErrBadRepo, ex.URL, msg)
+		msg := redact.New(ix.Examples.Token).Redact(err.Error())
+		return "", noop, fmt.Errorf("%w: clone %s: %s", ErrBadRepo, shown, msg)
 	}
 	if plumbing.IsHash(ex.Ref) {
 		wt, _ := repo.Worktree()
 		if err := wt.Checkout(&git.CheckoutOptions{Hash: plumbing.NewHash(ex.Ref)}); err != nil {
 			cleanup()
-			return "", noop, fmt.Errorf("%w: %s has no commit %s", ErrBadRepo, ex.URL, ex.Ref)
+			return "", noop, fmt.Errorf("%w: %s has no commit %s", ErrBadRepo, shown, ex.Ref)
 		}
 	}
 	return dir, cleanup, nil

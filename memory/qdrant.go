@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"net/url"
 	"slices"
@@ -416,7 +417,7 @@ func (q *Qdrant) DeleteID(ctx context.Context, coll, id string) error {
 // Replace implements Store: the new set is written hidden under a new
 // generation, made visible, and only then is the old set deleted. Qdrant has
 // no transactions, so for a moment both sets may answer; never neither.
-func (q *Qdrant) Replace(ctx context.Context, coll, field, value string, recs []Record) error {
+func (q *Qdrant) Replace(ctx context.Context, coll, field, value string, recs iter.Seq2[Record, error]) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	b := make([]byte, 6)
@@ -426,17 +427,21 @@ func (q *Qdrant) Replace(ctx context.Context, coll, field, value string, recs []
 	if _, err := q.c.Delete(ctx, &qdrant.DeletePoints{CollectionName: coll, Wait: new(true), Points: qdrant.NewPointsSelectorFilter(hiddenOld)}); err != nil {
 		return q.fail("replace: clean up", err)
 	}
-	for i := 0; i < len(recs); i += 256 {
+	err := batches(recs, 256, func(batch []Record) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var pts []*qdrant.PointStruct
-		for _, r := range recs[i:min(i+256, len(recs))] {
+		pts := make([]*qdrant.PointStruct, 0, len(batch))
+		for _, r := range batch {
 			pts = append(pts, q.point(coll, r, false, gen))
 		}
 		if _, err := q.c.Upsert(ctx, &qdrant.UpsertPoints{CollectionName: coll, Wait: new(true), Points: pts}); err != nil {
 			return q.fail("replace: write", err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -447,6 +452,6 @@ func (q *Qdrant) Replace(ctx context.Context, coll, field, value string, recs []
 		return q.fail("replace: publish", err)
 	}
 	oldSet := &qdrant.Filter{Must: []*qdrant.Condition{qdrant.NewMatchKeyword(field, value)}, MustNot: []*qdrant.Condition{qdrant.NewMatchKeyword(qGen, gen)}}
-	_, err := q.c.Delete(ctx, &qdrant.DeletePoints{CollectionName: coll, Wait: new(true), Points: qdrant.NewPointsSelectorFilter(oldSet)})
+	_, err = q.c.Delete(ctx, &qdrant.DeletePoints{CollectionName: coll, Wait: new(true), Points: qdrant.NewPointsSelectorFilter(oldSet)})
 	return q.fail("replace: retire the old set", err)
 }

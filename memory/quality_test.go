@@ -82,7 +82,7 @@ func TestRetrievalQuality(t *testing.T) {
 	}
 	defer store.Close()
 	emb := Hashing{}
-	ix := &Indexer{Store: store, Embedder: emb}
+	ix := &Indexer{Store: store, Embedder: emb, Examples: ExampleOptions{Root: goGitDir(t)}}
 	st, err := ix.Index(ctx, "go-git", schema.ExampleRepo{URL: goGitDir(t), ReferenceTag: "go-git"})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func BenchmarkIndexGoGit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := (&Indexer{Store: store, Embedder: Hashing{}}).Index(ctx, "go-git", schema.ExampleRepo{URL: dir, ReferenceTag: "go-git"})
+		st, err := (&Indexer{Store: store, Embedder: Hashing{}, Examples: ExampleOptions{Root: dir}}).Index(ctx, "go-git", schema.ExampleRepo{URL: dir, ReferenceTag: "go-git"})
 		if err != nil {
 			b.Fatal(err)
 		}

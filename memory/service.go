@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/bridle-dev/bridle/redact"
 )
 
 // MemoryCollection holds session memory.
@@ -41,6 +43,17 @@ type Memory struct {
 	Embedder Embedder
 	Project  string
 	Now      func() time.Time
+	// Redactor masks secrets in what is stored, at write time: memory
+	// outlives the process, and whoever reads it later (another sidecar, the
+	// CLI) may not know the secret to mask it then. Passwords in URLs and
+	// connection strings are masked even without a Redactor.
+	Redactor *redact.Redactor
+}
+
+// maskSecrets masks known secrets and any password in agent text.
+func maskSecrets(red *redact.Redactor, s string) string {
+	s, _ = redact.MaskCredentials(red.Redact(s))
+	return s
 }
 
 // Entry is what Remember stores.
@@ -66,7 +79,7 @@ func cleanText(s string) string {
 
 // Remember stores an entry and returns its record.
 func (m *Memory) Remember(ctx context.Context, e Entry) (Record, error) {
-	text := strings.TrimSpace(cleanText(e.Text))
+	text := strings.TrimSpace(maskSecrets(m.Redactor, cleanText(e.Text)))
 	switch {
 	case text == "":
 		return Record{}, fmt.Errorf("%w: nothing to remember (empty text)", ErrInput)
@@ -80,8 +93,12 @@ func (m *Memory) Remember(ctx context.Context, e Entry) (Record, error) {
 		return Record{}, fmt.Errorf("%w: at most %d tags", ErrInput, MaxTags)
 	}
 	tags := make([]string, 0, len(e.Tags))
-	for _, t := range e.Tags {
+	for i, t := range e.Tags {
 		t = strings.ToLower(strings.TrimSpace(t))
+		if maskSecrets(m.Redactor, t) != t || m.Redactor.Contains(e.Tags[i]) {
+			// Never echo it: the error goes back to the agent and the log.
+			return Record{}, fmt.Errorf("%w: tag %d %w; tags are not stored masked, so remove it", ErrInput, i+1, redact.ErrSecret)
+		}
 		if !tagRe.MatchString(t) {
 			return Record{}, fmt.Errorf("%w: tag %q: use lower-case letters, digits, '.', '_' and '-', at most 40", ErrInput, t)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"math/bits"
@@ -240,7 +241,7 @@ func (s *SQLite) Upsert(ctx context.Context, coll string, recs []Record) error {
 // Replace implements Store: the new records are written invisible (live = 0)
 // in batches, then one transaction deletes the old set and makes the new one
 // live. Invisible leftovers of a crashed run are removed first.
-func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs []Record) error {
+func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs iter.Seq2[Record, error]) error {
 	sel := `coll = ? AND json_extract(payload, '$.' || ?) = ?`
 	if err := s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE live = 0 AND `+sel+`)`, coll, field, value); err != nil {
@@ -251,9 +252,11 @@ func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs []
 	}); err != nil {
 		return fmt.Errorf("memory store replace: %w", err)
 	}
-	for i := 0; i < len(recs); i += 500 {
-		batch := recs[i:min(i+500, len(recs))]
-		if err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := batches(recs, 500, func(batch []Record) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return s.tx(ctx, func(tx *sql.Tx) error {
 			for _, r := range batch {
 				r.ID = "~" + r.ID // staging ids never collide with live ones
 				if err := s.insert(ctx, tx, coll, r, 0); err != nil {
@@ -261,11 +264,12 @@ func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs []
 				}
 			}
 			return nil
-		}); err != nil {
-			return fmt.Errorf("memory store replace: %w", err)
-		}
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("memory store replace: %w", err)
 	}
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE live = 1 AND `+sel+`)`, coll, field, value); err != nil {
 			return err
 		}

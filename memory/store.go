@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"iter"
 	"slices"
 	"time"
 )
@@ -64,8 +65,10 @@ type Store interface {
 	DeleteID(ctx context.Context, coll, id string) error
 	// Replace swaps every record whose payload[field] == value for recs, at
 	// once: searches see the old set until the new one is complete, and a
-	// failure midway leaves the old set intact.
-	Replace(ctx context.Context, coll, field, value string, recs []Record) error
+	// failure midway (an error from recs included) leaves the old set
+	// intact. recs is consumed as it is written, in batches, so a caller
+	// can produce a large set without holding it in memory.
+	Replace(ctx context.Context, coll, field, value string, recs iter.Seq2[Record, error]) error
 	Close() error
 }
 
@@ -125,4 +128,36 @@ func fuse(vec, kw []Hit, k int) []Hit {
 		out = out[:k]
 	}
 	return out
+}
+
+// Records yields recs, for Replace.
+func Records(recs []Record) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// batches groups recs into slices of n, stopping at the first error.
+func batches(recs iter.Seq2[Record, error], n int, f func([]Record) error) error {
+	batch := make([]Record, 0, n)
+	for r, err := range recs {
+		if err != nil {
+			return err
+		}
+		batch = append(batch, r)
+		if len(batch) == n {
+			if err := f(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if len(batch) > 0 {
+		return f(batch)
+	}
+	return nil
 }

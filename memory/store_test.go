@@ -136,7 +136,7 @@ func storeSuite(t *testing.T, open func(t *testing.T) Store) {
 		// A cancelled replace leaves the old set.
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		s.Replace(cctx, "p", "reference_tag", "t1", []Record{rec("t1/x", "new x", map[string]string{"reference_tag": "t1"})})
+		s.Replace(cctx, "p", "reference_tag", "t1", Records([]Record{rec("t1/x", "new x", map[string]string{"reference_tag": "t1"})}))
 		if n, _ := s.Count(ctx, "p", Filter{Fields: map[string]string{"reference_tag": "t1"}}); n != 2 {
 			t.Fatalf("after a failed replace: %d records of t1", n)
 		}
@@ -144,7 +144,7 @@ func storeSuite(t *testing.T, open func(t *testing.T) Store) {
 			rec("t1/c", "new gamma", map[string]string{"reference_tag": "t1"}),
 			rec("t1/a", "new alpha", map[string]string{"reference_tag": "t1"}),
 		}
-		if err := s.Replace(ctx, "p", "reference_tag", "t1", nw); err != nil {
+		if err := s.Replace(ctx, "p", "reference_tag", "t1", Records(nw)); err != nil {
 			t.Fatal(err)
 		}
 		list, _ := s.List(ctx, "p", Filter{Fields: map[string]string{"reference_tag": "t1"}}, 10)

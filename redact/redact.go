@@ -1,34 +1,88 @@
-// Package redact removes secret values from text before it leaves Bridle:
-// tool results, resource contents, audit events and log lines all pass
-// through one Redactor.
+// Package redact removes secret values from what leaves Bridle: tool
+// results, resource contents, JSON-RPC errors, audit events, log lines and
+// CLI output all pass through one Redactor.
 //
-// Promise: once a value is registered (directly, or because it sits in an
-// environment variable whose name marks it as a secret, or in the file such a
-// variable's *_FILE twin names), no output that went through Redact contains
-// it, whole or as a substring.
+// Promise: once a value is registered, no output that went through Redact,
+// JSON or Value contains it — raw, or in any of the encoded forms below —
+// whole or as a substring.
+//
+// What is registered (FromEnv):
+//
+//   - The value of every environment variable whose name marks a secret
+//     (IsSecretName), and the contents of the file a secret-named *_FILE
+//     variable names (Docker secrets).
+//   - The password in every URL userinfo (scheme://user:PASSWORD@host) and in
+//     every DSN (user:PASSWORD@tcp(host)/db, password=PASSWORD key=value) found
+//     in any variable's value, whatever the variable is called: HTTPS_PROXY
+//     and DATABASE_URL carry passwords as often as *_TOKEN does.
+//   - Values shorter than MinLen, and a few values that are never secrets
+//     (true, false, yes, none, null, nil, unset), are not registered.
+//
+// Encoded forms: each value is masked raw and as it appears JSON-escaped
+// (with and without HTML escaping, and with non-ASCII as \uXXXX), URL-encoded
+// (query and path escaping) and base64-encoded (standard and URL alphabets,
+// padded and not). Base64 is matched only for the value alone: inside a
+// longer encoded string (a Basic auth header of user:value) its alignment
+// differs, so values must be masked before they are combined and encoded.
+//
+// Multi-line values (a PEM key) are also masked line by line and re-wrapped:
+// every line of at least lineMinLen bytes is registered (PEM armour lines
+// "-----BEGIN …" are not secret and are not), and any run of text made of
+// fragmentLen-byte windows of the joined body is masked, so the key joined
+// into one line or re-wrapped at another width is masked too. A re-wrapped
+// piece shorter than fragmentLen (the tail of a line) is not.
+//
+// Redact works on text. For JSON, JSON and Value mask the decoded strings
+// (keys and values) before re-encoding, so the result stays valid JSON even
+// when a short secret also occurs in its syntax.
 package redact
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Mask replaces a secret value.
 const Mask = "[REDACTED]"
 
-// minLen is the shortest value treated as a secret: shorter ones would mask
-// ordinary words.
-const minLen = 6
+// MinLen is the shortest value masked. Secrets of 1–3 bytes protect nothing
+// (they can be guessed) and masking them would rewrite ordinary words,
+// numbers and JSON syntax everywhere ("id", "ok", "10"). From 4 bytes up a
+// value that sits in a secret-named variable is masked wherever it occurs,
+// even inside other words: the operator said it is a secret, and a short
+// password is still a password.
+const MinLen = 4
+
+// lineMinLen is the shortest line of a multi-line value masked on its own:
+// short lines of a key file ("Proc-Type: 4") are not secret by themselves.
+const lineMinLen = 8
+
+// fragmentLen is the window by which re-wrapped multi-line secrets are
+// recognised: 16 bytes of base64 never occur by chance.
+const fragmentLen = 16
+
+// ErrSecret marks text that holds a secret value or a credential.
+var ErrSecret = errors.New("holds a secret")
 
 // Redactor masks known secret values.
 type Redactor struct {
 	mu       sync.RWMutex
-	secrets  []string // longest first, so a secret containing another is masked whole
-	replacer *strings.Replacer
+	values   []string            // as registered
+	forms    []string            // every encoded form, longest first
+	replacer *strings.Replacer   // nil until something is registered
+	grams    map[string]struct{} // fragmentLen windows of multi-line bodies
 }
 
 // New returns a Redactor for the given secret values.
@@ -38,56 +92,167 @@ func New(secrets ...string) *Redactor {
 	return r
 }
 
-// secretNameParts mark an environment variable as holding a secret.
-var secretNameParts = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "PRIVATE_KEY", "CREDENTIAL", "AGE_KEY"}
+// wholeWords mark a secret when they are a whole part of a variable's name
+// (split at '_', '-' and '.'). Short words must be whole, so that MONKEY,
+// KEYBOARD_LAYOUT, PATH, COMPASS and PASSAGE are not secrets.
+var wholeWords = map[string]bool{
+	"KEY": true, "KEYS": true, "PAT": true, "PASS": true, "PASSPHRASE": true,
+	"TOKEN": true, "TOKENS": true, "SECRET": true, "SECRETS": true,
+	"PASSWORD": true, "PASSWORDS": true, "PASSWD": true,
+	"CREDENTIAL": true, "CREDENTIALS": true, "CREDS": true,
+	"APIKEY": true, "PRIVATEKEY": true, "ACCESSKEY": true, "SECRETKEY": true,
+}
 
-// IsSecretName reports whether an environment variable's name marks a secret.
+// suffixWords mark a secret when a part ends with them (GITEATOKEN,
+// CLIENTSECRET, DBPASSWORD); they are long enough not to end ordinary words.
+// They are suffixes, not substrings, so TOKENIZERS_PARALLELISM is not one.
+var suffixWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "APIKEY", "CREDENTIAL", "CREDENTIALS"}
+
+// IsSecretName reports whether an environment variable's name marks a
+// secret: one of its parts (split at '_', '-' and '.', case ignored) is one
+// of wholeWords, or ends with one of suffixWords. PWD is deliberately not
+// one: it is the shell's working directory far more often than a password.
 func IsSecretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, p := range secretNameParts {
-		if strings.Contains(up, p) {
+	parts := strings.FieldsFunc(strings.ToUpper(name), func(r rune) bool { return r == '_' || r == '-' || r == '.' })
+	for _, p := range parts {
+		if wholeWords[p] {
 			return true
+		}
+		for _, w := range suffixWords {
+			if strings.HasSuffix(p, w) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// FromEnv returns a Redactor for every secret-named variable in environ
-// (KEY=VALUE pairs, as from os.Environ), and for the contents of the files
-// named by secret-named *_FILE variables (Docker secrets).
+// maxSecretFile is the largest *_FILE read; a secret is never bigger.
+const maxSecretFile = 64 << 10
+
+// FromEnv returns a Redactor for environ (KEY=VALUE pairs, as from
+// os.Environ), by the rule in the package doc.
 func FromEnv(environ []string) *Redactor {
 	r := New()
+	var add []string
 	for _, kv := range environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || !IsSecretName(k) {
+		if !ok {
 			continue
 		}
-		if strings.HasSuffix(k, "_FILE") {
-			if b, err := os.ReadFile(v); err == nil && len(b) <= 64<<10 {
-				r.Add(strings.TrimSpace(string(b)))
+		add = append(add, Credentials(v)...)
+		if !IsSecretName(k) {
+			continue
+		}
+		if strings.HasSuffix(strings.ToUpper(k), "_FILE") {
+			if st, err := os.Stat(v); err == nil && st.Mode().IsRegular() && st.Size() <= maxSecretFile {
+				if b, err := os.ReadFile(v); err == nil {
+					add = append(add, strings.TrimSpace(string(b)))
+				}
 			}
 			continue
 		}
-		r.Add(v)
+		add = append(add, v)
 	}
+	r.Add(add...)
 	return r
+}
+
+// neverSecret are values that sit in secret-named variables as switches
+// (HF_HUB_DISABLE_TOKEN=true) and must not be masked everywhere.
+var neverSecret = map[string]bool{"true": true, "false": true, "yes": true, "none": true, "null": true, "nil": true, "unset": true}
+
+func registrable(s string) bool {
+	return len(s) >= MinLen && !neverSecret[strings.ToLower(s)] && !strings.Contains(Mask, s)
 }
 
 // Add registers more secret values.
 func (r *Redactor) Add(secrets ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	forms := slices.Clone(r.forms)
 	for _, s := range secrets {
-		if len(s) >= minLen && !slices.Contains(r.secrets, s) {
-			r.secrets = append(r.secrets, s)
+		if !registrable(s) || slices.Contains(r.values, s) {
+			continue
+		}
+		r.values = append(r.values, s)
+		forms = append(forms, encodings(s)...)
+		if !strings.ContainsAny(s, "\r\n") {
+			continue
+		}
+		var body strings.Builder
+		for line := range strings.Lines(s) {
+			line = strings.TrimSpace(line)
+			if strings.HasPrefix(line, "-----") {
+				continue // PEM armour: not secret, and common to every key
+			}
+			body.WriteString(line)
+			if len(line) >= lineMinLen {
+				forms = append(forms, encodings(line)...)
+			}
+		}
+		if b := body.String(); len(b) >= fragmentLen {
+			forms = append(forms, encodings(b)...)
+			if r.grams == nil {
+				r.grams = map[string]struct{}{}
+			}
+			for i := 0; i+fragmentLen <= len(b); i++ {
+				r.grams[b[i:i+fragmentLen]] = struct{}{}
+			}
 		}
 	}
-	slices.SortFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(r.secrets))
-	for _, s := range r.secrets {
-		pairs = append(pairs, s, Mask)
+	forms = slices.DeleteFunc(forms, func(f string) bool { return len(f) < MinLen })
+	// Longest first, so a form containing another is masked whole.
+	slices.SortFunc(forms, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	r.forms = slices.Compact(forms)
+	pairs := make([]string, 0, 2*len(r.forms))
+	for _, f := range r.forms {
+		pairs = append(pairs, f, Mask)
 	}
 	r.replacer = strings.NewReplacer(pairs...)
+}
+
+// encodings are the forms in which s can leave Bridle.
+func encodings(s string) []string {
+	out := []string{s, jsonEscape(s, true), jsonEscape(s, false), jsonASCII(s),
+		url.QueryEscape(s), url.PathEscape(s)}
+	for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		out = append(out, e.EncodeToString([]byte(s)))
+	}
+	return out
+}
+
+// jsonEscape is s as encoding/json writes it inside a string, without the
+// quotes.
+func jsonEscape(s string, html bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(html)
+	enc.Encode(s)
+	return strings.TrimSuffix(strings.TrimSuffix(b.String(), "\n"), `"`)[1:]
+}
+
+// jsonASCII is s JSON-escaped the way ASCII-only encoders (Python's
+// json.dumps, jq -a) write it: every non-ASCII rune as \uXXXX.
+func jsonASCII(s string) string {
+	var b strings.Builder
+	for _, r := range jsonEscape(s, false) {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			r -= 0x10000
+			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 // Redact returns s with every registered secret masked.
@@ -96,16 +261,217 @@ func (r *Redactor) Redact(s string) string {
 		return s
 	}
 	r.mu.RLock()
-	rep := r.replacer
+	rep, grams := r.replacer, r.grams
 	r.mu.RUnlock()
 	if rep == nil {
 		return s
 	}
-	return rep.Replace(s)
+	s = rep.Replace(s)
+	if len(grams) > 0 {
+		s = maskFragments(s, grams)
+	}
+	return s
 }
 
-// Handler wraps a slog.Handler so that messages and string attributes are
-// redacted before they are written.
+// maskFragments masks every run of s covered by windows of a multi-line
+// secret's body.
+func maskFragments(s string, grams map[string]struct{}) string {
+	var b strings.Builder
+	last, covered := 0, -1 // covered: end of the current masked run
+	start := 0
+	for i := 0; i+fragmentLen <= len(s); i++ {
+		if _, ok := grams[s[i:i+fragmentLen]]; !ok {
+			continue
+		}
+		if i > covered { // a new run
+			if covered >= 0 {
+				b.WriteString(s[last:start])
+				b.WriteString(Mask)
+				last = covered
+			}
+			start = i
+		}
+		covered = i + fragmentLen
+	}
+	if covered < 0 {
+		return s
+	}
+	b.WriteString(s[last:start])
+	b.WriteString(Mask)
+	b.WriteString(s[covered:])
+	return b.String()
+}
+
+// Contains reports whether s holds a registered secret in any form.
+func (r *Redactor) Contains(s string) bool { return r.Redact(s) != s }
+
+// Value masks every string in v, a value decoded from JSON (maps, slices,
+// strings, numbers), keys included, and returns it.
+func (r *Redactor) Value(v any) any {
+	switch x := v.(type) {
+	case string:
+		return r.Redact(x)
+	case []any:
+		for i := range x {
+			x[i] = r.Value(x[i])
+		}
+	case map[string]any:
+		for k, e := range x {
+			if rk := r.Redact(k); rk != k {
+				delete(x, k)
+				k = rk
+			}
+			x[k] = r.Value(e)
+		}
+	}
+	return v
+}
+
+// JSON masks the strings of a JSON document before re-encoding it, so that
+// every escaped form is covered and the result stays valid JSON. b is
+// returned as is when it holds no secret; text that is not JSON is masked
+// as text.
+func (r *Redactor) JSON(b []byte) []byte {
+	if r == nil || !r.Contains(string(b)) && !r.containsDecoded(b) {
+		return b
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return []byte(r.Redact(string(b)))
+	}
+	out, err := json.Marshal(r.Value(v))
+	if err != nil {
+		return []byte(r.Redact(string(b)))
+	}
+	return out
+}
+
+// containsDecoded catches escapes no registered form spells (\u0070 for p):
+// it is only consulted when the text holds a backslash.
+func (r *Redactor) containsDecoded(b []byte) bool {
+	if !bytes.ContainsRune(b, '\\') {
+		return false
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return false
+	}
+	found := false
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			found = found || r.Contains(x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for k, e := range x {
+				found = found || r.Contains(k)
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return found
+}
+
+// Error returns err with its message masked; errors.Is and errors.As still
+// see the original chain.
+func (r *Redactor) Error(err error) error {
+	if err == nil || r == nil {
+		return err
+	}
+	msg := err.Error()
+	if red := r.Redact(msg); red != msg {
+		return &redactedError{msg: red, err: err}
+	}
+	return err
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// Credentials finds passwords in s: in URL userinfo
+// (scheme://user:PASSWORD@host, percent-decoded too), in MySQL-style DSNs
+// (user:PASSWORD@tcp(host)/db) and in key=value strings (password=PASSWORD,
+// pwd='…'; ADO.NET's Password=…;). Placeholders ($VAR, ${VAR}, <pw>, {{…}},
+// ***) are not passwords.
+func Credentials(s string) []string {
+	var out []string
+	add := func(pw string) {
+		if placeholder(pw) {
+			return
+		}
+		out = append(out, pw)
+		if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
+			out = append(out, dec)
+		}
+	}
+	for _, m := range urlUserinfo.FindAllStringSubmatch(s, -1) {
+		add(m[1])
+	}
+	for _, m := range mysqlDSN.FindAllStringSubmatch(s, -1) {
+		add(m[1])
+	}
+	for _, m := range keyValuePassword.FindAllStringSubmatch(s, -1) {
+		add(m[1] + m[2] + m[3])
+	}
+	return out
+}
+
+var (
+	// The userinfo ends at the last '@' before the path: greedy, then back.
+	urlUserinfo      = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#]+)@[^\s/?#@]*`)
+	mysqlDSN         = regexp.MustCompile(`(?:^|[\s"'=])[^\s:@/"'=]+:([^\s@"']+)@(?:tcp|udp|unix)?\(`)
+	keyValuePassword = regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|pass)\s*=\s*(?:'([^']*)'|"([^"]*)"|([^\s;'"&]+))`)
+)
+
+func placeholder(pw string) bool {
+	if pw == "" || strings.Contains(pw, Mask) {
+		return true
+	}
+	for _, p := range []string{"$", "<", "{{", "%(", "***", "..."} {
+		if strings.HasPrefix(pw, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskCredentials returns s with every password Credentials finds masked,
+// and whether it found one: for agent text, which may carry a password no
+// environment variable holds.
+func MaskCredentials(s string) (string, bool) {
+	pws := Credentials(s)
+	if len(pws) == 0 {
+		return s, false
+	}
+	return New(pws...).Redact(s), true
+}
+
+// Check returns an error wrapping ErrSecret, naming field (never the
+// value), if s holds a registered secret or a password.
+func (r *Redactor) Check(field, s string) error {
+	if r.Contains(s) {
+		return fmt.Errorf("%s %w: a value Bridle knows as a secret (a token, key or password from its environment)", field, ErrSecret)
+	}
+	if _, found := MaskCredentials(s); found {
+		return fmt.Errorf("%s %w: a password (in a URL's user:password@ or a connection string)", field, ErrSecret)
+	}
+	return nil
+}
+
+// Handler wraps a slog.Handler so that messages and attributes are redacted
+// before they are encoded.
 func (r *Redactor) Handler(h slog.Handler) slog.Handler { return &handler{h: h, r: r} }
 
 type handler struct {
@@ -125,23 +491,27 @@ func (h *handler) Handle(ctx context.Context, rec slog.Record) error {
 }
 
 func (h *handler) attr(a slog.Attr) slog.Attr {
+	key := h.r.Redact(a.Key)
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, h.r.Redact(v.String()))
+		return slog.String(key, h.r.Redact(v.String()))
 	case slog.KindGroup:
 		var as []any
 		for _, g := range v.Group() {
 			as = append(as, h.attr(g))
 		}
-		return slog.Group(a.Key, as...)
+		return slog.Group(key, as...)
 	case slog.KindAny:
 		if err, ok := v.Any().(error); ok {
-			return slog.String(a.Key, h.r.Redact(err.Error()))
+			return slog.String(key, h.r.Redact(err.Error()))
 		}
-		return slog.String(a.Key, h.r.Redact(v.String()))
+		if b, ok := v.Any().([]byte); ok {
+			return slog.String(key, h.r.Redact(string(b)))
+		}
+		return slog.String(key, h.r.Redact(v.String()))
 	}
-	return a
+	return slog.Attr{Key: key, Value: v}
 }
 
 func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
@@ -153,5 +523,5 @@ func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 }
 
 func (h *handler) WithGroup(name string) slog.Handler {
-	return &handler{h: h.h.WithGroup(name), r: h.r}
+	return &handler{h: h.h.WithGroup(h.r.Redact(name)), r: h.r}
 }

@@ -89,6 +89,14 @@ audit log (bridle audit).`,
 			if err != nil {
 				return err
 			}
+			exRoot := rulesDir(o.rules)
+			if o.snapshot != "" || cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
+				exRoot = "" // no local rules directory to anchor local examples to
+			}
+			exOpts, err := memory.ExampleOptionsFromEnv(exRoot)
+			if err != nil {
+				return usageErr("%w", err)
+			}
 			opts := mcp.Options{
 				Rules: o.rules, Ref: o.ref, Worktree: o.worktree, Snapshot: o.snapshot, Agent: o.agent,
 				Version: version(), Logger: log,
@@ -96,9 +104,9 @@ audit log (bridle audit).`,
 				Memory: func() (memory.Store, memory.Embedder, error) {
 					return memory.Open(memory.ConfigFromEnv(memory.Config{}))
 				},
-				ExampleToken: os.Getenv("BRIDLE_EXAMPLES_TOKEN"),
-				Listed:       restore,
-				Prefetch:     true,
+				Examples: exOpts,
+				Listed:   restore,
+				Prefetch: true,
 			}
 			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
 				owner, name, err := proposals.Split(cfg.GiteaRepo)
@@ -108,6 +116,7 @@ audit log (bridle audit).`,
 				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path}
 			}
 			srv := mcp.New(opts)
+			go srv.WarnUnknownAgent() // on stderr, as soon as the rules are loaded
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if err := srv.ServeStdio(ctx, stdin(cmd), io.out); err != nil {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -50,13 +54,26 @@ func (f *memoryFlags) open() (*memory.Memory, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &memory.Memory{Store: st, Embedder: emb, Project: project}, func() { st.Close() }, nil
+	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: cliRedactor()}, func() { st.Close() }, nil
 }
 
+// cliRedactor masks this environment's secrets in what the CLI prints from
+// stores and errors: memories written before masking at write time existed,
+// or by a sidecar that knew other secrets, may still hold one.
+var cliRedactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(os.Environ()) })
+
 func writeJSON(io *streams, v any) error {
-	enc := json.NewEncoder(io.out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, cliRedactor().JSON(b), "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = io.out.Write(out.Bytes())
+	return err
 }
 
 func newMemoryCmd(io *streams) *cobra.Command {
@@ -199,7 +216,7 @@ func printMemory(io *streams, r memory.Record, score float64) {
 	if score != 0 {
 		line += fmt.Sprintf("  (%.3f)", score)
 	}
-	fmt.Fprintf(io.out, "%s  %s\n", r.ID, line)
+	fmt.Fprintf(io.out, "%s  %s\n", r.ID, cliRedactor().Redact(line))
 }
 
 func newPatternsCmd(io *streams) *cobra.Command {
@@ -224,6 +241,10 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return err
 			}
+			exOpts, err := memory.ExampleOptionsFromEnv(rulesDir(rf.rules))
+			if err != nil {
+				return usageErr("%w", err)
+			}
 			st, emb, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
 			if err != nil {
 				return err
@@ -236,7 +257,7 @@ terminal; nothing but the summary when piped.`,
 						continue
 					}
 					found = true
-					ix := &memory.Indexer{Store: st, Embedder: emb, Token: os.Getenv("BRIDLE_EXAMPLES_TOKEN"), Progress: progressBar(io, ex.ReferenceTag)}
+					ix := &memory.Indexer{Store: st, Embedder: emb, Examples: exOpts, Redactor: cliRedactor(), Progress: progressBar(io, ex.ReferenceTag)}
 					stats, err := ix.Index(context.Background(), p.Name, ex)
 					if err != nil {
 						return fmt.Errorf("index %s: %w", ex.ReferenceTag, err)
@@ -299,7 +320,7 @@ terminal; nothing but the summary when piped.`,
 				if when == "" {
 					when = "never indexed"
 				}
-				fmt.Fprintf(io.out, "%-16s %-28s %6d chunks  %-22s %s\n", r.Pattern, r.ReferenceTag, r.Chunks, when, r.URL)
+				fmt.Fprint(io.out, cliRedactor().Redact(fmt.Sprintf("%-16s %-28s %6d chunks  %-22s %s\n", r.Pattern, r.ReferenceTag, r.Chunks, when, r.URL)))
 			}
 			return nil
 		},
@@ -307,6 +328,15 @@ terminal; nothing but the summary when piped.`,
 	lf.register(listCmd, true)
 	cmd.AddCommand(indexCmd, listCmd)
 	return cmd
+}
+
+// rulesDir is the directory of the rules (a bridle.yaml file or a
+// directory), the default root for local pattern examples.
+func rulesDir(rules string) string {
+	if st, err := os.Stat(rules); err == nil && !st.IsDir() {
+		return filepath.Dir(rules)
+	}
+	return rules
 }
 
 // progressBar draws on a terminal and stays quiet when stderr is piped.
@@ -317,10 +347,13 @@ func progressBar(io *streams, tag string) memory.Progress {
 	}
 	var bar *progressbar.ProgressBar
 	return func(stage string, done, total int) {
-		if stage != "embed" || total == 0 {
+		if stage != "embed" {
 			return
 		}
 		if bar == nil {
+			if total == 0 {
+				total = -1 // chunks are embedded as the walk finds them: a spinner
+			}
 			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(tag),
 				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 		}

@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ds schema.Diagnostics
 	if !errors.Is(err, errReported) && !errors.As(err, &ds) {
-		fmt.Fprintf(stderr, "bridle: %v\n", err)
+		fmt.Fprintf(stderr, "bridle: %s\n", cliRedactor().Redact(err.Error()))
 		if code == exitUsage {
 			fmt.Fprintln(stderr, "Run 'bridle --help' for usage.")
 		}
