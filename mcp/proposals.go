@@ -23,7 +23,7 @@ func (s *Server) proposalService() (proposals.Service, error) {
 		}
 		s.propBackend, s.propErr = s.opts.Proposals()
 	})
-	return proposals.Service{Backend: s.propBackend, Version: s.opts.Version}, s.propErr
+	return proposals.Service{Backend: s.propBackend, Version: s.opts.Version, Redactor: s.red}, s.propErr
 }
 
 // origin is who proposes, from the session alone: whatever an agent puts in

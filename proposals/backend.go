@@ -2,9 +2,15 @@ package proposals
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"time"
+
+	"github.com/bridle-dev/bridle/redact"
 )
 
 // State is a proposal's state.
@@ -65,11 +71,20 @@ type Backend interface {
 type Service struct {
 	Backend Backend
 	Version string // bridle version, for the renders a proposal commits
+	// Redactor, when set, makes Propose refuse a change that holds a known
+	// secret or a password: a proposal is committed, rendered and copied
+	// into the pull request, where nothing can mask it afterwards.
+	Redactor *redact.Redactor
 }
 
 // Propose validates d against main and creates the proposal. An invalid
 // proposal fails with an *InvalidError and creates nothing.
 func (s Service) Propose(ctx context.Context, d Draft) (Proposal, error) {
+	if s.Redactor != nil {
+		if err := secretFree(s.Redactor, d.Change); err != nil {
+			return Proposal{}, err
+		}
+	}
 	rules, commit, err := s.Backend.Main(ctx)
 	if err != nil {
 		return Proposal{}, err
@@ -123,4 +138,40 @@ func Check(main []byte, pr *Proposal) {
 	if _, err := Apply(main, pr.Draft.Change, pr.Draft.Origin); err != nil {
 		pr.Mergeable, pr.Conflict = false, err.Error()
 	}
+}
+
+// secretFree checks every string of a change (keys too) and names each
+// field that holds a secret, never the value.
+func secretFree(r *redact.Redactor, c Change) error {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	var v any
+	json.Unmarshal(raw, &v)
+	var errs []error
+	var walk func(v any, path string)
+	walk = func(v any, path string) {
+		switch x := v.(type) {
+		case string:
+			if err := r.Check(path, x); err != nil {
+				errs = append(errs, err)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, path+"["+strconv.Itoa(i)+"]")
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(k, path+"."+k+" (the key)")
+				walk(x[k], path+"."+k)
+			}
+		}
+	}
+	walk(v, "change")
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("proposal refused, nothing was created: %w; %w — remove it (refer to the secret by its variable name instead)",
+		ErrBadInput, errors.Join(errs...))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -305,5 +306,28 @@ func TestInspectFlagsHandMadeChanges(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProposeRefusesSecrets: on every path (the CLI sets the Redactor), a
+// change holding a known secret or a password creates nothing, and the
+// error names the field, never the value.
+func TestProposeRefusesSecrets(t *testing.T) {
+	const token = "gtea_4f9a1c77e2b04d"
+	dir, _ := rulesRepo(t)
+	l, _ := OpenLocal(dir, "test")
+	svc := Service{Backend: l, Redactor: redact.New(token)}
+	for name, c := range map[string]Change{
+		"statement": func() Change { c := guardrail("leaky"); c.Guardrail.Statement = "Use " + token + " to push."; return c }(),
+		"rationale": func() Change { c := guardrail("leaky"); c.Rationale = "the token is " + token; return c }(),
+		"password":  {Kind: KindPattern, Rationale: "x", Pattern: &schema.CustomPattern{Name: "p", Description: "d", ExampleRepos: []schema.ExampleRepo{{URL: "https://bob:hunter2secret@git.example/x.git", ReferenceTag: "p-1"}}}},
+	} {
+		_, err := svc.Propose(context.Background(), Draft{Change: c, Origin: agentOrigin()})
+		if !errors.Is(err, ErrBadInput) || !errors.Is(err, redact.ErrSecret) || strings.Contains(err.Error(), token) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if ps, _ := l.List(context.Background(), All); len(ps) != 0 {
+		t.Errorf("refused proposals created %d", len(ps))
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -44,7 +45,7 @@ func (f *backendFlags) service() (proposals.Service, error) {
 	if err != nil {
 		return proposals.Service{}, err
 	}
-	return proposals.Service{Backend: b, Version: version()}, nil
+	return proposals.Service{Backend: b, Version: version(), Redactor: redact.FromEnv(os.Environ())}, nil
 }
 
 func ctx30() (context.Context, context.CancelFunc) {
