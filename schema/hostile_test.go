@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -45,6 +46,20 @@ func TestHostileInput(t *testing.T) {
 		{"nul byte", "schema_version: 1\nproject: {id: \"a\x00b\"}\n", "", 0},
 		{"control char", "schema_version: 1\nproject: {id: x, name: \"a\\u0007b\"}\n", "control character", 2},
 		{"unknown alias", "a: *nope\n", "invalid YAML", 1},
+		// Aliases that refer to the value containing them: every recursive
+		// pass (the walk, position lookups, typed decoding) would loop.
+		{"merge of itself", "project: &p {<<: *p}\n", "alias *p refers to a value that contains it", 1},
+		{"merge of itself, 47 bytes", "schema_version: 1\nproject: &p {id: x, <<: *p}\n", "alias *p refers to a value", 2},
+		{"merge list of itself", "schema_version: 1\nproject: &p\n  id: x\n  <<: [*p]\n", "alias *p refers", 4},
+		{"sequence of itself", "a: &a [*a]\n", "alias *a refers", 1},
+		{"mapping of itself", "a: &a {b: *a}\n", "alias *a refers", 1},
+		{"merge of an ancestor", "a: &a\n  b:\n    c: [{<<: *a}]\n", "alias *a refers", 3},
+		{"alias of an ancestor's ancestor", "x: &x {y: &y {z: [*y, *x]}}\n", "alias *y refers", 1},
+		{"typed field of itself", "schema_version: 1\nproject: &p {id: x, name: *p}\n", "alias *p refers", 2},
+		{"guardrails of themselves", "schema_version: 1\nproject: {id: x}\nguardrails: &g [{id: a, statement: s, severity: guidance, applies_to: *g}]\n", "alias *g refers", 3},
+		{"nesting through aliases", aliasChain(40, "[*%s]"), "nested deeper than", 0},
+		{"nesting through merges", aliasChain(70, "{<<: *%s}"), "nested deeper than", 0},
+		{"merge chain without keys", aliasChain(5000, "{<<: *%s}"), "nested deeper than", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,12 +81,41 @@ func TestHostileInput(t *testing.T) {
 	}
 }
 
+// aliasChain defines n anchors, each repeating the one before through
+// format (which holds one %s for the previous anchor's name).
+func aliasChain(n int, format string) string {
+	var b strings.Builder
+	b.WriteString("a0: &a0 {k: v}\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d "+format+"\n", i, i, fmt.Sprintf("a%d", i-1))
+	}
+	return b.String()
+}
+
 func nested(depth int) string {
 	var b strings.Builder
 	for i := range depth {
 		b.WriteString(strings.Repeat("  ", i) + "k:\n")
 	}
 	return b.String()
+}
+
+// TestProjectIDHostile: ProjectID decodes without validating, so it must
+// refuse the same cyclic graphs Load does.
+func TestProjectIDHostile(t *testing.T) {
+	for _, data := range []string{
+		"project: &p {<<: *p}\n",
+		"project: &p {id: x, <<: *p}\n",
+		"project: &p {id: [*p]}\n",
+		aliasChain(5000, "{<<: *%s}"),
+	} {
+		if got := ProjectID([]byte(data)); got != "unknown" {
+			t.Errorf("ProjectID(%q) = %q, want unknown", data, got)
+		}
+	}
+	if got := ProjectID([]byte("project: {id: shop}\n")); got != "shop" {
+		t.Errorf("ProjectID = %q, want shop", got)
+	}
 }
 
 // TestExampleIsValid keeps the shipped example valid and warning-free.
@@ -98,6 +142,14 @@ func FuzzLoad(f *testing.F) {
 		"a: &a [x]\nb: [*a, *a]\n",
 		"schema_version: 1\nproject:\n  id: x\n  id: y\n",
 		"<<: {a: 1}\n",
+		"project: &p {<<: *p}\n",
+		"schema_version: 1\nproject: &p {id: x, <<: *p}\n",
+		"a: &a [*a]\n",
+		"x: &x {y: &y {z: [*y, *x]}}\n",
+		"a: &a {k: v}\nb: &b {<<: [*a, *a]}\nc: {<<: *b, d: *a}\n",
+		"schema_version: 1\nproject: {id: x, overview: \"```\\n# h\\n<!--\"}\n",
+		"schema_version: 1\nproject: {id: x, name: \"a\\u202eb\"}\n",
+		"schema_version: 1\nproject: {id: \"a\x00b\"}\n",
 	}
 	if data, err := os.ReadFile("../examples/runic-gateway/bridle.yaml"); err == nil {
 		seeds = append(seeds, string(data))
@@ -106,6 +158,10 @@ func FuzzLoad(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A hang is a failure too: crash the worker so the fuzzer keeps the input.
+		watchdog := time.AfterFunc(10*time.Second, func() { panic("Load took more than 10s") })
+		defer watchdog.Stop()
+		_ = ProjectID(data)
 		file, diags := Load("bridle.yaml", data)
 		for _, d := range diags {
 			if d.Line < 1 || d.Col < 1 || d.Message == "" {

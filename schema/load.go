@@ -263,6 +263,9 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 			"start from `bridle init`")
 	}
 
+	if ds := checkGraph(name, body); ds != nil {
+		return nil, ds
+	}
 	f.root = body
 	// Typed decoding only reads the node tree, so it runs beside the walk.
 	// go-yaml bounds alias expansion itself ("excessive aliasing"); the
@@ -424,6 +427,12 @@ func (w *walker) walk(n *yaml.Node, path *seg, depth int) any {
 }
 
 func (w *walker) mapping(n *yaml.Node, path *seg, depth int) map[string]any {
+	// checkGraph has refused cycles and deep nesting already; merges recurse
+	// here without passing through walk, so bound them here as well.
+	if depth > MaxDepth {
+		w.fatal(n, fmt.Sprintf("document is nested deeper than %d levels", MaxDepth), "flatten the structure")
+		return nil
+	}
 	out := make(map[string]any, len(n.Content)/2)
 	var firstLine map[string]int // for duplicate-key messages, made on demand
 	var merges []*yaml.Node
@@ -536,12 +545,16 @@ func ProjectID(data []byte) string {
 	if len(data) > MaxSize {
 		return "unknown"
 	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || checkGraph("", root.Content[0]) != nil {
+		return "unknown" // typed decoding is safe only on a graph checkGraph accepts
+	}
 	var doc struct {
 		Project struct {
 			ID string `yaml:"id"`
 		} `yaml:"project"`
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Project.ID == "" {
+	if err := root.Content[0].Decode(&doc); err != nil || doc.Project.ID == "" {
 		return "unknown"
 	}
 	return doc.Project.ID
