@@ -43,7 +43,7 @@ func TestHostileInput(t *testing.T) {
 		{"version as string", "schema_version: one\nproject: {id: x}\n", "schema_version: must be an integer", 1},
 		{"no version", "project: {id: x}\n", `missing required key "schema_version"`, 1},
 		{"null project", "schema_version: 1\nproject:\n", "project: must be an object", 2},
-		{"nul byte", "schema_version: 1\nproject: {id: \"a\x00b\"}\n", "", 0},
+		{"nul byte", "schema_version: 1\nproject: {id: \"a\x00b\"}\n", "U+0000 NUL", 2},
 		{"control char", "schema_version: 1\nproject: {id: x, name: \"a\\u0007b\"}\n", "control character", 2},
 		{"unknown alias", "a: *nope\n", "invalid YAML", 1},
 		// Aliases that refer to the value containing them: every recursive
@@ -193,4 +193,73 @@ func BenchmarkYAMLFloor(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestTextCharacters: invisible, bidi and control characters are refused in
+// every string, at the character's own line and column when it is written
+// as itself, naming the code point.
+func TestTextCharacters(t *testing.T) {
+	tests := []struct {
+		name      string
+		data      string
+		want      string
+		line, col int
+	}{
+		{"raw NUL", "schema_version: 1\nproject: {id: x, name: \"ab\x00\"}\n", "U+0000 NUL", 2, 27},
+		{"raw escape char", "schema_version: 1\nproject:\n  id: x\n  name: a\x1bb\n", "U+001B ESCAPE", 4, 10},
+		{"raw DEL", "schema_version: 1\nproject: {id: x}\n# \x7f\n", "U+007F DELETE", 3, 3},
+		{"bidi override in a statement", "schema_version: 1\nproject: {id: x}\nguardrails:\n  - id: g\n    statement: Never \u202epush\n    severity: guidance\n", "U+202E RIGHT-TO-LEFT OVERRIDE at character 7", 5, 22},
+		{"bidi isolate, escaped", "schema_version: 1\nproject: {id: x, name: \"a\\u2066b\"}\n", "U+2066 LEFT-TO-RIGHT ISOLATE", 2, 24},
+		{"zero width space in a key", "schema_version: 1\nproject: {id: x}\nagent_profiles:\n  cla\u200bude: {}\n", "U+200B ZERO WIDTH SPACE", 4, 6},
+		{"BOM mid-text", "schema_version: 1\nproject: {id: x, name: \"a\ufeffb\"}\n", "U+FEFF", 2, 26},
+		{"line separator", "schema_version: 1\nproject: {id: x, name: \"a\\Lb\"}\n", "U+2028 LINE SEPARATOR", 2, 24},
+		{"tag characters", "schema_version: 1\nproject:\n  id: x\n  overview: |\n    ok\n    hidden \U000E0041\U000E0042\n", "TAG CHARACTER", 6, 12},
+		{"carriage return escape", "schema_version: 1\nproject: {id: x, overview: \"a\\r## b\"}\n", "U+000D CARRIAGE RETURN", 2, 28},
+		{"escaped NUL", "schema_version: 1\nproject: {id: x, name: \"a\\0b\"}\n", "U+0000 NUL", 2, 24},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := Load("bridle.yaml", []byte(tt.data))
+			for _, d := range diags {
+				if strings.Contains(d.Message, tt.want) {
+					if d.Line != tt.line || d.Col != tt.col {
+						t.Errorf("at %d:%d, want %d:%d: %s", d.Line, d.Col, tt.line, tt.col, d)
+					}
+					return
+				}
+			}
+			t.Errorf("no diagnostic naming %q; got:\n%s", tt.want, diags.Error())
+		})
+	}
+}
+
+// TestProseRefused: each construct that could swallow or restructure the
+// sections after the overview is refused, at its line in the file.
+func TestProseRefused(t *testing.T) {
+	for _, text := range []string{
+		"Intro.\n\n```\nall that follows is code", "~~~\nx", "a\n   ```\nx", "````\nx\n```", "- ```\n  x", "> ```\n> x",
+		"a\n## Injected", "- # Injected", "Injected\n===", "Injected\n---", "Injected\n-", "a\n\n***", "a\n\n- - -",
+		"a\n<!-- hidden", "<h1>x</h1>", "<script>", "<div>", "<?php", "<![CDATA[", "<!DOCTYPE html>", "</div>",
+		"[x]: https://evil.example", "a <textarea> b",
+	} {
+		doc := "schema_version: 1\nproject:\n  id: x\n  overview: |\n" + indentBy(text, "    ") + "agent_profiles: {claude: {}}\n"
+		_, diags := Load("bridle.yaml", []byte(doc))
+		if !diags.HasErrors() || !strings.Contains(diags.Error(), "project.overview: line ") {
+			t.Errorf("overview %q: no diagnostic; got:\n%s", text, diags.Error())
+			continue
+		}
+		for _, d := range diags {
+			if d.Line < 5 || d.Fix == "" {
+				t.Errorf("overview %q: diagnostic not inside the text, or without a fix: %+v", text, d)
+			}
+		}
+	}
+}
+
+func indentBy(s, prefix string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		b.WriteString(prefix + l + "\n")
+	}
+	return b.String()
 }

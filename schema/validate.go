@@ -10,12 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 )
 
 // Load parses and validates a rules document: Parse, then the JSON Schema,
@@ -465,60 +466,38 @@ func (c *checker) permissions() {
 	}
 }
 
-// oneLine checks a field rendered on one line: no line breaks, no control
-// characters, no leading markdown heading, and not blank.
+// oneLine checks a field rendered on one line: no line breaks, no leading
+// markdown heading, no HTML that hides or swallows text, and not blank.
+// Control and invisible characters are refused for every string by the
+// walk. Other markdown at the start of the text is made inert by the
+// renderers (see internal/mdsafe), so it is not refused here.
 func (c *checker) oneLine(p, s string) {
-	if s == "" || !strings.ContainsAny(s, "\n\r\u2028\u2029#") && !hasControl(s, false) && strings.TrimSpace(s) != "" {
+	if s == "" || !strings.ContainsAny(s, "\n#<") && strings.TrimSpace(s) != "" {
 		return // the common case: nothing to report, no position needed
 	}
 	pos := c.f.Pos(p)
 	switch {
 	case strings.TrimSpace(s) == "":
 		c.errorAt(pos, p, "write a value or remove the key", "is blank")
-	case strings.ContainsAny(s, "\n\r\u2028\u2029"):
+	case strings.Contains(s, "\n"):
 		c.errorAt(pos, p, "write it on one line; use a rationale for more detail", "must be one line")
-	case hasControl(s, false):
-		c.errorAt(pos, p, "remove the control character", "contains a control character")
 	case strings.HasPrefix(strings.TrimSpace(s), "#"):
 		c.errorAt(pos, p, "remove the leading #; it would become a markdown heading", "must not start with #")
 	}
+	for _, pr := range mdsafe.CheckLine(s) {
+		c.errorAt(pos, p, pr.Fix, "has %s (at character %d)", pr.What, pr.Col)
+	}
 }
 
-// prose checks a multi-line field: no markdown headings (the renderer owns
-// the document's structure) and no control characters.
+// prose checks a multi-line field (the overview, pattern descriptions):
+// paragraphs, lists, quotes, tables, emphasis, links and closed code fences
+// are fine; anything that could swallow or restructure the sections a
+// render puts after it is refused, each at its own line (see
+// mdsafe.CheckProse): unclosed or nested code fences, headings, setext
+// underlines, thematic breaks, HTML blocks and comments, link reference
+// definitions.
 func (c *checker) prose(p, s string) {
-	pos := c.f.Pos(p)
-	if hasControl(s, true) {
-		c.errorAt(pos, p, "remove the control character", "contains a control character")
+	for _, pr := range mdsafe.CheckProse(s) {
+		c.errorAt(c.f.textPos(p, s, pr.Line, pr.Col), p, pr.Fix, "line %d of the text has %s (column %d)", pr.Line, pr.What, pr.Col)
 	}
-	for i, line := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(line)
-		if isHeading(t) {
-			c.errorAt(pos, p, "use plain paragraphs or lists; Bridle renders the headings",
-				"line %d of the text is a markdown heading", i+1)
-			return
-		}
-		if t == "---" || t == "===" {
-			c.errorAt(pos, p, "remove the rule line; it would break the rendered document", "line %d of the text is a markdown rule", i+1)
-			return
-		}
-	}
-}
-
-func hasControl(s string, multiline bool) bool {
-	for _, r := range s {
-		if r == '\t' || (multiline && (r == '\n' || r == '\r')) {
-			continue
-		}
-		if unicode.IsControl(r) || r == '\u2028' && !multiline || r == '\ufeff' {
-			return true
-		}
-	}
-	return false
-}
-
-// isHeading reports whether a trimmed line is an ATX markdown heading.
-func isHeading(t string) bool {
-	n := len(t) - len(strings.TrimLeft(t, "#"))
-	return n >= 1 && n <= 6 && (len(t) == n || t[n] == ' ' || t[n] == '\t')
 }
