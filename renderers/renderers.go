@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -310,11 +311,45 @@ func commandsByName(doc *schema.Document, names ...string) []schema.Command {
 	return out
 }
 
+// code renders s as an inline code span that s cannot close early: the
+// fence is one backtick longer than the longest run of backticks in s.
 func code(s string) string {
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
+	s = mdsafe.Plain(s) // a code span holds no markup; only line breaks and refused characters matter
+	longest, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			n++
+			longest = max(longest, n)
+		} else {
+			n = 0
+		}
 	}
-	return "`" + s + "`"
+	if longest == 0 {
+		return "`" + s + "`"
+	}
+	fence := strings.Repeat("`", longest+1)
+	return fence + " " + s + " " + fence
+}
+
+func codes(ss []string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = code(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// text makes one-line user text inert inline: see mdsafe.Line. Validation
+// refuses what it cannot make inert; this is the defence for documents
+// that did not pass through it (snapshots compiled elsewhere).
+func text(s string) string { return mdsafe.Line(s) }
+
+func texts(ss []string, sep string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = text(s)
+	}
+	return strings.Join(out, sep)
 }
 
 func backticks(ids []string) string {
@@ -325,11 +360,14 @@ func backticks(ids []string) string {
 	return strings.Join(out, ", ")
 }
 
-func paragraphs(b *strings.Builder, text string) {
-	t := strings.TrimSpace(text)
+// paragraphs writes multi-line prose, trimmed, with every construct that
+// could swallow or restructure the sections after it escaped (see
+// mdsafe.Prose); prose that passed validation is written as it is.
+func paragraphs(b *strings.Builder, prose string) {
+	t := strings.TrimSpace(prose)
 	if t == "" {
 		return
 	}
-	b.WriteString(t)
+	b.WriteString(mdsafe.Prose(t))
 	b.WriteString("\n\n")
 }

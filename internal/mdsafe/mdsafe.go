@@ -144,16 +144,22 @@ func CheckLine(s string) []Problem {
 	return ps
 }
 
+// Plain returns one-line text for a code span, where markup is inert but a
+// line break would end the span's paragraph: line breaks become spaces and
+// refused characters U+FFFD.
+func Plain(s string) string {
+	if strings.ContainsAny(s, "\n\r\u2028\u2029\u0085") {
+		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ", "\u0085", " ").Replace(s)
+	}
+	return replaceBad(s, false)
+}
+
 // Line returns one-line text made inert for inline rendering: line breaks
 // become spaces, refused characters become U+FFFD, a block construct at the
 // start and HTML comments and raw-text elements anywhere are escaped. Text
 // with none of these is returned unchanged.
 func Line(s string) string {
-	if strings.ContainsAny(s, "\n\r\u2028\u2029\u0085") {
-		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ", "\u0085", " ").Replace(s)
-	}
-	s = replaceBad(s, false)
-	s = escapeAt(s, inlineOffsets(s))
+	s = escapeAt(Plain(s), inlineOffsets(Plain(s)))
 	if off, ok := blockStart(s); ok {
 		s = s[:off] + `\` + s[off:]
 	}

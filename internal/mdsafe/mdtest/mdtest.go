@@ -18,7 +18,7 @@ var md = goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote)
 
 // Outline is what a markdown document's structure consists of.
 type Outline struct {
-	Headings []string // "## Title", every heading at any depth, in order
+	Headings []string // "## Title" (the title as written), every heading at any depth, in order
 	Blocks   []string // problems: HTML blocks, thematic breaks, link definitions, hidden HTML
 }
 
@@ -61,13 +61,12 @@ func Parse(src string) Outline {
 	return o
 }
 
-func plain(n ast.Node, src []byte) string {
+// plain is the heading's text as written in the source.
+func plain(n *ast.Heading, src []byte) string {
 	var b strings.Builder
-	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
-		if t, ok := c.(*ast.Text); ok && entering {
-			b.Write(t.Segment.Value(src))
-		}
-		return ast.WalkContinue, nil
-	})
-	return b.String()
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		b.Write(seg.Value(src))
+	}
+	return strings.TrimSpace(b.String())
 }
