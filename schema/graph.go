@@ -36,6 +36,12 @@ func checkGraph(name string, root *yaml.Node) Diagnostics {
 		if it.n.Kind == yaml.AliasNode {
 			aliases = true
 		}
+		if it.n.Kind == yaml.MappingNode && len(it.n.Content)/2 > MaxKeys {
+			// go-yaml's typed decoding compares every key of a mapping
+			// with every other: quadratic, minutes for a 2 MB document.
+			return fatal(it.n, fmt.Sprintf("mapping holds %d keys, more than the %d allowed", len(it.n.Content)/2, MaxKeys),
+				"a rules document needs a few keys per mapping; remove the extra keys")
+		}
 		for _, c := range it.n.Content {
 			stack = append(stack, item{c, it.depth + 1})
 		}

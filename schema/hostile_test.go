@@ -59,7 +59,8 @@ func TestHostileInput(t *testing.T) {
 		{"guardrails of themselves", "schema_version: 1\nproject: {id: x}\nguardrails: &g [{id: a, statement: s, severity: guidance, applies_to: *g}]\n", "alias *g refers", 3},
 		{"nesting through aliases", aliasChain(40, "[*%s]"), "nested deeper than", 0},
 		{"nesting through merges", aliasChain(70, "{<<: *%s}"), "nested deeper than", 0},
-		{"merge chain without keys", aliasChain(5000, "{<<: *%s}"), "nested deeper than", 0},
+		{"merge chain without keys", aliasChain(900, "{<<: *%s}"), "nested deeper than", 0},
+		{"mapping with too many keys", "schema_version: 1\nproject: {id: x}\n" + strings.Repeat("k: 1\n", MaxKeys+1), "more than the 1000 allowed", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,4 +263,61 @@ func indentBy(s, prefix string) string {
 		b.WriteString(prefix + l + "\n")
 	}
 	return b.String()
+}
+
+// TestDiagnosticsBounded: however many problems a document has and however
+// long its values, the report stays small and quick — at most
+// MaxDiagnostics and one saying how many more, each message bounded, each
+// quoted value cut to MaxQuote characters.
+func TestDiagnosticsBounded(t *testing.T) {
+	big := strings.Repeat("x", MaxSize-200)
+	var many, manyKeys, manySev strings.Builder
+	many.WriteString("schema_version: 1\nproject: {id: x}\nguardrails:\n")
+	for i := 0; many.Len() < MaxSize-100; i++ {
+		fmt.Fprintf(&many, "  - {id: g, statement: \"# s\", severity: hard}\n")
+	}
+	manyKeys.WriteString("schema_version: 1\nproject: {id: x}\n")
+	for i := 0; manyKeys.Len() < MaxSize-100; i++ {
+		fmt.Fprintf(&manyKeys, "k%d: 1\n", i)
+	}
+	manySev.WriteString("schema_version: 1\nproject: {id: x}\nagent_profiles:\n")
+	for i := 0; manySev.Len() < MaxSize-100; i++ {
+		fmt.Fprintf(&manySev, "  a%d: {style: s%d}\n", i, i)
+	}
+	tests := []struct{ name, data string }{
+		{"many problems", many.String()},
+		{"many unknown keys", manyKeys.String()},
+		{"many agents with a bad style", manySev.String()},
+		{"huge enum value", "schema_version: 1\nproject: {id: x}\nguardrails:\n  - {id: g, statement: s, severity: " + big + "}\n"},
+		{"huge unknown key", "schema_version: 1\nproject: {id: x}\n" + big + ": 1\n"},
+		{"huge id", "schema_version: 1\nproject: {id: \"" + big + "\"}\n"},
+		{"huge duplicate key", "schema_version: 1\nproject: {id: x}\n" + big[:MaxSize/2-100] + ": 1\n" + big[:MaxSize/2-100] + ": 2\n"},
+		{"huge agent name", "schema_version: 1\nproject: {id: x}\nagent_profiles: {\"" + big + "\": {}}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, diags := Load("bridle.yaml", []byte(tt.data))
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Load took %v", d)
+			}
+			if !diags.HasErrors() {
+				t.Fatal("no error")
+			}
+			if len(diags) > MaxDiagnostics+1 {
+				t.Errorf("%d diagnostics, want at most %d", len(diags), MaxDiagnostics+1)
+			}
+			if len(diags) == MaxDiagnostics+1 && !strings.Contains(diags[MaxDiagnostics].Message, "more problems not shown") {
+				t.Errorf("the last diagnostic does not say how many were left out: %s", diags[MaxDiagnostics])
+			}
+			for _, d := range diags {
+				if len(d.String()) > 2000 || len(d.Fix) > 2000 {
+					t.Errorf("diagnostic of %d bytes: %.200s…", len(d.String()), d)
+				}
+				if strings.Contains(d.String(), strings.Repeat("x", MaxQuote+1)) {
+					t.Errorf("diagnostic quotes more than %d characters of a value: %.200s…", MaxQuote, d)
+				}
+			}
+		})
+	}
 }

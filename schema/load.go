@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -28,6 +29,9 @@ const (
 	// MaxAliased bounds the values reached through aliases, which defuses
 	// "billion laughs" documents; sharing a list or a mapping is far below it.
 	MaxAliased = 10_000
+	// MaxKeys bounds the keys of one mapping; the largest a rules document
+	// needs (agent_profiles, permissions) hold one per agent.
+	MaxKeys = 1000
 )
 
 // Pos is a 1-based line and column in a source file.
@@ -44,6 +48,9 @@ type File struct {
 	value any        // generic JSON-like value, for JSON Schema validation
 	root  *yaml.Node // the document's top mapping; positions are looked up in it on demand
 	src   []byte     // the document's text, for positions inside values
+
+	mu   sync.Mutex                    // guards keys
+	keys map[*yaml.Node]map[string]int // large mappings' keys, indexed for lookups
 
 	decodeErr Diagnostic // a typed-decoding failure, if any (Message is empty when none)
 	partial   bool       // decodeErr was a type mismatch; Doc holds everything else
@@ -114,7 +121,7 @@ func (f *File) lookup(path string) (key, val *yaml.Node) {
 		var k, v *yaml.Node
 		switch {
 		case tok.key != "" || !tok.index:
-			k, v = findKey(val, tok.key, 0)
+			k, v = f.findKey(val, tok.key)
 		case val.Kind == yaml.SequenceNode && tok.i < len(val.Content):
 			v = val.Content[tok.i]
 		}
@@ -131,6 +138,39 @@ func deref(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// indexFrom is the size from which a mapping's keys are indexed for
+// lookups: a document with thousands of unknown keys or agents asks for the
+// position of each, and scanning the mapping every time is quadratic.
+const indexFrom = 32
+
+// findKey is findKey with an index of large mappings' own keys, built on
+// the first lookup and shared by the goroutines of Validate.
+func (f *File) findKey(m *yaml.Node, key string) (k, v *yaml.Node) {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode || len(m.Content) < 2*indexFrom {
+		return findKey(m, key, 0)
+	}
+	f.mu.Lock()
+	idx, ok := f.keys[m]
+	if !ok {
+		idx = map[string]int{}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if kn := m.Content[i]; kn.Kind == yaml.ScalarNode && kn.ShortTag() != "!!merge" {
+				idx[kn.Value] = i // the last occurrence, as findKey returns
+			}
+		}
+		if f.keys == nil {
+			f.keys = map[*yaml.Node]map[string]int{}
+		}
+		f.keys[m] = idx
+	}
+	f.mu.Unlock()
+	if i, ok := idx[key]; ok {
+		return m.Content[i], m.Content[i+1]
+	}
+	return findKey(m, key, 0) // through the merges
 }
 
 // findKey finds key in a mapping, looking into "<<" merges too; for a
@@ -313,7 +353,7 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 	v := w.walk(body, nil, 0)
 	<-decoded
 	if w.stop {
-		return nil, w.diags.Sort()
+		return nil, w.diags.Sort().Limit(MaxDiagnostics)
 	}
 	f.value = v
 
@@ -323,7 +363,7 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 	if len(w.diags) > 0 {
 		f.decodeErr, f.partial = w.diags[0], false
 	}
-	return f, append(w.diags, w.text...).Sort()
+	return f, append(w.diags, w.text...).Sort().Limit(MaxDiagnostics)
 }
 
 // checkVersion refuses documents without a usable schema_version, or newer
@@ -357,7 +397,7 @@ func yamlError(name string, err error) Diagnostic {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimPrefix(strings.Replace(msg, m[0]+": ", "", 1), m[0])
 	}
-	msg = strings.TrimSpace(strings.ReplaceAll(msg, "\n", "; "))
+	msg = shortenQuoted(strings.TrimSpace(strings.ReplaceAll(msg, "\n", "; ")))
 	return Diagnostic{File: name, Line: line, Col: 1, Level: Error, Message: "invalid YAML: " + msg,
 		Fix: "fix the YAML syntax at this line (check indentation, colons and quotes)"}
 }
@@ -584,7 +624,7 @@ func (w *walker) mapping(n *yaml.Node, path *seg, depth int) map[string]any {
 				}
 			}
 			p := JoinKey(path.String(), key)
-			w.errorf(k, p, "remove one of the two, or merge them", "duplicate key %q (first defined at line %d)", key, firstLine[key])
+			w.errorf(k, p, "remove one of the two, or merge them", "duplicate key %s (first defined at line %d)", quote(key), firstLine[key])
 			continue
 		}
 		out[key] = w.walk(v, &seg{path, key, -1}, depth+1)
