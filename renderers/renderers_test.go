@@ -1,6 +1,7 @@
 package renderers
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,4 +190,72 @@ func TestCode(t *testing.T) {
 			t.Errorf("code(%q) = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// TestWriteStaysInside: no write, and no read for --check, leaves the output
+// directory — not through a linked subdirectory, a linked file, "..", or an
+// absolute path.
+func TestWriteStaysInside(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, out, outside string)
+		path  string
+	}{
+		{"linked subdirectory", func(t *testing.T, out, outside string) {
+			os.MkdirAll(filepath.Join(out, "agents"), 0o755)
+			if err := os.Symlink(outside, filepath.Join(out, "agents", "kimi")); err != nil {
+				t.Fatal(err)
+			}
+		}, "agents/kimi/AGENTS.md"},
+		{"linked top directory", func(t *testing.T, out, outside string) {
+			os.Symlink(outside, filepath.Join(out, "agents"))
+		}, "agents/kimi/AGENTS.md"},
+		{"linked file", func(t *testing.T, out, outside string) {
+			os.WriteFile(filepath.Join(outside, "target"), []byte("secret\n"), 0o644)
+			os.Symlink(filepath.Join(outside, "target"), filepath.Join(out, "CLAUDE.md"))
+		}, "CLAUDE.md"},
+		{"link inside the directory", func(t *testing.T, out, outside string) {
+			os.MkdirAll(filepath.Join(out, "real"), 0o755)
+			os.Symlink("real", filepath.Join(out, "agents"))
+		}, "agents/AGENTS.md"},
+		{"dot-dot", func(t *testing.T, out, outside string) {}, "../outside/AGENTS.md"},
+		{"absolute", func(t *testing.T, out, outside string) {}, "/tmp/AGENTS.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			out, outside := filepath.Join(base, "out"), filepath.Join(base, "outside")
+			os.MkdirAll(out, 0o755)
+			os.MkdirAll(outside, 0o755)
+			tt.setup(t, out, outside)
+			before := listing(t, outside)
+			files := []File{{Agent: "b", Path: "BEFORE.md", Content: "x\n"}, {Agent: "a", Path: tt.path, Content: HeaderStart + "\nrendered\n"}}
+			if _, err := Write(out, files); !errors.Is(err, ErrUnsafePath) {
+				t.Errorf("Write: %v, want ErrUnsafePath", err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "BEFORE.md")); err == nil {
+				t.Error("Write wrote a file before refusing another")
+			}
+			if _, err := Check(out, files); !errors.Is(err, ErrUnsafePath) {
+				t.Errorf("Check: %v, want ErrUnsafePath", err)
+			}
+			if after := listing(t, outside); after != before {
+				t.Errorf("outside the output directory changed:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+}
+
+// listing describes every file under dir and its content.
+func listing(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			b.WriteString(p + ": " + string(data) + "\n")
+		}
+		return nil
+	})
+	return b.String()
 }
