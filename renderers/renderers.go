@@ -11,6 +11,12 @@
 //     input gives byte-identical output.
 //   - Every file starts with a generated header naming the source commit and
 //     content hash and saying how to change the rules (see Header).
+//   - Rules text cannot restructure a render, even from a document that never
+//     passed validation: one-line text is made inert inline (mdsafe.Line),
+//     prose has its escaping constructs escaped (mdsafe.Prose), code spans are
+//     fenced longer than their content's backtick runs. Text that validates is
+//     rendered unchanged.
+//   - Write and Check stay inside the output directory (ErrUnsafePath).
 package renderers
 
 import (
