@@ -63,7 +63,7 @@ func projectName(doc *schema.Document) string {
 	if doc.Project.Name != "" {
 		return text(doc.Project.Name)
 	}
-	return doc.Project.ID
+	return text(doc.Project.ID)
 }
 
 func reference(in Input, v voice) []byte {
@@ -78,21 +78,21 @@ func reference(in Input, v voice) []byte {
 	if len(d.Project.Stack) > 0 {
 		b.WriteString(v.stackTitle + "\n\n")
 		for _, s := range d.Project.Stack {
-			b.WriteString("- " + text(s) + "\n")
+			b.WriteString("- " + lead(s) + "\n")
 		}
 		b.WriteByte('\n')
 	}
 	if len(d.Project.Commands) > 0 {
 		b.WriteString(v.cmdTitle + "\n\n")
 		for _, c := range d.Project.Commands {
-			fmt.Fprintf(&b, "- %s: %s\n", text(c.Name), code(c.Run))
+			fmt.Fprintf(&b, "- %s: %s\n", lead(c.Name), code(c.Run))
 		}
 		b.WriteByte('\n')
 	}
 	if len(d.Project.Conventions) > 0 {
 		b.WriteString(v.convTitle + "\n\n")
 		for _, c := range d.Project.Conventions {
-			fmt.Fprintf(&b, "- %s (`%s`)", text(c.Statement), c.ID)
+			fmt.Fprintf(&b, "- %s (`%s`)", lead(c.Statement), c.ID)
 			if c.Rationale != "" {
 				b.WriteString(" — why: " + text(c.Rationale))
 			}

@@ -120,12 +120,18 @@ const SourcePrefix = "     source: "
 func Header(in Input) string {
 	var b strings.Builder
 	b.WriteString(HeaderStart + "\n")
-	fmt.Fprintf(&b, "     rules: %s · agent: %s · renderer: %s\n", in.Doc.Project.ID, in.Agent, For(in.Profile).Name())
+	fmt.Fprintf(&b, "     rules: %s · agent: %s · renderer: %s\n", commentSafe(in.Doc.Project.ID), commentSafe(in.Agent), For(in.Profile).Name())
 	b.WriteString(SourcePrefix + sourceLine(in.Meta) + " · bridle " + in.Meta.BridleVersion + "\n")
 	b.WriteString(ContentPrefix + in.Meta.ContentHash + "\n")
 	b.WriteString("     To change the rules, propose a change (`bridle propose …`, or the propose_guardrail\n")
 	b.WriteString("     tool of the bridle MCP server); once a maintainer merges it, this file is rendered again. -->\n")
 	return b.String()
+}
+
+// commentSafe keeps a value from ending the header's HTML comment early
+// ("-->", "--!>"): valid ids and agent names hold no ">".
+func commentSafe(s string) string {
+	return strings.ReplaceAll(mdsafe.Plain(s), ">", "\ufffd")
 }
 
 func sourceLine(m Meta) string {
@@ -345,10 +351,15 @@ func codes(ss []string) string {
 	return strings.Join(out, ", ")
 }
 
-// text makes one-line user text inert inline: see mdsafe.Line. Validation
-// refuses what it cannot make inert; this is the defence for documents
-// that did not pass through it (snapshots compiled elsewhere).
-func text(s string) string { return mdsafe.Line(s) }
+// lead makes one-line user text that starts a line's content (a list item's
+// first words) inert: see mdsafe.Line. Validation refuses what it cannot
+// make inert; this is the defence for documents that did not pass through
+// it (snapshots compiled elsewhere).
+func lead(s string) string { return mdsafe.Line(s) }
+
+// text makes one-line user text inert where it stands inside a line, after
+// Bridle's own words or in a heading: see mdsafe.Inline.
+func text(s string) string { return mdsafe.Inline(s) }
 
 func texts(ss []string, sep string) string {
 	out := make([]string, len(ss))

@@ -151,14 +151,14 @@ func (stepwise) Render(in Input) []byte {
 	if len(d.Project.Stack) > 0 {
 		b.WriteString("It uses:\n\n")
 		for _, s := range d.Project.Stack {
-			b.WriteString("- " + text(s) + "\n")
+			b.WriteString("- " + lead(s) + "\n")
 		}
 		b.WriteByte('\n')
 	}
 	if len(d.Project.Commands) > 0 {
 		b.WriteString("Commands:\n\n")
 		for _, c := range d.Project.Commands {
-			fmt.Fprintf(&b, "- %s: %s\n", text(c.Name), code(c.Run))
+			fmt.Fprintf(&b, "- %s: %s\n", lead(c.Name), code(c.Run))
 		}
 		b.WriteByte('\n')
 	}

@@ -154,12 +154,21 @@ func Plain(s string) string {
 	return replaceBad(s, false)
 }
 
+// Inline returns one-line text for a place inside a line (after other text,
+// or in a heading), where nothing it starts with acts at block level: line
+// breaks become spaces, refused characters U+FFFD, and HTML comments and
+// raw-text elements are escaped.
+func Inline(s string) string {
+	s = Plain(s)
+	return escapeAt(s, inlineOffsets(s))
+}
+
 // Line returns one-line text made inert for inline rendering: line breaks
 // become spaces, refused characters become U+FFFD, a block construct at the
 // start and HTML comments and raw-text elements anywhere are escaped. Text
 // with none of these is returned unchanged.
 func Line(s string) string {
-	s = escapeAt(Plain(s), inlineOffsets(Plain(s)))
+	s = Inline(s)
 	if off, ok := blockStart(s); ok {
 		s = s[:off] + `\` + s[off:]
 	}

@@ -146,6 +146,13 @@ func TestLineHostile(t *testing.T) {
 		if !slices.Equal(o.Headings, []string{"## Top", "## After"}) || len(o.Blocks) > 0 {
 			t.Errorf("Line(%q) = %q: headings %q, blocks %q", s, out, o.Headings, o.Blocks)
 		}
+		mid := mdtest.Parse("## Top\n\n- **id** — " + Inline(s) + "\n- next\n\n## After\n")
+		if !slices.Equal(mid.Headings, []string{"## Top", "## After"}) || len(mid.Blocks) > 0 {
+			t.Errorf("Inline(%q) = %q after other text: headings %q, blocks %q", s, Inline(s), mid.Headings, mid.Blocks)
+		}
+		if got := mdtest.Parse("# " + Inline(s) + "\n\n## After\n"); len(got.Headings) != 2 || len(got.Blocks) > 0 {
+			t.Errorf("Inline(%q) = %q in a heading: headings %q, blocks %q", s, Inline(s), got.Headings, got.Blocks)
+		}
 		head := mdtest.Parse("# " + out + "\n\n## After\n")
 		if len(head.Headings) != 2 || len(head.Blocks) > 0 {
 			t.Errorf("Line(%q) = %q in a heading: headings %q, blocks %q", s, out, head.Headings, head.Blocks)
