@@ -5,11 +5,16 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
+
+	"github.com/bridle-dev/bridle/internal/mdsafe/mdtest"
+	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -58,6 +63,7 @@ func TestGolden(t *testing.T) {
 			got := input
 			for _, r := range snap.Renders {
 				got = append(got, txtar.File{Name: r.Path, Data: []byte(r.Content)})
+				checkOutline(t, &snap.Document, r)
 			}
 			if *update {
 				ar.Files = got
@@ -85,5 +91,24 @@ func TestGolden(t *testing.T) {
 				t.Errorf("%s: in the golden file but not rendered", name)
 			}
 		})
+	}
+}
+
+// checkOutline reads a render as GitHub does and checks that its structure
+// is the one Bridle wrote: the headings are exactly the sections the
+// renderer emitted, and the only HTML is the generated header — whatever
+// the rules' text holds.
+func checkOutline(t *testing.T, doc *schema.Document, r renderers.File) {
+	t.Helper()
+	o := mdtest.Parse(r.Content)
+	var want []string
+	for _, s := range renderers.Explain(doc, r).Sections {
+		want = append(want, strings.Repeat("#", s.Level)+" "+s.Heading)
+	}
+	if !slices.Equal(o.Headings, want) {
+		t.Errorf("%s: headings as read by a markdown parser:\n%q\nsections the renderer wrote:\n%q", r.Path, o.Headings, want)
+	}
+	if !slices.Equal(o.Blocks, []string{"HTML block"}) {
+		t.Errorf("%s: blocks besides the header: %q", r.Path, o.Blocks)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -102,7 +103,10 @@ func missing(name, msg, fix string) schema.Diagnostics {
 	return schema.Diagnostics{{File: name, Line: 1, Col: 1, Level: schema.Error, Message: msg, Fix: fix}}
 }
 
-// rulesPath resolves a file or directory argument to the rules file.
+// rulesPath resolves a file or directory argument to the rules file. It
+// refuses anything but a regular file (a symbolic link to one is fine)
+// before opening it: opening a named pipe waits for a writer, and a device
+// or socket is no rules document.
 func rulesPath(p string) (string, schema.Diagnostics, error) {
 	st, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -112,13 +116,36 @@ func rulesPath(p string) (string, schema.Diagnostics, error) {
 		return "", nil, fmt.Errorf("read rules: %w", err)
 	}
 	if !st.IsDir() {
-		return p, nil, nil
+		return p, notRegular(p, st), nil
 	}
 	f := filepath.Join(p, FileName)
-	if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+	st, err = os.Stat(f)
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", missing(f, "no "+FileName+" in "+p, "point --rules at a rules directory, or create one with `bridle init "+p+"`"), nil
 	}
-	return f, nil, nil
+	if err != nil {
+		return "", nil, fmt.Errorf("read rules: %w", err)
+	}
+	return f, notRegular(f, st), nil
+}
+
+// notRegular is a diagnostic for a rules path that is not a regular file.
+func notRegular(p string, st fs.FileInfo) schema.Diagnostics {
+	if st.Mode().IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch m := st.Mode(); {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0 || m&fs.ModeCharDevice != 0:
+		what = "a device"
+	}
+	return missing(p, p+" is "+what+", not a regular file", "point --rules at a bridle.yaml file, or at the directory that holds one")
 }
 
 func readFile(arg string) (Input, schema.Diagnostics, error) {
@@ -145,11 +172,21 @@ func readFile(arg string) (Input, schema.Diagnostics, error) {
 }
 
 func readLimited(p string) ([]byte, schema.Diagnostics, error) {
-	f, err := os.Open(p)
+	// O_NONBLOCK: should p have become a named pipe since rulesPath looked,
+	// opening it does not wait for a writer; the check after opening,
+	// on the file actually opened, then refuses it.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read rules: %w", err)
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read rules %s: %w", p, err)
+	}
+	if ds := notRegular(p, st); ds != nil {
+		return nil, ds, nil
+	}
 	data, err := io.ReadAll(io.LimitReader(f, schema.MaxSize+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read rules %s: %w", p, err)

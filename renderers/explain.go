@@ -3,6 +3,7 @@ package renderers
 import (
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -47,8 +48,12 @@ func Explain(doc *schema.Document, f File) Explanation {
 	}
 	var cur *Section
 	inHeader := false
+	fenced := mdsafe.Fenced(f.Content) // a "# comment" in a code block in prose is not a section
+	i := -1
 	for line := range strings.Lines(f.Content) {
+		i++
 		switch {
+		case i < len(fenced) && fenced[i]:
 		case strings.HasPrefix(line, "<!--"):
 			inHeader = !strings.Contains(line, "-->")
 			continue

@@ -2,6 +2,8 @@ package renderers
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,29 +13,116 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
-	"github.com/google/renameio/v2"
 )
+
+// ErrUnsafePath is returned for a render whose path would leave the output
+// directory: absolute, climbing out with "..", or passing through a
+// symbolic link (a linked subdirectory or a linked file).
+var ErrUnsafePath = errors.New("path leaves the output directory")
 
 // Write writes each file under dir at its Path, atomically (a temporary file
 // renamed into place), creating directories as needed. A file whose content
 // is already current is left untouched. It returns the paths written.
+//
+// Writes never leave dir: a path that is not local, or that has a symbolic
+// link below dir among its directories or as the file itself, is refused
+// with ErrUnsafePath before anything is written for it, and the writes go
+// through an os.Root, which also stops a link made while they run.
 func Write(dir string, files []File) ([]string, error) {
 	var written []string
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if old, err := os.ReadFile(p); err == nil && string(old) == f.Content {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("write %s: %w", dir, err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", dir, err)
+	}
+	defer root.Close()
+	// Every path first, so that one unsafe path leaves nothing written.
+	rels := make([]string, len(files))
+	for i, f := range files {
+		if rels[i], err = localPath(root, f.Path); err != nil {
+			return nil, fmt.Errorf("write %s: %w", filepath.Join(dir, filepath.FromSlash(f.Path)), err)
+		}
+	}
+	for i, f := range files {
+		p, rel := filepath.Join(dir, filepath.FromSlash(f.Path)), rels[i]
+		if old, err := root.ReadFile(rel); err == nil && string(old) == f.Content {
 			written = append(written, p)
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 			return written, fmt.Errorf("write %s: %w", p, err)
 		}
-		if err := renameio.WriteFile(p, []byte(f.Content), 0o644); err != nil {
+		if err := writeAtomic(root, rel, []byte(f.Content)); err != nil {
 			return written, fmt.Errorf("write %s: %w", p, err)
 		}
 		written = append(written, p)
 	}
 	return written, nil
+}
+
+// localPath checks that a render's slash-separated path stays inside root:
+// it must be local, and no component that exists may be a symbolic link, a
+// directory component must be a directory and the file, if it exists, a
+// regular file. It returns the path in the OS's form.
+func localPath(root *os.Root, p string) (string, error) {
+	rel := filepath.FromSlash(p)
+	if p == "" || !filepath.IsLocal(rel) || strings.Contains(p, "\\") {
+		return "", fmt.Errorf("%q is not a relative path inside the output directory: %w", p, ErrUnsafePath)
+	}
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	for i := range parts {
+		sub := filepath.Join(parts[:i+1]...)
+		st, err := root.Lstat(sub)
+		if errors.Is(err, fs.ErrNotExist) {
+			return rel, nil // nothing below exists yet: Write creates it
+		}
+		if err != nil {
+			return "", err
+		}
+		last := i == len(parts)-1
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			return "", fmt.Errorf("%s is a symbolic link; Bridle writes only inside the output directory (remove the link, or choose another --out): %w",
+				filepath.Join(root.Name(), sub), ErrUnsafePath)
+		case !last && !st.IsDir():
+			return "", fmt.Errorf("%s is not a directory", filepath.Join(root.Name(), sub))
+		case last && !st.Mode().IsRegular():
+			return "", fmt.Errorf("%s is not a regular file", filepath.Join(root.Name(), sub))
+		}
+	}
+	return rel, nil
+}
+
+// writeAtomic writes data to a temporary file beside rel and renames it
+// into place, so a reader sees the old file or the new one, never a part.
+func writeAtomic(root *os.Root, rel string, data []byte) error {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(b[:]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer root.Remove(tmp) // after a successful rename there is nothing left to remove
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644) // as renameio did: the mode does not depend on the umask
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return root.Rename(tmp, rel)
 }
 
 // State is the outcome of checking one file.
@@ -63,10 +152,27 @@ type Finding struct {
 func Check(dir string, files []File) ([]Finding, error) {
 	var out []Finding
 	want := map[string]bool{}
+	root, err := os.OpenRoot(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("check %s: %w", dir, err)
+	}
+	if root != nil {
+		defer root.Close()
+	}
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		want[filepath.Clean(p)] = true
-		got, err := os.ReadFile(p)
+		var got []byte
+		err := fs.ErrNotExist
+		if root != nil {
+			// A linked file or directory is refused, not read: its diff
+			// would print a file from outside the output directory.
+			var rel string
+			if rel, err = localPath(root, f.Path); err != nil {
+				return nil, fmt.Errorf("check %s: %w", p, err)
+			}
+			got, err = root.ReadFile(rel)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			out = append(out, Finding{Path: p, Agent: f.Agent, State: Missing, Diff: udiff.Unified(p, p, "", f.Content)})
 			continue

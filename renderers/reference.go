@@ -61,9 +61,9 @@ func (agentsMD) Render(in Input) []byte {
 
 func projectName(doc *schema.Document) string {
 	if doc.Project.Name != "" {
-		return doc.Project.Name
+		return text(doc.Project.Name)
 	}
-	return doc.Project.ID
+	return text(doc.Project.ID)
 }
 
 func reference(in Input, v voice) []byte {
@@ -78,23 +78,23 @@ func reference(in Input, v voice) []byte {
 	if len(d.Project.Stack) > 0 {
 		b.WriteString(v.stackTitle + "\n\n")
 		for _, s := range d.Project.Stack {
-			b.WriteString("- " + s + "\n")
+			b.WriteString("- " + lead(s) + "\n")
 		}
 		b.WriteByte('\n')
 	}
 	if len(d.Project.Commands) > 0 {
 		b.WriteString(v.cmdTitle + "\n\n")
 		for _, c := range d.Project.Commands {
-			fmt.Fprintf(&b, "- %s: %s\n", c.Name, code(c.Run))
+			fmt.Fprintf(&b, "- %s: %s\n", lead(c.Name), code(c.Run))
 		}
 		b.WriteByte('\n')
 	}
 	if len(d.Project.Conventions) > 0 {
 		b.WriteString(v.convTitle + "\n\n")
 		for _, c := range d.Project.Conventions {
-			fmt.Fprintf(&b, "- %s (`%s`)", c.Statement, c.ID)
+			fmt.Fprintf(&b, "- %s (`%s`)", lead(c.Statement), c.ID)
 			if c.Rationale != "" {
-				b.WriteString(" — why: " + c.Rationale)
+				b.WriteString(" — why: " + text(c.Rationale))
 			}
 			b.WriteByte('\n')
 		}
@@ -120,9 +120,9 @@ func reference(in Input, v voice) []byte {
 			case schema.HardInstruction:
 				prefix = v.mustPrefix
 			}
-			fmt.Fprintf(&b, "- **%s** — %s%s\n", g.ID, prefix, g.Statement)
+			fmt.Fprintf(&b, "- **%s** — %s%s\n", g.ID, prefix, text(g.Statement))
 			if g.Rationale != "" {
-				b.WriteString("  - Why: " + g.Rationale + "\n")
+				b.WriteString("  - Why: " + text(g.Rationale) + "\n")
 			}
 			if tier == schema.Enforcement {
 				if len(g.EnforcedBy) > 0 {
@@ -150,7 +150,7 @@ func patterns(b *strings.Builder, d *schema.Document) {
 	}
 	b.WriteString("## Architecture patterns\n\n")
 	if len(d.Patterns.Standard) > 0 {
-		b.WriteString("Standard patterns in use: " + strings.Join(d.Patterns.Standard, ", ") + ".\n\n")
+		b.WriteString("Standard patterns in use: " + texts(d.Patterns.Standard, ", ") + ".\n\n")
 	}
 	for _, p := range d.Patterns.Custom {
 		fmt.Fprintf(b, "### %s\n\n", p.Name)
@@ -158,12 +158,12 @@ func patterns(b *strings.Builder, d *schema.Document) {
 		if len(p.ExampleRepos) > 0 {
 			fmt.Fprintf(b, "Examples (search them with `search_pattern_examples`, arch_tag `%s`):\n\n", archTag(p))
 			for _, r := range p.ExampleRepos {
-				fmt.Fprintf(b, "- `%s`: %s", r.ReferenceTag, r.URL)
+				fmt.Fprintf(b, "- `%s`: %s", r.ReferenceTag, text(r.URL))
 				if r.Ref != "" {
 					b.WriteString(" at " + code(r.Ref))
 				}
 				if len(r.Paths) > 0 {
-					b.WriteString(", paths " + backticks(r.Paths))
+					b.WriteString(", paths " + codes(r.Paths))
 				}
 				b.WriteByte('\n')
 			}

@@ -11,6 +11,12 @@
 //     input gives byte-identical output.
 //   - Every file starts with a generated header naming the source commit and
 //     content hash and saying how to change the rules (see Header).
+//   - Rules text cannot restructure a render, even from a document that never
+//     passed validation: one-line text is made inert inline (mdsafe.Line),
+//     prose has its escaping constructs escaped (mdsafe.Prose), code spans are
+//     fenced longer than their content's backtick runs. Text that validates is
+//     rendered unchanged.
+//   - Write and Check stay inside the output directory (ErrUnsafePath).
 package renderers
 
 import (
@@ -18,6 +24,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -116,7 +123,7 @@ const SourcePrefix = "     source: "
 func Header(in Input) string {
 	var b strings.Builder
 	b.WriteString(HeaderStart + "\n")
-	fmt.Fprintf(&b, "     rules: %s · agent: %s · renderer: %s\n", in.Doc.Project.ID, in.Agent, For(in.Profile).Name())
+	fmt.Fprintf(&b, "     rules: %s · agent: %s · renderer: %s\n", commentSafe(in.Doc.Project.ID), commentSafe(in.Agent), For(in.Profile).Name())
 	b.WriteString(SourcePrefix + sourceLine(in.Meta) + " · bridle " + in.Meta.BridleVersion + "\n")
 	b.WriteString(ContentPrefix + in.Meta.ContentHash + "\n")
 	b.WriteString("     To change the rules, propose a change (`bridle propose …`, or the propose_guardrail\n")
@@ -147,6 +154,12 @@ func UnapprovedNotice(us []schema.Unapproved) string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// commentSafe keeps a value from ending the header's HTML comment early
+// ("-->", "--!>"): valid ids and agent names hold no ">".
+func commentSafe(s string) string {
+	return strings.ReplaceAll(mdsafe.Plain(s), ">", "\ufffd")
 }
 
 func sourceLine(m Meta) string {
@@ -358,11 +371,50 @@ func commandsByName(doc *schema.Document, names ...string) []schema.Command {
 	return out
 }
 
+// code renders s as an inline code span that s cannot close early: the
+// fence is one backtick longer than the longest run of backticks in s.
 func code(s string) string {
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
+	s = mdsafe.Plain(s) // a code span holds no markup; only line breaks and refused characters matter
+	longest, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			n++
+			longest = max(longest, n)
+		} else {
+			n = 0
+		}
 	}
-	return "`" + s + "`"
+	if longest == 0 {
+		return "`" + s + "`"
+	}
+	fence := strings.Repeat("`", longest+1)
+	return fence + " " + s + " " + fence
+}
+
+func codes(ss []string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = code(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// lead makes one-line user text that starts a line's content (a list item's
+// first words) inert: see mdsafe.Line. Validation refuses what it cannot
+// make inert; this is the defence for documents that did not pass through
+// it (snapshots compiled elsewhere).
+func lead(s string) string { return mdsafe.Line(s) }
+
+// text makes one-line user text inert where it stands inside a line, after
+// Bridle's own words or in a heading: see mdsafe.Inline.
+func text(s string) string { return mdsafe.Inline(s) }
+
+func texts(ss []string, sep string) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = text(s)
+	}
+	return strings.Join(out, sep)
 }
 
 func backticks(ids []string) string {
@@ -373,11 +425,14 @@ func backticks(ids []string) string {
 	return strings.Join(out, ", ")
 }
 
-func paragraphs(b *strings.Builder, text string) {
-	t := strings.TrimSpace(text)
+// paragraphs writes multi-line prose, trimmed, with every construct that
+// could swallow or restructure the sections after it escaped (see
+// mdsafe.Prose); prose that passed validation is written as it is.
+func paragraphs(b *strings.Builder, prose string) {
+	t := strings.TrimSpace(prose)
 	if t == "" {
 		return
 	}
-	b.WriteString(t)
+	b.WriteString(mdsafe.Prose(t))
 	b.WriteString("\n\n")
 }

@@ -1,11 +1,14 @@
 package renderers
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bridle-dev/bridle/internal/mdsafe/mdtest"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -131,4 +134,138 @@ func TestWriteIsAtomicAndIdempotent(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
 	}
+}
+
+// hostileText is text meant to break out of its place in a render. The
+// schema refuses most of it; the renderers must keep the structure anyway,
+// for documents that never passed validation.
+var hostileText = []string{
+	"```", "~~~", "   ```go", "# Injected", "###### Injected", "Injected\n===", "Injected\n---", "Injected\n-", "***", "- - -", "___",
+	"<h1>Injected</h1>", "<!--", "<!-- hidden -->", "<script>", "<style>", "<div>", "<?php", "<![CDATA[", "<!DOCTYPE html>",
+	"[x]: https://evil.example", "> ```", "- ```", "1. ```", "text\r## Injected", "a\u2028## Injected", "x\n\n```\n# Injected",
+	"<textarea>", "a `` b", "```\n```\n```",
+}
+
+// TestHostileTextKeepsSections puts each hostile text into every free-text
+// field and checks, reading each render as GitHub does, that every section
+// after it is still a section: the outline equals that of a plain document.
+func TestHostileTextKeepsSections(t *testing.T) {
+	doc := func(s string) *schema.Document {
+		return &schema.Document{
+			Project: schema.Project{ID: "p", Name: "P", Overview: "Intro.\n\n" + s, Stack: []string{s},
+				Commands:    []schema.Command{{Name: s, Run: s}, {Name: "test", Run: s}},
+				Conventions: []schema.Convention{{ID: "c", Statement: s, Rationale: s}}},
+			Guardrails: []schema.Guardrail{
+				{ID: "e", Statement: s, Rationale: s, Severity: schema.Enforcement},
+				{ID: "r", Statement: s, Rationale: s, Severity: schema.HardInstruction, ScopeApproval: true},
+				{ID: "g", Statement: s, Rationale: s, Severity: schema.Guidance},
+			},
+			Patterns: schema.Patterns{Standard: []string{s, s}, Custom: []schema.CustomPattern{{Name: "pat", Description: s,
+				ExampleRepos: []schema.ExampleRepo{{URL: s, Ref: s, ReferenceTag: "t", Paths: []string{s}}}}}},
+			AgentProfiles: map[string]schema.AgentProfile{"claude": {}, "codex": {}, "kimi": {DisplayName: "Kimi"}},
+		}
+	}
+	plain := doc("plain text")
+	for _, agent := range []string{"claude", "codex", "kimi"} {
+		base, _ := Render(plain, agent, Meta{})
+		want := mdtest.Parse(base.Content)
+		if len(want.Headings) < 5 {
+			t.Fatalf("%s: the plain render has only %q", agent, want.Headings)
+		}
+		for _, s := range hostileText {
+			f, _ := Render(doc(s), agent, Meta{})
+			got := mdtest.Parse(f.Content)
+			if !slices.Equal(got.Headings, want.Headings) || !slices.Equal(got.Blocks, want.Blocks) {
+				t.Errorf("%s, text %q:\nheadings %q\nwant     %q\nblocks %q, want %q", agent, s, got.Headings, want.Headings, got.Blocks, want.Blocks)
+			}
+			if again, _ := Render(doc(s), agent, Meta{}); again.Content != f.Content {
+				t.Errorf("%s, text %q: two renders differ", agent, s)
+			}
+		}
+	}
+}
+
+func TestCode(t *testing.T) {
+	for s, want := range map[string]string{
+		"go test":      "`go test`",
+		"a `b` c":      "`` a `b` c ``",
+		"a `` b":       "``` a `` b ```",
+		"x\ny":         "`x y`",
+		"```":          "```` ``` ````",
+		"<!-- x -->":   "`<!-- x -->`",
+		"a\u202eb":     "`a\ufffdb`",
+		"# not a head": "`# not a head`",
+	} {
+		if got := code(s); got != want {
+			t.Errorf("code(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestWriteStaysInside: no write, and no read for --check, leaves the output
+// directory — not through a linked subdirectory, a linked file, "..", or an
+// absolute path.
+func TestWriteStaysInside(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, out, outside string)
+		path  string
+	}{
+		{"linked subdirectory", func(t *testing.T, out, outside string) {
+			os.MkdirAll(filepath.Join(out, "agents"), 0o755)
+			if err := os.Symlink(outside, filepath.Join(out, "agents", "kimi")); err != nil {
+				t.Fatal(err)
+			}
+		}, "agents/kimi/AGENTS.md"},
+		{"linked top directory", func(t *testing.T, out, outside string) {
+			os.Symlink(outside, filepath.Join(out, "agents"))
+		}, "agents/kimi/AGENTS.md"},
+		{"linked file", func(t *testing.T, out, outside string) {
+			os.WriteFile(filepath.Join(outside, "target"), []byte("secret\n"), 0o644)
+			os.Symlink(filepath.Join(outside, "target"), filepath.Join(out, "CLAUDE.md"))
+		}, "CLAUDE.md"},
+		{"link inside the directory", func(t *testing.T, out, outside string) {
+			os.MkdirAll(filepath.Join(out, "real"), 0o755)
+			os.Symlink("real", filepath.Join(out, "agents"))
+		}, "agents/AGENTS.md"},
+		{"dot-dot", func(t *testing.T, out, outside string) {}, "../outside/AGENTS.md"},
+		{"absolute", func(t *testing.T, out, outside string) {}, "/tmp/AGENTS.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			out, outside := filepath.Join(base, "out"), filepath.Join(base, "outside")
+			os.MkdirAll(out, 0o755)
+			os.MkdirAll(outside, 0o755)
+			tt.setup(t, out, outside)
+			before := listing(t, outside)
+			files := []File{{Agent: "b", Path: "BEFORE.md", Content: "x\n"}, {Agent: "a", Path: tt.path, Content: HeaderStart + "\nrendered\n"}}
+			if _, err := Write(out, files); !errors.Is(err, ErrUnsafePath) {
+				t.Errorf("Write: %v, want ErrUnsafePath", err)
+			}
+			if _, err := os.Stat(filepath.Join(out, "BEFORE.md")); err == nil {
+				t.Error("Write wrote a file before refusing another")
+			}
+			if _, err := Check(out, files); !errors.Is(err, ErrUnsafePath) {
+				t.Errorf("Check: %v, want ErrUnsafePath", err)
+			}
+			if after := listing(t, outside); after != before {
+				t.Errorf("outside the output directory changed:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+}
+
+// listing describes every file under dir and its content.
+func listing(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(p)
+			b.WriteString(p + ": " + string(data) + "\n")
+		}
+		return nil
+	})
+	return b.String()
 }

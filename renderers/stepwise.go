@@ -29,7 +29,7 @@ func (stepwise) Render(in Input) []byte {
 	b.Grow(sizeHint(d))
 	b.WriteString(Header(in))
 	b.WriteByte('\n')
-	fmt.Fprintf(&b, "# Instructions for %s — %s\n\n", in.Profile.DisplayName, projectName(d))
+	fmt.Fprintf(&b, "# Instructions for %s — %s\n\n", text(in.Profile.DisplayName), projectName(d))
 	b.WriteString("Read this whole file before you start. It has numbered steps. Do every step, in order, every time. ")
 	b.WriteString("Do not skip a step because it seems obvious. When a step says STOP, stop and do nothing else until the step says you may go on.\n\n")
 
@@ -137,9 +137,9 @@ func (stepwise) Render(in Input) []byte {
 		b.WriteString("## C — Conventions\n\n")
 		b.WriteString("Write all new and changed code like this:\n\n")
 		for i, c := range d.Project.Conventions {
-			fmt.Fprintf(&b, "- **C%d** `%s`: %s\n", i+1, c.ID, c.Statement)
+			fmt.Fprintf(&b, "- **C%d** `%s`: %s\n", i+1, c.ID, text(c.Statement))
 			if c.Rationale != "" {
-				b.WriteString("  - Why: " + c.Rationale + "\n")
+				b.WriteString("  - Why: " + text(c.Rationale) + "\n")
 			}
 		}
 		b.WriteByte('\n')
@@ -151,14 +151,14 @@ func (stepwise) Render(in Input) []byte {
 	if len(d.Project.Stack) > 0 {
 		b.WriteString("It uses:\n\n")
 		for _, s := range d.Project.Stack {
-			b.WriteString("- " + s + "\n")
+			b.WriteString("- " + lead(s) + "\n")
 		}
 		b.WriteByte('\n')
 	}
 	if len(d.Project.Commands) > 0 {
 		b.WriteString("Commands:\n\n")
 		for _, c := range d.Project.Commands {
-			fmt.Fprintf(&b, "- %s: %s\n", c.Name, code(c.Run))
+			fmt.Fprintf(&b, "- %s: %s\n", lead(c.Name), code(c.Run))
 		}
 		b.WriteByte('\n')
 	}
@@ -190,9 +190,9 @@ func steps(b *strings.Builder, items ...string) {
 }
 
 func rule(b *strings.Builder, label string, g *schema.Guardrail) {
-	fmt.Fprintf(b, "- **%s** `%s`: %s\n", label, g.ID, g.Statement)
+	fmt.Fprintf(b, "- **%s** `%s`: %s\n", label, g.ID, text(g.Statement))
 	if g.Rationale != "" {
-		b.WriteString("  - Why: " + g.Rationale + "\n")
+		b.WriteString("  - Why: " + text(g.Rationale) + "\n")
 	}
 }
 

@@ -3,8 +3,11 @@ package schema
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Level says how serious a diagnostic is.
@@ -81,4 +84,86 @@ func (ds Diagnostics) Sort() Diagnostics {
 		)
 	})
 	return slices.Compact(ds)
+}
+
+// Bounds on what diagnostics repeat back, so that a hostile document cannot
+// make the report larger than itself (a 2 MB file once printed 26 MB).
+const (
+	// MaxDiagnostics is how many diagnostics Load and Parse return; one
+	// more says how many were left out.
+	MaxDiagnostics = 100
+	// MaxQuote is how many characters of a value a message quotes.
+	MaxQuote   = 64
+	maxMessage = 400 // characters of a message, fix or path
+)
+
+// quote quotes at most MaxQuote characters of a user's value, marking a cut
+// with "…" after the closing quote.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) <= MaxQuote {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(prefix(s, MaxQuote)) + "…"
+}
+
+func prefix(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+func bound(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return prefix(s, n) + "…"
+}
+
+var quotedRe = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
+
+// shortenQuoted bounds every quoted value in a message written by a
+// library (go-yaml, the JSON Schema validator).
+func shortenQuoted(msg string) string {
+	if len(msg) <= MaxQuote {
+		return msg
+	}
+	return quotedRe.ReplaceAllStringFunc(msg, func(q string) string {
+		if utf8.RuneCountInString(q) <= MaxQuote+2 {
+			return q
+		}
+		return prefix(q, MaxQuote+1) + q[len(q)-1:] + "…"
+	})
+}
+
+// Limit keeps the first n diagnostics (sorted, so the first by position)
+// and replaces the rest with one saying how many were left out, and bounds
+// the length of every message, path, fix and suggestion.
+func (ds Diagnostics) Limit(n int) Diagnostics {
+	if len(ds) > n {
+		rest := ds[n:]
+		errs := 0
+		for _, d := range rest {
+			if d.Level != Warning {
+				errs++
+			}
+		}
+		more := Diagnostic{File: rest[0].File, Line: rest[0].Line, Col: rest[0].Col, Level: Warning,
+			Message: fmt.Sprintf("%d more problems not shown (%d errors, %d warnings)", len(rest), errs, len(rest)-errs),
+			Fix:     "fix the problems above and run again"}
+		if errs > 0 {
+			more.Level = Error
+		}
+		ds = append(ds[:n:n], more)
+	}
+	for i := range ds {
+		d := &ds[i]
+		d.Message, d.Fix, d.Path = bound(d.Message, maxMessage), bound(d.Fix, maxMessage), bound(d.Path, maxMessage)
+		d.Suggest = bound(d.Suggest, MaxQuote)
+	}
+	return ds
 }

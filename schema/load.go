@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,9 +9,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 )
 
 // Limits that keep Load bounded on hostile input.
@@ -25,6 +29,9 @@ const (
 	// MaxAliased bounds the values reached through aliases, which defuses
 	// "billion laughs" documents; sharing a list or a mapping is far below it.
 	MaxAliased = 10_000
+	// MaxKeys bounds the keys of one mapping; the largest a rules document
+	// needs (agent_profiles, permissions) hold one per agent.
+	MaxKeys = 1000
 )
 
 // Pos is a 1-based line and column in a source file.
@@ -40,6 +47,10 @@ type File struct {
 
 	value any        // generic JSON-like value, for JSON Schema validation
 	root  *yaml.Node // the document's top mapping; positions are looked up in it on demand
+	src   []byte     // the document's text, for positions inside values
+
+	mu   sync.Mutex                    // guards keys
+	keys map[*yaml.Node]map[string]int // large mappings' keys, indexed for lookups
 
 	decodeErr Diagnostic // a typed-decoding failure, if any (Message is empty when none)
 	partial   bool       // decodeErr was a type mismatch; Doc holds everything else
@@ -68,6 +79,35 @@ func (f *File) KeyPos(path string) Pos {
 	return Pos{1, 1}
 }
 
+// textPos is the position in the file of a line and column inside the text
+// of the value at path: exact for a literal block scalar (|), whose lines
+// stand as written, and the value's own position otherwise.
+func (f *File) textPos(path, text string, line, col int) Pos {
+	_, v := f.lookup(path)
+	v = deref(v)
+	if v == nil {
+		return Pos{1, 1}
+	}
+	at := Pos{v.Line, v.Column}
+	if v.Style&yaml.LiteralStyle == 0 || f.src == nil {
+		return at
+	}
+	lines := strings.Split(text, "\n")
+	start, ok := offsetOf(f.src, Pos{v.Line + line, 1})
+	if !ok || line < 1 || line > len(lines) {
+		return at
+	}
+	end := bytes.IndexByte(f.src[start:], '\n')
+	if end < 0 {
+		end = len(f.src) - start
+	}
+	src := string(f.src[start : start+end])
+	if !strings.HasSuffix(src, lines[line-1]) {
+		return at
+	}
+	return Pos{v.Line + line, utf8.RuneCountInString(src) - utf8.RuneCountInString(lines[line-1]) + col}
+}
+
 // lookup walks the node tree along path and returns the key and value nodes
 // of the deepest element it reaches. Positions are looked up only when a
 // diagnostic needs one, so valid documents pay nothing for them.
@@ -81,7 +121,7 @@ func (f *File) lookup(path string) (key, val *yaml.Node) {
 		var k, v *yaml.Node
 		switch {
 		case tok.key != "" || !tok.index:
-			k, v = findKey(val, tok.key, 0)
+			k, v = f.findKey(val, tok.key)
 		case val.Kind == yaml.SequenceNode && tok.i < len(val.Content):
 			v = val.Content[tok.i]
 		}
@@ -98,6 +138,39 @@ func deref(n *yaml.Node) *yaml.Node {
 		n = n.Alias
 	}
 	return n
+}
+
+// indexFrom is the size from which a mapping's keys are indexed for
+// lookups: a document with thousands of unknown keys or agents asks for the
+// position of each, and scanning the mapping every time is quadratic.
+const indexFrom = 32
+
+// findKey is findKey with an index of large mappings' own keys, built on
+// the first lookup and shared by the goroutines of Validate.
+func (f *File) findKey(m *yaml.Node, key string) (k, v *yaml.Node) {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode || len(m.Content) < 2*indexFrom {
+		return findKey(m, key, 0)
+	}
+	f.mu.Lock()
+	idx, ok := f.keys[m]
+	if !ok {
+		idx = map[string]int{}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if kn := m.Content[i]; kn.Kind == yaml.ScalarNode && kn.ShortTag() != "!!merge" {
+				idx[kn.Value] = i // the last occurrence, as findKey returns
+			}
+		}
+		if f.keys == nil {
+			f.keys = map[*yaml.Node]map[string]int{}
+		}
+		f.keys[m] = idx
+	}
+	f.mu.Unlock()
+	if i, ok := idx[key]; ok {
+		return m.Content[i], m.Content[i+1]
+	}
+	return findKey(m, key, 0) // through the merges
 }
 
 // findKey finds key in a mapping, looking into "<<" merges too; for a
@@ -229,8 +302,12 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 		return nil, diag(Pos{1, 1}, "", fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", len(data), MaxSize),
 			"split prose into shorter statements or move long text out of the rules document")
 	}
-	if p, ok := invalidUTF8(data); !ok {
-		return nil, diag(p, "", "file is not valid UTF-8", "save the file as UTF-8")
+	if p, r, ok := badBytes(data); !ok {
+		if r == utf8.RuneError {
+			return nil, diag(p, "", "file is not valid UTF-8", "save the file as UTF-8")
+		}
+		return nil, diag(p, "", "file holds "+mdsafe.CharName(r)+", which YAML does not allow in a file",
+			"remove the character (your editor may not show it); to mean it inside a value, write it as an escape in a double-quoted string")
 	}
 	if strings.TrimSpace(string(data)) == "" {
 		return nil, diag(Pos{1, 1}, "", "file is empty", "start from `bridle init` or add at least schema_version: 1 and project.id")
@@ -263,17 +340,20 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 			"start from `bridle init`")
 	}
 
-	f.root = body
+	if ds := checkGraph(name, body); ds != nil {
+		return nil, ds
+	}
+	f.root, f.src = body, data
 	// Typed decoding only reads the node tree, so it runs beside the walk.
 	// go-yaml bounds alias expansion itself ("excessive aliasing"); the
 	// walk's stricter limits decide whether the result is used.
 	decoded := make(chan struct{})
 	go func() { defer close(decoded); f.decode() }()
-	w := walker{f: f, budget: MaxNodes, alias: MaxAliased}
+	w := walker{f: f, src: data, budget: MaxNodes, alias: MaxAliased}
 	v := w.walk(body, nil, 0)
 	<-decoded
 	if w.stop {
-		return nil, w.diags.Sort()
+		return nil, w.diags.Sort().Limit(MaxDiagnostics)
 	}
 	f.value = v
 
@@ -283,7 +363,7 @@ func Parse(name string, data []byte) (*File, Diagnostics) {
 	if len(w.diags) > 0 {
 		f.decodeErr, f.partial = w.diags[0], false
 	}
-	return f, w.diags.Sort()
+	return f, append(w.diags, w.text...).Sort().Limit(MaxDiagnostics)
 }
 
 // checkVersion refuses documents without a usable schema_version, or newer
@@ -317,17 +397,24 @@ func yamlError(name string, err error) Diagnostic {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimPrefix(strings.Replace(msg, m[0]+": ", "", 1), m[0])
 	}
-	msg = strings.TrimSpace(strings.ReplaceAll(msg, "\n", "; "))
+	msg = shortenQuoted(strings.TrimSpace(strings.ReplaceAll(msg, "\n", "; ")))
 	return Diagnostic{File: name, Line: line, Col: 1, Level: Error, Message: "invalid YAML: " + msg,
 		Fix: "fix the YAML syntax at this line (check indentation, colons and quotes)"}
 }
 
-func invalidUTF8(data []byte) (Pos, bool) {
+// badBytes finds the first byte sequence that is not UTF-8, or the first
+// character YAML refuses in a stream (controls other than tab, line feed and
+// carriage return; U+FFFE, U+FFFF), and its position. go-yaml would refuse
+// either without one.
+func badBytes(data []byte) (Pos, rune, bool) {
 	line, col := 1, 1
 	for i := 0; i < len(data); {
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return Pos{line, col}, false
+			return Pos{line, col}, utf8.RuneError, false
+		}
+		if !yamlPrintable(r) && !(i == 0 && r == '\ufeff') {
+			return Pos{line, col}, r, false
 		}
 		if r == '\n' {
 			line, col = line+1, 1
@@ -336,13 +423,21 @@ func invalidUTF8(data []byte) (Pos, bool) {
 		}
 		i += size
 	}
-	return Pos{}, true
+	return Pos{}, 0, true
+}
+
+// yamlPrintable is YAML 1.2's c-printable, which go-yaml enforces.
+func yamlPrintable(r rune) bool {
+	return r == 0x09 || r == 0x0a || r == 0x0d || r >= 0x20 && r <= 0x7e || r == 0x85 ||
+		r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
 }
 
 // walker converts a YAML node tree to plain values (map[string]any, []any,
 // string, int64, float64, bool, nil), recording positions and bounding work.
 type walker struct {
 	f      *File
+	src    []byte      // the document, for the exact position of a refused character
+	text   Diagnostics // refused characters: reported, but the document is still checked
 	diags  Diagnostics
 	budget int
 	alias  int  // values left to expand through aliases
@@ -419,11 +514,91 @@ func (w *walker) walk(n *yaml.Node, path *seg, depth int) any {
 	case yaml.MappingNode:
 		return w.mapping(n, path, depth)
 	default:
+		w.checkText(n, path)
 		return scalar(n)
 	}
 }
 
+// checkText refuses control characters and characters that are invisible or
+// reorder the text around them (bidi overrides and isolates, zero-width and
+// other format characters) in every string: keys and values alike, so that
+// no text field, rendered or not, can disguise what it says.
+func (w *walker) checkText(n *yaml.Node, path fmt.Stringer) {
+	r, off := mdsafe.FirstBadChar(n.Value, true)
+	if off < 0 {
+		return
+	}
+	p := w.rawPos(n, r)
+	w.text = append(w.text, Diagnostic{File: w.f.Name, Line: p.Line, Col: p.Col, Level: Error, Path: path.String(),
+		Message: fmt.Sprintf("contains %s at character %d; invisible and control characters can disguise what the text says",
+			mdsafe.CharName(r), utf8.RuneCountInString(n.Value[:off])+1),
+		Fix: "remove it (your editor may not show it); write plain text"})
+}
+
+// rawPos finds where r stands in the source, searching from n's start: the
+// exact line and column when r is written as itself, n's position when a
+// double-quoted escape wrote it.
+func (w *walker) rawPos(n *yaml.Node, r rune) Pos {
+	at := Pos{n.Line, n.Column}
+	if n.Style&yaml.DoubleQuotedStyle != 0 && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		// An escape or the raw character: look within the quoted scalar only.
+		if i, ok := offsetOf(w.src, at); ok {
+			end := i + 1
+			for end < len(w.src) && w.src[end] != '"' {
+				if w.src[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			if j := strings.IndexRune(string(w.src[i:min(end, len(w.src))]), r); j >= 0 {
+				return posAt(w.src, i+j)
+			}
+		}
+		return at
+	}
+	if i, ok := offsetOf(w.src, at); ok {
+		if j := strings.IndexRune(string(w.src[i:]), r); j >= 0 {
+			return posAt(w.src, i+j)
+		}
+	}
+	return at
+}
+
+// offsetOf returns the byte offset of a 1-based line and column (in characters).
+func offsetOf(src []byte, p Pos) (int, bool) {
+	line, i := 1, 0
+	for line < p.Line {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return 0, false
+		}
+		i += j + 1
+		line++
+	}
+	for col := 1; col < p.Col && i < len(src); col++ {
+		if src[i] == '\n' {
+			return 0, false
+		}
+		_, size := utf8.DecodeRune(src[i:])
+		i += size
+	}
+	return i, true
+}
+
+// posAt returns the line and column of a byte offset.
+func posAt(src []byte, off int) Pos {
+	line := 1 + bytes.Count(src[:off], []byte{'\n'})
+	start := bytes.LastIndexByte(src[:off], '\n') + 1
+	return Pos{line, 1 + utf8.RuneCount(src[start:off])}
+}
+
 func (w *walker) mapping(n *yaml.Node, path *seg, depth int) map[string]any {
+	// checkGraph has refused cycles and deep nesting already; merges recurse
+	// here without passing through walk, so bound them here as well.
+	if depth > MaxDepth {
+		w.fatal(n, fmt.Sprintf("document is nested deeper than %d levels", MaxDepth), "flatten the structure")
+		return nil
+	}
 	out := make(map[string]any, len(n.Content)/2)
 	var firstLine map[string]int // for duplicate-key messages, made on demand
 	var merges []*yaml.Node
@@ -438,6 +613,7 @@ func (w *walker) mapping(n *yaml.Node, path *seg, depth int) map[string]any {
 			continue
 		}
 		key := k.Value
+		w.checkText(k, &seg{path, key, -1})
 		if _, dup := out[key]; dup {
 			if firstLine == nil {
 				firstLine = map[string]int{}
@@ -448,7 +624,7 @@ func (w *walker) mapping(n *yaml.Node, path *seg, depth int) map[string]any {
 				}
 			}
 			p := JoinKey(path.String(), key)
-			w.errorf(k, p, "remove one of the two, or merge them", "duplicate key %q (first defined at line %d)", key, firstLine[key])
+			w.errorf(k, p, "remove one of the two, or merge them", "duplicate key %s (first defined at line %d)", quote(key), firstLine[key])
 			continue
 		}
 		out[key] = w.walk(v, &seg{path, key, -1}, depth+1)
@@ -536,12 +712,16 @@ func ProjectID(data []byte) string {
 	if len(data) > MaxSize {
 		return "unknown"
 	}
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 || checkGraph("", root.Content[0]) != nil {
+		return "unknown" // typed decoding is safe only on a graph checkGraph accepts
+	}
 	var doc struct {
 		Project struct {
 			ID string `yaml:"id"`
 		} `yaml:"project"`
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil || doc.Project.ID == "" {
+	if err := root.Content[0].Decode(&doc); err != nil || doc.Project.ID == "" {
 		return "unknown"
 	}
 	return doc.Project.ID

@@ -29,7 +29,7 @@ type Project struct {
 	ID string `yaml:"id" json:"id" jsonschema:"required,pattern=^[a-z0-9][a-z0-9._-]*$,maxLength=64"`
 	// Name is the human-readable project name.
 	Name string `yaml:"name,omitempty" json:"name,omitempty" jsonschema:"maxLength=200"`
-	// Overview is prose describing what the project is and does. Markdown paragraphs and lists are fine; headings are not.
+	// Overview is prose describing what the project is and does. Markdown paragraphs, lists, quotes, tables and closed code fences are fine; headings, rules, HTML and unclosed fences are not.
 	Overview string `yaml:"overview,omitempty" json:"overview,omitempty" jsonschema:"maxLength=20000"`
 	// Stack lists the languages, frameworks and services the project uses.
 	Stack []string `yaml:"stack,omitempty" json:"stack,omitempty" jsonschema:"maxItems=200"`
@@ -161,7 +161,7 @@ type Patterns struct {
 type CustomPattern struct {
 	// Name is unique among custom patterns: lower-case letters, digits and dashes.
 	Name string `yaml:"name" json:"name" jsonschema:"required,pattern=^[a-z0-9][a-z0-9-]*$,maxLength=80"`
-	// Description says what the pattern is and when to use it.
+	// Description says what the pattern is and when to use it: prose, like the project overview.
 	Description string `yaml:"description" json:"description" jsonschema:"required,minLength=1,maxLength=5000"`
 	// ExampleRepos are repositories that show the pattern in real code.
 	ExampleRepos []ExampleRepo `yaml:"example_repos,omitempty" json:"example_repos,omitempty" jsonschema:"maxItems=100"`

@@ -10,12 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 )
 
 // Load parses and validates a rules document: Parse, then the JSON Schema,
@@ -27,7 +28,7 @@ func Load(name string, data []byte) (*File, Diagnostics) {
 		return nil, diags
 	}
 	diags = append(diags, f.Validate()...)
-	return f, diags.Sort()
+	return f, diags.Sort().Limit(MaxDiagnostics)
 }
 
 // Validate runs the JSON Schema and the semantic checks on a parsed file.
@@ -119,7 +120,7 @@ func (f *File) fromSchemaError(e *jsonschema.ValidationError) Diagnostics {
 		var ds Diagnostics
 		for _, prop := range k.Properties {
 			kp := JoinKey(p, prop)
-			d := f.diag(f.KeyPos(kp), kp, fmt.Sprintf("unknown key %q", prop), "")
+			d := f.diag(f.KeyPos(kp), kp, "unknown key "+quote(prop), "")
 			d.Suggest = Suggest(prop, allowed)
 			if len(allowed) > 0 {
 				d.Fix = "remove it or use one of: " + strings.Join(allowed, ", ")
@@ -141,7 +142,7 @@ func (f *File) fromSchemaError(e *jsonschema.ValidationError) Diagnostics {
 			want = append(want, fmt.Sprint(w))
 		}
 		got := fmt.Sprint(k.Got)
-		d := f.diag(f.Pos(p), p, fmt.Sprintf("%q is not one of %s", got, strings.Join(want, ", ")),
+		d := f.diag(f.Pos(p), p, quote(got)+" is not one of "+strings.Join(want, ", "),
 			"use one of: "+strings.Join(want, ", "))
 		d.Suggest = Suggest(got, want)
 		return Diagnostics{d}
@@ -159,18 +160,18 @@ func (f *File) fromSchemaError(e *jsonschema.ValidationError) Diagnostics {
 	case *kind.MaxItems:
 		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("has %d items, more than the %d allowed", k.Got, k.Want), "remove some items")}
 	case *kind.Pattern:
-		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("%q is not a valid %s", k.Got, lastKey(p)),
+		return Diagnostics{f.diag(f.Pos(p), p, quote(k.Got)+" is not a valid "+lastKey(p),
 			"use lower-case letters, digits and dashes, starting with a letter or digit (e.g. no-secrets-in-logs)")}
 	case *kind.Format:
 		fix := "use the " + k.Want + " format"
 		if k.Want == "date-time" {
 			fix = "use an RFC 3339 timestamp such as 2026-03-01T12:00:00Z"
 		}
-		return Diagnostics{f.diag(f.Pos(p), p, fmt.Sprintf("%v is not a valid %s", k.Got, k.Want), fix)}
+		return Diagnostics{f.diag(f.Pos(p), p, quote(fmt.Sprint(k.Got))+" is not a valid "+k.Want, fix)}
 	case *kind.Minimum:
-		return Diagnostics{f.diag(f.Pos(p), p, k.LocalizedString(printer), "")}
+		return Diagnostics{f.diag(f.Pos(p), p, shortenQuoted(k.LocalizedString(printer)), "")}
 	}
-	return Diagnostics{f.diag(f.Pos(p), p, e.ErrorKind.LocalizedString(printer), "")}
+	return Diagnostics{f.diag(f.Pos(p), p, shortenQuoted(e.ErrorKind.LocalizedString(printer)), "")}
 }
 
 func lastKey(p string) string {
@@ -272,7 +273,7 @@ func (c *checker) unique(what string, seen map[string]string, id, path string) {
 	}
 	if first, dup := seen[id]; dup {
 		c.errorAt(c.f.Pos(path), path, "make each "+what+" unique, or delete the repeated entry",
-			"duplicate %s %q (first used at %s, line %d)", what, id, first, c.f.Pos(first).Line)
+			"duplicate %s %s (first used at %s, line %d)", what, quote(id), first, c.f.Pos(first).Line)
 		return
 	}
 	seen[id] = path
@@ -298,7 +299,7 @@ func (c *checker) agents() {
 		kp := c.f.KeyPos(ap)
 		if !agentNameRe(a) || a == AllAgents || a == "unknown" {
 			c.errorAt(kp, ap, "use a short lower-case name such as claude, codex or my-agent",
-				"%q is not a valid agent name", a)
+				"%s is not a valid agent name", quote(a))
 			continue
 		}
 		p := c.d.Resolved(a)
@@ -307,9 +308,9 @@ func (c *checker) agents() {
 		switch clean := path.Clean(out); {
 		case path.IsAbs(out) || strings.HasPrefix(clean, "..") || strings.Contains(out, "\\"):
 			c.errorAt(c.f.Pos(op), op, "use a relative path inside the output directory, e.g. agents/kimi/AGENTS.md",
-				"output %q escapes the output directory", out)
+				"output %s escapes the output directory", quote(out))
 		case !strings.HasSuffix(out, ".md"):
-			c.errorAt(c.f.Pos(op), op, "name a markdown file, e.g. agents/"+a+"/AGENTS.md", "output %q is not a .md file", out)
+			c.errorAt(c.f.Pos(op), op, "name a markdown file, e.g. agents/"+a+"/AGENTS.md", "output %s is not a .md file", quote(out))
 		default:
 			key := strings.ToLower(clean)
 			if other, dup := outputs[key]; dup {
@@ -324,7 +325,7 @@ func (c *checker) agents() {
 			cp := JoinIndex(JoinKey(ap, "mcp_clients"), i)
 			if other, dup := clients[cl]; dup && other != a {
 				c.errorAt(c.f.Pos(cp), cp, "list each MCP client name under one agent only",
-					"MCP client %q already identifies agent %s", cl, other)
+					"MCP client %s already identifies agent %s", quote(cl), other)
 			}
 			clients[cl] = a
 		}
@@ -397,7 +398,7 @@ func (c *checker) appliesTo(p string, agents []string) {
 		}
 		if _, ok := c.d.AgentProfiles[a]; !ok {
 			d := c.errorAt(c.f.Pos(ip), ip, "add a profile under agent_profiles, or use one of: "+strings.Join(known, ", "),
-				"unknown agent %q", a)
+				"unknown agent %s", quote(a))
 			d.Suggest = Suggest(a, known)
 		}
 	}
@@ -446,7 +447,7 @@ func (c *checker) patterns() {
 			for k, pth := range r.Paths {
 				pp := JoinIndex(JoinKey(rp, "paths"), k)
 				if path.IsAbs(pth) || strings.HasPrefix(path.Clean(pth), "..") {
-					c.errorAt(c.f.Pos(pp), pp, "use a path relative to the repository root", "path %q escapes the repository", pth)
+					c.errorAt(c.f.Pos(pp), pp, "use a path relative to the repository root", "path %s escapes the repository", quote(pth))
 				}
 			}
 		}
@@ -459,66 +460,44 @@ func (c *checker) permissions() {
 		p := JoinKey("permissions", a)
 		if _, ok := c.d.AgentProfiles[a]; !ok {
 			d := c.errorAt(c.f.KeyPos(p), p, "add a profile for it under agent_profiles, or fix the name",
-				"permissions for %q, which has no agent profile", a)
+				"permissions for %s, which has no agent profile", quote(a))
 			d.Suggest = Suggest(a, known)
 		}
 	}
 }
 
-// oneLine checks a field rendered on one line: no line breaks, no control
-// characters, no leading markdown heading, and not blank.
+// oneLine checks a field rendered on one line: no line breaks, no leading
+// markdown heading, no HTML that hides or swallows text, and not blank.
+// Control and invisible characters are refused for every string by the
+// walk. Other markdown at the start of the text is made inert by the
+// renderers (see internal/mdsafe), so it is not refused here.
 func (c *checker) oneLine(p, s string) {
-	if s == "" || !strings.ContainsAny(s, "\n\r\u2028\u2029#") && !hasControl(s, false) && strings.TrimSpace(s) != "" {
+	if s == "" || !strings.ContainsAny(s, "\n#<") && strings.TrimSpace(s) != "" {
 		return // the common case: nothing to report, no position needed
 	}
 	pos := c.f.Pos(p)
 	switch {
 	case strings.TrimSpace(s) == "":
 		c.errorAt(pos, p, "write a value or remove the key", "is blank")
-	case strings.ContainsAny(s, "\n\r\u2028\u2029"):
+	case strings.Contains(s, "\n"):
 		c.errorAt(pos, p, "write it on one line; use a rationale for more detail", "must be one line")
-	case hasControl(s, false):
-		c.errorAt(pos, p, "remove the control character", "contains a control character")
 	case strings.HasPrefix(strings.TrimSpace(s), "#"):
 		c.errorAt(pos, p, "remove the leading #; it would become a markdown heading", "must not start with #")
 	}
+	for _, pr := range mdsafe.CheckLine(s) {
+		c.errorAt(pos, p, pr.Fix, "has %s (at character %d)", pr.What, pr.Col)
+	}
 }
 
-// prose checks a multi-line field: no markdown headings (the renderer owns
-// the document's structure) and no control characters.
+// prose checks a multi-line field (the overview, pattern descriptions):
+// paragraphs, lists, quotes, tables, emphasis, links and closed code fences
+// are fine; anything that could swallow or restructure the sections a
+// render puts after it is refused, each at its own line (see
+// mdsafe.CheckProse): unclosed or nested code fences, headings, setext
+// underlines, thematic breaks, HTML blocks and comments, link reference
+// definitions.
 func (c *checker) prose(p, s string) {
-	pos := c.f.Pos(p)
-	if hasControl(s, true) {
-		c.errorAt(pos, p, "remove the control character", "contains a control character")
+	for _, pr := range mdsafe.CheckProse(s) {
+		c.errorAt(c.f.textPos(p, s, pr.Line, pr.Col), p, pr.Fix, "line %d of the text has %s (column %d)", pr.Line, pr.What, pr.Col)
 	}
-	for i, line := range strings.Split(s, "\n") {
-		t := strings.TrimSpace(line)
-		if isHeading(t) {
-			c.errorAt(pos, p, "use plain paragraphs or lists; Bridle renders the headings",
-				"line %d of the text is a markdown heading", i+1)
-			return
-		}
-		if t == "---" || t == "===" {
-			c.errorAt(pos, p, "remove the rule line; it would break the rendered document", "line %d of the text is a markdown rule", i+1)
-			return
-		}
-	}
-}
-
-func hasControl(s string, multiline bool) bool {
-	for _, r := range s {
-		if r == '\t' || (multiline && (r == '\n' || r == '\r')) {
-			continue
-		}
-		if unicode.IsControl(r) || r == '\u2028' && !multiline || r == '\ufeff' {
-			return true
-		}
-	}
-	return false
-}
-
-// isHeading reports whether a trimmed line is an ATX markdown heading.
-func isHeading(t string) bool {
-	n := len(t) - len(strings.TrimLeft(t, "#"))
-	return n >= 1 && n <= 6 && (len(t) == n || t[n] == ' ' || t[n] == '\t')
 }
