@@ -216,8 +216,8 @@ func TestBodyQuotesAgentText(t *testing.T) {
 		l, _ := OpenLocal(dir, "test")
 		c := guardrail("pin-go-version")
 		c.Rationale = rationale
-		c.Guardrail.Statement = "Rule ``` with ` backticks <!-- and a comment."
-		pr, err := Service{Backend: l}.Propose(context.Background(), Draft{Change: c, Origin: Origin{Source: schema.SourceAgent, Agent: "claude", Session: "s`<!--"}})
+		c.Guardrail.Statement = "Rule ``` with ` backticks and <b>a tag</b>."
+		pr, err := Service{Backend: l}.Propose(context.Background(), Draft{Change: c, Origin: Origin{Source: schema.SourceAgent, Agent: "claude", Session: "s`x"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -143,13 +143,13 @@ func UnapprovedNotice(us []schema.Unapproved) string {
 	b.WriteString("> proposal. They are marked NOT APPROVED below, and they grant no permission the approved\n")
 	b.WriteString("> rules did not. Tell the human; `bridle audit` lists them for review.\n>\n")
 	for _, u := range us {
-		fmt.Fprintf(&b, "> - `%s` %s: %s", u.Subject, u.Change, u.Reason)
+		fmt.Fprintf(&b, "> - %s %s: %s", code(u.Subject), mdsafe.Inline(u.Change), mdsafe.Inline(u.Reason))
 		if u.Commit != "" {
 			b.WriteString(" (commit " + short(u.Commit) + ")")
 		}
 		b.WriteString(".")
 		if u.Approved != "" {
-			fmt.Fprintf(&b, " The approved rule still applies: %q.", u.Approved)
+			fmt.Fprintf(&b, " The approved rule still applies: \"%s\".", mdsafe.Inline(u.Approved))
 		}
 		b.WriteString("\n")
 	}
@@ -222,6 +222,10 @@ func sizeHint(doc *schema.Document) int {
 
 // Origin says in one line who proposed a rule and who approved it.
 func Origin(p schema.Provenance) string {
+	// Every field may come from an unvalidated document: inert inline.
+	for _, f := range []*string{&p.Agent, &p.AgentSession, &p.Vendor, &p.ProposedBy, &p.PullRequest, &p.ApprovedBy, &p.ApprovedAt, &p.Unapproved, &p.Baseline} {
+		*f = mdsafe.Inline(*f)
+	}
 	var who string
 	switch p.Source {
 	case schema.SourceAgent:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -268,4 +269,18 @@ func listing(t *testing.T, dir string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// TestApprovalTextIsInert: provenance and unapproved-change notices carry
+// text from documents that may never have been validated; none of it can
+// open a comment or a raw-text element in the render.
+func TestApprovalTextIsInert(t *testing.T) {
+	hostile := "x <!-- hide --> <script>alert(1)</script>\n# Heading"
+	got := Origin(schema.Provenance{Source: schema.SourceAgent, Agent: hostile, AgentSession: hostile, Unapproved: hostile})
+	got += UnapprovedNotice([]schema.Unapproved{{Subject: "guardrail:`x`", Change: "changed", Reason: hostile, Approved: hostile}})
+	for _, bad := range []*regexp.Regexp{regexp.MustCompile(`(^|[^\\])<!--`), regexp.MustCompile(`(^|[^\\])<script`), regexp.MustCompile(`\n#`)} {
+		if bad.MatchString(got) {
+			t.Errorf("%s survives:\n%s", bad, got)
+		}
+	}
 }
