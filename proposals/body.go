@@ -41,6 +41,11 @@ type Prepared struct {
 // result, and builds the title, body, branch and commit message. Invalid
 // results fail with an error wrapping ErrInvalid and the diagnostics.
 func Prepare(before []byte, base string, d Draft, version string) (Prepared, error) {
+	// The node-level edit below walks main's YAML: refuse a main whose YAML
+	// cannot be parsed safely (alias cycles, bombs) before touching it.
+	if f, diags := schema.Parse("bridle.yaml (main)", before); f == nil {
+		return Prepared{}, &InvalidError{Diagnostics: diags}
+	}
 	d.Change.Rationale = strings.TrimSpace(MultiLine(d.Change.Rationale))
 	d.Change = d.Change.Recorded(before)
 	after, err := Apply(before, d.Change, d.Origin)

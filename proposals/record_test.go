@@ -331,3 +331,14 @@ func TestProposeRefusesSecrets(t *testing.T) {
 		t.Errorf("refused proposals created %d", len(ps))
 	}
 }
+
+// TestProposeOnHostileMain: a main whose YAML holds an alias cycle is
+// refused before the node-level edit walks it.
+func TestProposeOnHostileMain(t *testing.T) {
+	for _, main := range []string{"schema_version: 1\nproject: &p {<<: *p}\n", "a: &a [*a]\n"} {
+		_, err := Prepare([]byte(main), "x", Draft{Change: guardrail("x"), Origin: agentOrigin()}, "test")
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: %v, want ErrInvalid", main, err)
+		}
+	}
+}
