@@ -29,10 +29,12 @@ go test -count=1 ./...
 # Every parser gets a short fuzzing pass (go test runs their seed corpora
 # on every run anyway).
 for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
-              proposals:FuzzDraftFromBody install:FuzzMerge; do
+              proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
+              internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
-  go test "./$pkg" -run '^$' -fuzz "^$fn\$" -fuzztime "$FUZZTIME"
+  # Minimising a new input may otherwise take the whole budget (60 s default).
+  go test "./$pkg" -run '^$' -fuzz "^$fn\$" -fuzztime "$FUZZTIME" -fuzzminimizetime 2s
 done
 echo "== independent MCP client (TypeScript SDK) against the built binary"
 command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm are required (apt-get install nodejs npm)"; exit 1; }
