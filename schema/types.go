@@ -101,8 +101,45 @@ type Guardrail struct {
 	EnforcedBy []string `yaml:"enforced_by,omitempty" json:"enforced_by,omitempty" jsonschema:"enum=gitea.read,enum=gitea.write,enum=kanboard.read,enum=kanboard.write,enum=rules.propose,enum=rules.approve,enum=secrets.read,enum=memory.read,enum=memory.write,enum=memory.forget"`
 	// AppliesTo lists the agents the rule applies to; all_agents (the default) means every agent.
 	AppliesTo []string `yaml:"applies_to,omitempty" json:"applies_to,omitempty" jsonschema:"maxItems=100"`
+	// Enforce lists the commands and files the agent's own tooling refuses or asks about before it acts; hard-instruction and enforcement rules only.
+	Enforce Enforce `yaml:"enforce,omitempty" json:"enforce,omitzero"`
 	// Provenance records where the rule came from and who approved it.
 	Provenance Provenance `yaml:"provenance,omitempty" json:"provenance,omitzero"`
+}
+
+// Enforce is what a guardrail asks the agents themselves to enforce. Bridle
+// translates it into each agent's native rules (Claude Code permission
+// rules, Codex .rules files) where the agent can express it, and into its
+// hook or instructions where it cannot.
+type Enforce struct {
+	// Commands are shell commands, matched by their leading words.
+	Commands CommandRules `yaml:"commands,omitempty" json:"commands,omitzero"`
+	// Paths are files in the project, matched by glob.
+	Paths PathRules `yaml:"paths,omitempty" json:"paths,omitzero"`
+}
+
+// IsZero reports whether the block enforces nothing.
+func (e Enforce) IsZero() bool {
+	return len(e.Commands.Forbid)+len(e.Commands.Ask)+len(e.Paths.NoRead)+len(e.Paths.NoWrite) == 0
+}
+
+// CommandRules are command prefixes: literal words that a simple command
+// must start with, after its environment assignments and wrappers (sudo,
+// env, bash -c, …) are looked through.
+type CommandRules struct {
+	// Forbid lists command prefixes the agent must not run, as words: "git push --force" matches git push --force origin, not git push --force-with-lease.
+	Forbid []string `yaml:"forbid,omitempty" json:"forbid,omitempty" jsonschema:"maxItems=50,minLength=1,maxLength=200"`
+	// Ask lists command prefixes the agent runs only with the human's OK; forbid wins over ask.
+	Ask []string `yaml:"ask,omitempty" json:"ask,omitempty" jsonschema:"maxItems=50,minLength=1,maxLength=200"`
+}
+
+// PathRules are globs relative to the project root (** crosses
+// directories): "secrets/**", ".env", "**/*.pem".
+type PathRules struct {
+	// NoRead lists globs, relative to the project root, of files the agent must not read.
+	NoRead []string `yaml:"no_read,omitempty" json:"no_read,omitempty" jsonschema:"maxItems=50,minLength=1,maxLength=300"`
+	// NoWrite lists globs, relative to the project root, of files the agent must not create, edit or delete.
+	NoWrite []string `yaml:"no_write,omitempty" json:"no_write,omitempty" jsonschema:"maxItems=50,minLength=1,maxLength=300"`
 }
 
 // Source says who originated a rule.

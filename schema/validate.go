@@ -373,6 +373,7 @@ func (c *checker) guardrails() {
 		c.oneLine(JoinKey(p, "rationale"), g.Rationale)
 		c.appliesTo(JoinKey(p, "applies_to"), g.AppliesTo)
 		c.provenance(JoinKey(p, "provenance"), g.Provenance)
+		c.enforce(p, g)
 		if len(g.EnforcedBy) > 0 && g.Severity != Enforcement {
 			ep := JoinKey(p, "enforced_by")
 			c.warnAt(c.f.KeyPos(ep), ep, "set severity: enforcement, or remove enforced_by",
