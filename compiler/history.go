@@ -55,10 +55,24 @@ func Timeline(opts Options) ([]Merge, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := repo.CommitObject(plumbing.NewHash(in.Source.Commit))
+	head, err := repo.CommitObject(plumbing.NewHash(in.Source.Commit))
+	chain := map[plumbing.Hash]bool{}
+	for c, i := head, 0; err == nil && c != nil && i < maxHistory; i++ {
+		chain[c.Hash] = true
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		c, err = repo.CommitObject(c.ParentHashes[0])
+	}
+	if err != nil && !errors.Is(err, plumbing.ErrObjectNotFound) {
+		return nil, fmt.Errorf("timeline: %w", err)
+	}
+	err = nil
+	onChain := func(h plumbing.Hash) bool { return chain[h] }
+	c := head
 	var out []Merge
 	for i := 0; err == nil && i < maxHistory && c != nil; i++ {
-		if prov, proposal, aerr := approval(repo, c, opts.PRLookup); aerr == nil && prov != nil {
+		if prov, proposal, aerr := approval(repo, c, opts.PRLookup, onChain); aerr == nil && prov != nil {
 			from := proposal
 			if from == nil {
 				from = c

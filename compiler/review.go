@@ -34,8 +34,9 @@ type PR struct {
 // (it carries a Bridle-Proposal trailer) is an approval.
 type PRLookup func(commit string) (pr PR, ok bool, err error)
 
-// maxHistory bounds how many first-parent commits a review walks.
-const maxHistory = 2000
+// maxHistory bounds how many first-parent commits a review walks; a longer
+// history cannot be reviewed, and then nothing is approved.
+const maxHistory = 100_000
 
 // Approval is what the rules repository's history says about the served
 // document: where the owner's baseline is, and every part of the document
@@ -44,8 +45,9 @@ type Approval struct {
 	// Baseline is the commit that first added the rules file on the
 	// first-parent line: the owner's baseline, approved by definition.
 	Baseline string `json:"baseline,omitempty"`
-	// Truncated is set when the history was longer than the walk's bound
-	// or shallow; the oldest commit reached then counts as the baseline.
+	// Truncated is set when the history could not be walked to its root (a
+	// shallow clone, a missing commit, more than 100,000 commits): then
+	// nothing is approved.
 	Truncated bool `json:"truncated,omitempty"`
 	// Unapproved lists the parts served without approval, sorted by subject.
 	Unapproved []schema.Unapproved `json:"unapproved,omitempty"`
@@ -141,6 +143,12 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 		}
 		c = next
 	}
+	if r.truncated {
+		// A history cut short (a shallow clone, a missing commit, or one too
+		// long to walk) cannot prove approval: fail closed, never take the
+		// oldest commit reached for the owner's baseline.
+		return r, nil
+	}
 	slices.Reverse(chain)
 
 	blobs := map[plumbing.Hash]map[string]string{}
@@ -165,7 +173,10 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 	}
 
 	var prev map[string]string // the last parsed document on the line
+	seen := map[plumbing.Hash]bool{}
+	onChain := func(h plumbing.Hash) bool { return seen[h] }
 	for _, c := range chain {
+		seen[c.Hash] = true
 		cur, ok := subjectsAt(c)
 		if r.baseline == "" {
 			if !ok {
@@ -184,7 +195,7 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 				continue // present but unparseable: changes nothing
 			}
 		}
-		approvedBy, proposal, err := approval(repo, c, lookup)
+		approvedBy, proposal, err := approval(repo, c, lookup, onChain)
 		if err != nil {
 			r.complete = false
 		}
@@ -218,13 +229,19 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 }
 
 // approval says whether c is an approved change on main: the merge's
-// provenance, and the proposal commit when c is a merge commit.
-func approval(repo *git.Repository, c *object.Commit, lookup PRLookup) (*schema.Provenance, *object.Commit, error) {
+// provenance, and the proposal commit when c is a merge commit. A merged
+// proposal must be one commit made on main itself (its parent on main's
+// first-parent line, onChain): otherwise a commit hidden beneath the
+// proposal would ride in with the approval.
+func approval(repo *git.Repository, c *object.Commit, lookup PRLookup, onChain func(plumbing.Hash) bool) (*schema.Provenance, *object.Commit, error) {
 	var proposal *object.Commit
 	if len(c.ParentHashes) >= 2 {
 		p, err := repo.CommitObject(c.ParentHashes[1])
 		if err != nil {
 			return nil, nil, nil // a merge of history we do not have: not provable
+		}
+		if len(c.ParentHashes) != 2 || len(p.ParentHashes) != 1 || !onChain(p.ParentHashes[0]) {
+			return nil, nil, nil
 		}
 		proposal = p
 	}
@@ -343,10 +360,15 @@ func (r *review) worktree(doc *schema.Document) {
 func (r *review) apply(doc *schema.Document) *Approval {
 	a := &Approval{Baseline: r.baseline, Truncated: r.truncated, Incomplete: !r.complete}
 	if r.baseline == "" {
-		// The rules file was never committed: nothing is approved.
+		// The rules file was never committed, or the history cannot be
+		// walked to its root: nothing is approved.
+		why := "never committed to a git repository"
+		if r.truncated {
+			why = "the history is incomplete (a shallow clone, a missing commit, or too long), so no approval can be verified"
+		}
 		for k, v := range subjects(doc) {
 			if r.items[k] == nil {
-				r.items[k] = &item{value: v, reason: "never committed to a git repository"}
+				r.items[k] = &item{value: v, reason: why}
 			}
 		}
 	}

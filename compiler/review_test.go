@@ -388,3 +388,45 @@ func grantAll(p schema.Permissions, name string) schema.Permissions {
 		Memory:   schema.MemoryAccess{Read: p.Memory.Read || q.Memory.Read, Write: p.Memory.Write || q.Memory.Write, Forget: p.Memory.Forget || q.Memory.Forget},
 	}
 }
+
+// TestReviewAttacks: the cheaper ways around approval found by trying.
+func TestReviewAttacks(t *testing.T) {
+	grant := strings.Replace(baseRules, "    rules: {propose: true}\n", "    rules: {propose: true, approve: true}\n", 1)
+	t.Run("a commit hidden beneath an approved proposal", func(t *testing.T) {
+		h := newHist(t)
+		base := h.commit(baseRules, "baseline", "owner")
+		hidden := h.commit(grant, "grant", "claude", base) // never on main
+		withRule := strings.Replace(grant, "agent_profiles:", "  - id: be-kind\n    statement: Be kind.\n    severity: guidance\nagent_profiles:", 1)
+		prop := h.commit(withRule, proposalMsg, "bridle (agent claude)", hidden)
+		h.main(h.commit(withRule, approveMsg("1"), "alice", base, prop))
+		snap := h.compile(Options{Ref: "main"})
+		if snap.Document.Permissions["claude"].Rules.Approve {
+			t.Errorf("the hidden commit's grant rode in with the approval: %+v", snap.Approval)
+		}
+	})
+	t.Run("a history that does not reach its root", func(t *testing.T) {
+		h := newHist(t)
+		missing := plumbing.NewHash("1234567890123456789012345678901234567890")
+		h.main(h.commit(grant, "evil root", "claude", missing))
+		snap := h.compile(Options{Ref: "main"})
+		if snap.Document.Permissions["claude"].Rules.Approve || snap.Approval == nil || !snap.Approval.Truncated {
+			t.Errorf("a commit with a missing parent became the baseline: %+v", snap.Approval)
+		}
+		if r, _ := snap.Render("claude"); !strings.Contains(r.Content, "history is incomplete") {
+			t.Errorf("the render does not say the history is incomplete:\n%.1200s", r.Content)
+		}
+	})
+	t.Run("a tag shadowing main", func(t *testing.T) {
+		h := newHist(t)
+		base := h.commit(baseRules, "baseline", "owner")
+		h.main(base)
+		old := h.commit(grant, "evil", "claude")
+		if err := h.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewTagReferenceName("main"), old)); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := Compile(Options{Rules: h.dir, Ref: "main"})
+		if !errors.Is(err, ErrBadRef) || !strings.Contains(err.Error(), "refs/tags/main") {
+			t.Errorf("compile with a tag named main: %v, want an ambiguous-ref error", err)
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/go-git/go-git/v5"
@@ -240,6 +241,40 @@ func fileAt(repo *git.Repository, commit plumbing.Hash, rel string) (*object.Fil
 	return t.File(rel)
 }
 
+// resolveRef resolves ref, a branch name first: "main" is refs/heads/main,
+// and a tag or other ref of the same name makes it ambiguous (an agent
+// could otherwise shadow the branch the sidecar serves with a tag).
+func resolveRef(repo *git.Repository, ref string) (*plumbing.Hash, error) {
+	if plumbing.IsHash(ref) || strings.HasPrefix(ref, "refs/") || strings.ContainsAny(ref, "~^@:") {
+		h, err := repo.ResolveRevision(plumbing.Revision(ref))
+		if err != nil {
+			return nil, fmt.Errorf("%w %q", ErrBadRef, ref)
+		}
+		return h, nil
+	}
+	branch, err := repo.Reference(plumbing.NewBranchReferenceName(ref), true)
+	var others []string
+	for _, name := range []plumbing.ReferenceName{plumbing.ReferenceName("refs/" + ref), plumbing.NewTagReferenceName(ref),
+		plumbing.NewRemoteReferenceName(ref, "HEAD"), plumbing.ReferenceName(ref)} {
+		if _, err := repo.Reference(name, false); err == nil {
+			others = append(others, name.String())
+		}
+	}
+	switch {
+	case err == nil && len(others) > 0:
+		return nil, fmt.Errorf("%w %q: refs/heads/%s and %s share the name; remove the others (git tag -d / git update-ref -d)",
+			ErrBadRef, ref, ref, strings.Join(others, ", "))
+	case err == nil:
+		h := branch.Hash()
+		return &h, nil
+	}
+	h, rerr := repo.ResolveRevision(plumbing.Revision(ref))
+	if rerr != nil {
+		return nil, fmt.Errorf("%w %q", ErrBadRef, ref)
+	}
+	return h, nil
+}
+
 func readGit(arg, ref string) (Input, schema.Diagnostics, error) {
 	dir := arg
 	rel := ""
@@ -261,9 +296,9 @@ func readGit(arg, ref string) (Input, schema.Diagnostics, error) {
 		rel = FileName
 	}
 	inRepo := filepath.ToSlash(filepath.Join(sub, rel))
-	h, err := repo.ResolveRevision(plumbing.Revision(ref))
+	h, err := resolveRef(repo, ref)
 	if err != nil {
-		return Input{}, nil, fmt.Errorf("read rules at %s: %w %q in %s", ref, ErrBadRef, ref, root)
+		return Input{}, nil, fmt.Errorf("read rules at %s: %w (in %s)", ref, err, root)
 	}
 	name := inRepo + "@" + ref
 	f, err := fileAt(repo, *h, inRepo)
