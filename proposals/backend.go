@@ -58,11 +58,17 @@ type Backend interface {
 	Get(ctx context.Context, number int) (Proposal, error)
 	// Update replaces the rules on an open proposal's branch (rebase).
 	Update(ctx context.Context, number int, p Prepared) (Proposal, error)
-	// Merge merges an open proposal as approver. It checks nothing about
-	// who approves: callers approve through Service.Approve.
-	Merge(ctx context.Context, number int, approver string) (Proposal, error)
+	// Merge merges an open proposal as approver. With head set, it merges
+	// only if the proposal's branch is still at that commit (the one the
+	// caller checked). It checks nothing about who approves: callers
+	// approve through Service.Approve.
+	Merge(ctx context.Context, number int, approver, head string) (Proposal, error)
 	// Commit reads one commit and the rules file at it.
 	Commit(ctx context.Context, sha string) (Commit, error)
+	// OnMain reports whether commit is in main's history (locally: on its
+	// first-parent line; on Gitea, whose main only moves by merges: among
+	// its recent commits).
+	OnMain(ctx context.Context, commit string) (bool, error)
 	// Close rejects an open proposal.
 	Close(ctx context.Context, number int, by, reason string) (Proposal, error)
 }

@@ -244,6 +244,9 @@ func stripHeader(s string) string {
 	return s
 }
 
+// ChangeYAML is the change as the YAML it adds to the rules document.
+func ChangeYAML(c Change) string { return changeYAML(c) }
+
 func changeYAML(c Change) string {
 	var v any
 	switch c.Kind {

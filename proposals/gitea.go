@@ -368,6 +368,29 @@ func (g *Gitea) Commit(ctx context.Context, sha string) (Commit, error) {
 	return out, nil
 }
 
+// OnMain implements Backend: commit is among the newest 1,000 commits of
+// main (a proposal made on an older main is rebased first).
+func (g *Gitea) OnMain(ctx context.Context, commit string) (bool, error) {
+	c := g.Client(ctx)
+	for page := 1; page <= 20; page++ {
+		cs, err := retry(ctx, g, "list commits of "+g.o.Main, func() ([]*gitea.Commit, *gitea.Response, error) {
+			return c.ListRepoCommits(g.o.Owner, g.o.Repo, gitea.ListCommitOptions{SHA: g.o.Main, ListOptions: gitea.ListOptions{Page: page, PageSize: 50}})
+		})
+		if err != nil {
+			return false, err
+		}
+		for _, x := range cs {
+			if x.CommitMeta != nil && x.SHA == commit {
+				return true, nil
+			}
+		}
+		if len(cs) < 50 {
+			break
+		}
+	}
+	return false, nil
+}
+
 // Whoami is the token's user: the approver of a merge made through it.
 func (g *Gitea) Whoami(ctx context.Context) (string, error) {
 	c := g.Client(ctx)
@@ -423,7 +446,7 @@ func (g *Gitea) Update(ctx context.Context, n int, p Prepared) (Proposal, error)
 // mergeability ("Please try again later", retried for a while) and when the
 // account may not merge ("User not allowed to merge PR"); the call is made
 // directly so that the two can be told apart.
-func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
+func (g *Gitea) Merge(ctx context.Context, n int, _, head string) (Proposal, error) {
 	cur, err := g.Get(ctx, n)
 	if err != nil {
 		return Proposal{}, err
@@ -431,8 +454,15 @@ func (g *Gitea) Merge(ctx context.Context, n int, _ string) (Proposal, error) {
 	if cur.State != Open {
 		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, cur.State)
 	}
-	body, _ := json.Marshal(map[string]any{"Do": "merge", "MergeTitleField": fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
-		"MergeMessageField": fmt.Sprintf("Bridle-Proposal: %d\n", n)})
+	form := map[string]any{"Do": "merge", "MergeTitleField": fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
+		"MergeMessageField": fmt.Sprintf("Bridle-Proposal: %d\n", n)}
+	if head != "" {
+		if cur.Head != head {
+			return Proposal{}, fmt.Errorf("approve #%d: %w: the proposal changed after it was checked; check it again", n, ErrConflict)
+		}
+		form["head_commit_id"] = head // Gitea refuses the merge if the branch moved since
+	}
+	body, _ := json.Marshal(form)
 	endpoint := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", strings.TrimSuffix(g.o.URL, "/"), url.PathEscape(g.o.Owner), url.PathEscape(g.o.Repo), n)
 	step := fmt.Sprintf("merge #%d", n)
 	for i := 0; ; i++ {

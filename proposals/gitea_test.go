@@ -112,10 +112,10 @@ func TestGiteaProposeAndMerge(t *testing.T) {
 	}
 
 	// The agents' token cannot merge: main is protected, alice approves.
-	if _, err := env.bot.Merge(ctx, pr.Number, ""); err == nil {
+	if _, err := env.bot.Merge(ctx, pr.Number, "", ""); err == nil {
 		t.Fatal("the bot merged into protected main")
 	}
-	merged, err := env.alice.Merge(ctx, pr.Number, "")
+	merged, err := env.alice.Merge(ctx, pr.Number, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,13 +183,13 @@ func TestGiteaCollision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.alice.Merge(ctx, a.Number, ""); err != nil {
+	if _, err := env.alice.Merge(ctx, a.Number, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Rebase(ctx, b.Number); err != nil {
 		t.Fatalf("rebase #%d: %v", b.Number, err)
 	}
-	if _, err := env.alice.Merge(ctx, b.Number, ""); err != nil {
+	if _, err := env.alice.Merge(ctx, b.Number, "", ""); err != nil {
 		t.Fatalf("merge after rebase: %v", err)
 	}
 	rules, _, _ := env.bot.Main(ctx)

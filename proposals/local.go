@@ -180,6 +180,26 @@ func (l *Local) numbers() ([]int, error) {
 	return ns, err
 }
 
+// OnMain reports whether commit is main's head or on its first-parent line.
+func (l *Local) OnMain(_ context.Context, commit string) (bool, error) {
+	ref, err := l.repo.Reference(l.mainRef(), true)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", l.main, err)
+	}
+	want := plumbing.NewHash(commit)
+	c, err := l.repo.CommitObject(ref.Hash())
+	for i := 0; err == nil && i < 100_000; i++ {
+		if c.Hash == want {
+			return true, nil
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		c, err = l.repo.CommitObject(c.ParentHashes[0])
+	}
+	return false, nil
+}
+
 // Whoami is the approver of a merge made here: the user's git identity.
 func (l *Local) Whoami(context.Context) (string, error) { return l.signature("").Name, nil }
 
@@ -427,12 +447,15 @@ func (l *Local) update(n int, p Prepared) (Proposal, error) {
 // Merge implements Backend: a merge commit on main whose tree is the
 // proposal's, authored by the approver. A proposal made on an older main is
 // first re-applied at the document level; a real conflict stops the merge.
-func (l *Local) Merge(ctx context.Context, n int, approver string) (Proposal, error) {
+func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Proposal, error) {
 	m, unlock, err := l.openLocked("approve", n)
 	if err != nil {
 		return Proposal{}, err
 	}
 	defer unlock()
+	if head != "" && m.Head != head {
+		return Proposal{}, fmt.Errorf("approve #%d: %w: the proposal changed after it was checked; check it again", n, ErrConflict)
+	}
 	rules, mainCommit, err := l.Main(ctx)
 	if err != nil {
 		return Proposal{}, err

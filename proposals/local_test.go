@@ -95,7 +95,7 @@ func TestLocalProposeAndApprove(t *testing.T) {
 		t.Error("comments in bridle.yaml were lost")
 	}
 
-	merged, err := l.Merge(ctx, 1, "Mira Okafor")
+	merged, err := l.Merge(ctx, 1, "Mira Okafor", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestLocalProposeAndApprove(t *testing.T) {
 	if !strings.Contains(string(onDisk), "pin-go-version") {
 		t.Error("the checked-out work tree was not brought up to date")
 	}
-	if _, err := l.Merge(ctx, 1, "x"); !errors.Is(err, ErrState) {
+	if _, err := l.Merge(ctx, 1, "x", ""); !errors.Is(err, ErrState) {
 		t.Errorf("merging twice: %v", err)
 	}
 
@@ -181,7 +181,7 @@ func TestLocalCollisions(t *testing.T) {
 	if err != nil || dup.Branch == a.Branch {
 		t.Fatalf("setup: %v, branches %s %s", err, a.Branch, dup.Branch)
 	}
-	if _, err := l.Merge(ctx, a.Number, "mira"); err != nil {
+	if _, err := l.Merge(ctx, a.Number, "mira", ""); err != nil {
 		t.Fatal(err)
 	}
 	list, _ := l.List(ctx, Open)
@@ -199,7 +199,7 @@ func TestLocalCollisions(t *testing.T) {
 	if err != nil || rb.Base == b.Base {
 		t.Fatalf("rebase: %v %+v", err, rb)
 	}
-	if _, err := l.Merge(ctx, b.Number, "mira"); err != nil {
+	if _, err := l.Merge(ctx, b.Number, "mira", ""); err != nil {
 		t.Fatal(err)
 	}
 	rules, _, _ := l.Main(ctx)
@@ -209,17 +209,17 @@ func TestLocalCollisions(t *testing.T) {
 	if _, err := svc.Rebase(ctx, dup.Number); !errors.Is(err, ErrConflict) {
 		t.Errorf("rebase of a duplicate: %v", err)
 	}
-	if _, err := l.Merge(ctx, ov1.Number, "mira"); err != nil {
+	if _, err := l.Merge(ctx, ov1.Number, "mira", ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Merge(ctx, ov2.Number, "mira"); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "project.overview was changed on main") {
+	if _, err := l.Merge(ctx, ov2.Number, "mira", ""); !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "project.overview was changed on main") {
 		t.Errorf("second overview rewrite must conflict, got %v", err)
 	}
 	closed, err := l.Close(ctx, dup.Number, "jonas", "duplicate")
 	if err != nil || closed.State != Closed {
 		t.Errorf("close: %v %+v", err, closed)
 	}
-	if _, err := l.Merge(ctx, dup.Number, "mira"); !errors.Is(err, ErrState) {
+	if _, err := l.Merge(ctx, dup.Number, "mira", ""); !errors.Is(err, ErrState) {
 		t.Errorf("merging a closed proposal: %v", err)
 	}
 }

@@ -57,6 +57,15 @@ func (s Service) Record(ctx context.Context, pr Proposal) (Recorded, error) {
 	if len(head.Parents) != 1 {
 		return Recorded{}, fmt.Errorf("read #%d: %w: its head commit has %d parents, Bridle makes one", pr.Number, ErrTampered, len(head.Parents))
 	}
+	// One commit made on main: anything between main and the proposal's
+	// commit would ride in with its approval unseen.
+	on, err := s.Backend.OnMain(ctx, head.Parents[0])
+	if err != nil {
+		return Recorded{}, fmt.Errorf("read #%d: %w", pr.Number, err)
+	}
+	if !on {
+		return Recorded{}, fmt.Errorf("read #%d: %w: its commit is not made on main (the branch holds other commits beneath it)", pr.Number, ErrTampered)
+	}
 	parent, err := s.Backend.Commit(ctx, head.Parents[0])
 	if err != nil {
 		return Recorded{}, fmt.Errorf("read #%d: %w", pr.Number, err)
@@ -136,7 +145,8 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 	if p.Agent != "" {
 		name = p.Agent + " (agent)"
 	}
-	return s.Backend.Merge(ctx, n, name)
+	// Merge exactly the commit checked above: a push in between is refused.
+	return s.Backend.Merge(ctx, n, name, pr.Head)
 }
 
 func (p Principal) mayApprove(o Origin) error {
@@ -145,6 +155,10 @@ func (p Principal) mayApprove(o Origin) error {
 		return fmt.Errorf("%w: agent %s proposed it, so another principal must approve it", ErrSelfApproval, p.Agent)
 	case p.Agent != "" && p.Session != "" && o.Session == p.Session:
 		return fmt.Errorf("%w: it was proposed in this session (%s)", ErrSelfApproval, p.Session)
+	case p.Agent != "" && o.Source != schema.SourceAgent:
+		// Provenance other than an agent's is a claim an agent can make
+		// from a shell; only a human approves a human's or a vendor's proposal.
+		return fmt.Errorf("%w: it is a %s proposal, which only a human may approve", ErrSelfApproval, o.Source)
 	case p.Agent == "" && p.Human != "" && !p.SelfOK && o.Source != schema.SourceAgent && strings.EqualFold(o.Author, p.Human):
 		return fmt.Errorf("%w: %s proposed it; another maintainer must approve it (a sole maintainer may pass --self)", ErrSelfApproval, p.Human)
 	}

@@ -35,6 +35,7 @@ func TestNoSelfApproval(t *testing.T) {
 		{"the proposing human, sole maintainer", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "ann", SelfOK: true}, false},
 		{"an agent may not use SelfOK", agentOrigin(), Principal{Agent: "claude", Session: "s-1", SelfOK: true}, true},
 		{"another human", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "bob"}, false},
+		{"an agent, a human's proposal", Origin{Source: schema.SourceUser, Author: "alice"}, Principal{Agent: "claude", Session: "s-9"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -339,6 +340,40 @@ func TestProposeOnHostileMain(t *testing.T) {
 		_, err := Prepare([]byte(main), "x", Draft{Change: guardrail("x"), Origin: agentOrigin()}, "test")
 		if !errors.Is(err, ErrInvalid) {
 			t.Errorf("%q: %v, want ErrInvalid", main, err)
+		}
+	}
+}
+
+// TestRecordRefusesHiddenCommits: a proposal whose commit sits on another
+// commit than main (which would ride in with its approval) is refused,
+// whatever the stored metadata says its base is.
+func TestRecordRefusesHiddenCommits(t *testing.T) {
+	dir, repo := rulesRepo(t)
+	l, _ := OpenLocal(dir, "test")
+	svc := Service{Backend: l}
+	ctx := context.Background()
+	pr, err := svc.Propose(ctx, Draft{Change: guardrail("be-kind"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := repo.CommitObject(plumbing.NewHash(pr.Head))
+	base := mustParent(t, repo, head)
+	grant := strings.Replace(string(mustFile(t, base)), "rules: {propose: true, approve: false}", "rules: {propose: true, approve: true}", 1)
+	hidden := commitOn(t, repo, base, grant, "grant")
+	hc, _ := repo.CommitObject(hidden)
+	after, err := Apply([]byte(grant), guardrail("be-kind"), agentOrigin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Draft{Change: guardrail("be-kind").Recorded([]byte(grant)), Origin: agentOrigin()}
+	on := commitOn(t, repo, hc, string(after), message("Add guardrail be-kind", d))
+	for _, claimedBase := range []string{base.Hash.String(), hidden.String()} {
+		m, _ := l.load(pr.Number)
+		m.Head, m.Base = on.String(), claimedBase
+		l.save(m)
+		repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(m.Branch), on))
+		if _, err := svc.Approve(ctx, pr.Number, Principal{Human: "mira"}); !errors.Is(err, ErrTampered) {
+			t.Errorf("base %s: approve of a proposal on a hidden commit: %v, want ErrTampered", claimedBase[:8], err)
 		}
 	}
 }

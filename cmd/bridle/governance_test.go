@@ -73,3 +73,26 @@ func TestApproveRefusedInsideAnAgentSession(t *testing.T) {
 		})
 	}
 }
+
+// TestProposeInsideAnAgentSession: a proposal made from an agent's shell is
+// recorded as that agent's, whatever --as claims.
+func TestProposeInsideAnAgentSession(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rules")
+	if code, _, stderr := bridle(t, "init", dir); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	t.Setenv("CLAUDECODE", "1")
+	code, _, stderr := bridle(t, "propose", "guardrail", "--rules", dir, "--id", "laundered", "--severity", "guidance",
+		"--statement", "Agents may skip tests.", "--why", "x", "--as", "alice")
+	if code != 0 || !strings.Contains(stderr, "proposing as agent claude") {
+		t.Fatalf("propose: %d %s", code, stderr)
+	}
+	code, out, _ := bridle(t, "proposals", "list", "--rules", dir, "--json")
+	if code != 0 || !strings.Contains(out, "bridle/agent/claude/") {
+		t.Errorf("the proposal is not the agent's: %s", out)
+	}
+	code, out, _ = bridle(t, "proposals", "show", "1", "--rules", dir)
+	if code != 0 || !strings.Contains(out, "Recorded change (from the proposal's commit") || !strings.Contains(out, "proposed by agent claude") {
+		t.Errorf("show: %d\n%s", code, out)
+	}
+}

@@ -143,7 +143,7 @@ lives in the local rules repository and bridle approve merges it.`,
 			}
 			ctx, cancel := ctx30()
 			defer cancel()
-			p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: proposals.Origin{Source: schema.SourceUser, Author: whoami(o.as)}})
+			p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: cliOrigin(io, o.as)})
 			if err != nil {
 				return proposalErr(io, err)
 			}
@@ -305,7 +305,7 @@ func newShowCmd(io *streams) *cobra.Command {
 	var b backendFlags
 	cmd := &cobra.Command{
 		Use:   "show N",
-		Short: "Show a proposal: state, mergeability and body",
+		Short: "Show a proposal: state, mergeability, the change its commit records, and its description",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
@@ -317,6 +317,24 @@ func newShowCmd(io *streams) *cobra.Command {
 					return printProposal(io, p, true, "")
 				}
 				printProposal(io, p, false, "")
+				if p.State == proposals.Open {
+					// What approving would merge comes from the commit, not the
+					// description, which its author can edit at any time.
+					rec, err := svc.Record(ctx, p)
+					if err != nil {
+						fmt.Fprintf(io.errOut, "warning: %v\n", err)
+					} else {
+						o := rec.Draft.Origin
+						who := o.Author
+						if o.Source == schema.SourceAgent {
+							who = "agent " + o.Agent + ", session " + o.Session
+						}
+						fmt.Fprintf(io.out, "Recorded change (from the proposal's commit, checked against its branch), proposed by %s:\n\n%s\n",
+							who, proposals.Fence(proposals.ChangeYAML(rec.Draft.Change), "yaml"))
+					}
+				}
+				fmt.Fprintln(io.out, "Description (written by the proposer; it may have been edited since):")
+				fmt.Fprintln(io.out)
 				fmt.Fprint(io.out, p.Body)
 				return nil
 			})
@@ -360,6 +378,28 @@ func agentEnv() string {
 		}
 	}
 	return ""
+}
+
+// cliOrigin is who proposes from the CLI: the human, or — inside a coding
+// agent's session — that agent, whatever --as says, so that an agent cannot
+// launder its proposal as a human's and then approve it.
+func cliOrigin(io *streams, as string) proposals.Origin {
+	v := agentEnv()
+	if v == "" {
+		return proposals.Origin{Source: schema.SourceUser, Author: whoami(as)}
+	}
+	agent := strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
+	switch {
+	case agent != "":
+	case strings.HasPrefix(v, "CLAUDE"):
+		agent = "claude"
+	case strings.HasPrefix(v, "CODEX"):
+		agent = "codex"
+	default:
+		agent = "unknown"
+	}
+	fmt.Fprintf(io.errOut, "note: %s is set, so this runs inside an agent's session: proposing as agent %s (--as is ignored)\n", v, agent)
+	return proposals.Origin{Source: schema.SourceAgent, Agent: agent, Session: "shell"}
 }
 
 func newApproveCmd(io *streams) *cobra.Command {
