@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -97,4 +98,33 @@ func Timeline(opts Options) ([]Merge, error) {
 		return out, fmt.Errorf("timeline: %w", err)
 	}
 	return out, nil
+}
+
+// Descends reports whether commit descends from ancestor along its
+// first-parent line (main moves forward by merges and commits on top), in
+// the repository holding rules.
+func Descends(rules, ancestor, commit string) (bool, error) {
+	dir := rules
+	if st, err := os.Stat(rules); err == nil && !st.IsDir() {
+		dir = filepath.Dir(rules)
+	}
+	repo, _, err := openRepo(dir)
+	if err != nil {
+		return false, err
+	}
+	want := plumbing.NewHash(ancestor)
+	c, err := repo.CommitObject(plumbing.NewHash(commit))
+	for i := 0; err == nil && i < maxHistory; i++ {
+		if c.Hash == want {
+			return true, nil
+		}
+		if len(c.ParentHashes) == 0 {
+			return false, nil
+		}
+		c, err = repo.CommitObject(c.ParentHashes[0])
+	}
+	if err != nil {
+		return false, fmt.Errorf("descends: %w", err)
+	}
+	return false, nil
 }

@@ -74,7 +74,7 @@ func TestGiteaFlow(t *testing.T) {
 		!strings.Contains(pr.Body, "Agent `claude`, session `"+f.srv.session+"`") {
 		t.Fatalf("pull request = %+v", pr)
 	}
-	if _, err := alice.Merge(ctx, pv.Number, ""); err != nil {
+	if _, err := alice.Merge(ctx, pv.Number, "", ""); err != nil {
 		t.Fatal(err)
 	}
 

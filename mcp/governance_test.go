@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
@@ -157,5 +159,40 @@ func TestNoSelfApprovalFromTheAgentsSide(t *testing.T) {
 	refusals, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Kind: audit.KindRefusal})
 	if len(refusals) < 2 {
 		t.Errorf("refusals audited: %d, want 2", len(refusals))
+	}
+}
+
+// TestMainMovedBackwards: resetting main to an older commit (to undo a
+// change that took a permission away), or to an unrelated history with its
+// own "baseline", is refused: the sidecar keeps serving what it served.
+func TestMainMovedBackwards(t *testing.T) {
+	dir := exampleRepo(t, t.TempDir())
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := repo.Head()
+	src, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
+	commitRules(t, dir, []byte(strings.Replace(string(src), "    memory: {read: true, write: true, forget: false}\n", "    memory: {read: true}\n", 1)))
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	f := newFixture(t, Options{Rules: dir, Now: func() time.Time { return now }, Refresh: time.Second,
+		Memory: func() (memory.Store, memory.Embedder, error) {
+			s, err := memory.OpenSQLite(filepath.Join(t.TempDir(), "m.db"))
+			return s, memory.Hashing{}, err
+		}})
+	cs := f.connect(t, "claude-code", "", nil)
+	if slices.Contains(toolNames(t, cs), "remember") {
+		t.Fatal("remember is offered after memory.write was taken away")
+	}
+	if err := repo.Storer.SetReference(plumbing.NewHashReference("refs/heads/main", before.Hash())); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(5 * time.Second)
+	if slices.Contains(toolNames(t, cs), "remember") {
+		t.Error("resetting main gave memory.write back")
+	}
+	got, _ := callText(t, cs, "get_rules", nil)
+	if !strings.Contains(got, "Stale rules") || !strings.Contains(got, "does not descend") {
+		t.Errorf("get_rules after main moved back:\n%.600s", got)
 	}
 }

@@ -163,6 +163,9 @@ func (s *source) settle(snap *compiler.Snapshot, st stamp, err error, now time.T
 		if snap == s.snap && !s.status.Stale {
 			return s.snap, s.status, nil
 		}
+		err = s.forwardOnly(snap)
+	}
+	if err == nil {
 		s.snap, s.stamp = snap, st
 		s.status = Status{Commit: snap.Source.Commit, ContentHash: snap.ContentHash, CompiledAt: now, Worktree: s.worktree()}
 		if !s.fromCache {
@@ -184,6 +187,44 @@ func (s *source) settle(snap *compiler.Snapshot, st stamp, err error, now time.T
 	}
 	s.status.Stale, s.status.Reason = true, err.Error()
 	return s.snap, s.status, nil
+}
+
+// forwardOnly refuses a local main that moved anywhere but forward from
+// the commit served before (in this process, or the cached snapshot from an
+// earlier one): resetting main to an older approved commit, or to an
+// unrelated history with its own "baseline", is not a change any approval
+// produced. Gitea's protected main cannot move so; a work tree has no
+// commit to follow.
+func (s *source) forwardOnly(snap *compiler.Snapshot) error {
+	if s.mirror != nil || s.file != "" || s.opts.Ref == "" || snap.Source.Commit == "" {
+		return nil
+	}
+	prev := ""
+	if s.snap != nil {
+		prev = s.snap.Source.Commit
+	} else if c, err := s.loadCache(); err == nil {
+		prev = c.Snapshot.Source.Commit
+	}
+	if prev == "" || prev == snap.Source.Commit {
+		return nil
+	}
+	ok, err := compiler.Descends(s.opts.Rules, prev, snap.Source.Commit)
+	if err != nil || ok {
+		return nil // a history that cannot be read is the compiler's to judge
+	}
+	return fmt.Errorf("%w: %s moved from %s to %s, which does not descend from it (a reset or a rewritten history, "+
+		"not an approved change); if a maintainer did this on purpose, remove %s", ErrMovedBack, s.opts.Ref, short(prev), short(snap.Source.Commit), s.cacheKeyDir())
+}
+
+// ErrMovedBack: the served ref moved to a commit that does not descend from
+// the one served before.
+var ErrMovedBack = errors.New("the rules' history moved backwards")
+
+func short(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }
 
 // worktree reports the authoring mode: the work tree is compiled.
