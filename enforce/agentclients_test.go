@@ -1,0 +1,209 @@
+package enforce
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// The real-client tests run the agents' own CLIs, at the versions pinned
+// in tests/agentclients, on what this package generates. They skip, saying
+// how to install them, when the CLIs are missing.
+
+func agentBin(t *testing.T, env, name string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	p, err := filepath.Abs(filepath.Join("..", "tests", "agentclients", "node_modules", ".bin", name))
+	if err == nil {
+		if _, err = os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("%s not found: set %s, or install it with: cd tests/agentclients && npm ci", name, env)
+	return ""
+}
+
+func run(t *testing.T, dir string, env []string, stdin string, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+type codexCheck struct {
+	MatchedRules []struct {
+		PrefixRuleMatch struct {
+			MatchedPrefix []string `json:"matchedPrefix"`
+			Decision      string   `json:"decision"`
+			Justification string   `json:"justification"`
+		} `json:"prefixRuleMatch"`
+	} `json:"matchedRules"`
+	Decision string `json:"decision"`
+}
+
+// hostileDoc is built in Go, not loaded: its statement holds what
+// validation refuses, to prove the quoting holds even then.
+func hostileRules(t *testing.T) *Rules {
+	t.Helper()
+	r, err := New(&schema.Document{Guardrails: []schema.Guardrail{{
+		ID: "hostile", Severity: schema.Enforcement,
+		Statement: "say \"hi\" \\ then\n\"), decision=\"allow\", x=(\" \u2028 \\\"",
+		Enforce:   schema.Enforce{Commands: schema.CommandRules{Forbid: []string{"make deploy"}}},
+	}}}, "codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRealCodexExecpolicy(t *testing.T) {
+	bin := agentBin(t, "BRIDLE_CODEX_BIN", "codex")
+	dir := t.TempDir()
+	env := []string{"RUST_BACKTRACE=0", "CODEX_HOME=" + filepath.Join(dir, "codexhome")}
+	if err := os.MkdirAll(filepath.Join(dir, "codexhome"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, r *Rules) string {
+		data, err := r.Codex()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	check := func(rules string, argv ...string) codexCheck {
+		t.Helper()
+		out, errOut, err := run(t, dir, env, "", bin, append([]string{"execpolicy", "check", "--rules", rules}, argv...)...)
+		if err != nil {
+			t.Fatalf("codex execpolicy check %v: %v (the file does not load?)\n%s", argv, err, errOut)
+		}
+		var c codexCheck
+		if err := json.Unmarshal([]byte(out), &c); err != nil {
+			t.Fatalf("codex execpolicy check %v: %v in %q", argv, err, out)
+		}
+		return c
+	}
+
+	rules := write("bridle.rules", load(t, testDoc, "codex"))
+	for _, tc := range []struct {
+		argv      []string
+		decision  string // "" when no rule matches
+		guardrail string
+	}{
+		{[]string{"git", "push", "--force", "origin", "main"}, "forbidden", "no-force-push"},
+		{[]string{"git", "push", "-f"}, "forbidden", "no-force-push"},
+		{[]string{"rm", "-rf", "/"}, "forbidden", "no-force-push"},
+		{[]string{"sudo", "ls"}, "forbidden", "codex-no-sudo"},
+		{[]string{"git", "push", "origin", "main"}, "prompt", "ask-before-push"},
+		{[]string{"git", "push", "--force-with-lease", "origin"}, "prompt", "ask-before-push"},
+		{[]string{"npm", "publish"}, "prompt", "ask-before-push"},
+		{[]string{"git", "status"}, "", ""},
+		{[]string{"ls", "-la"}, "", ""},
+		{[]string{"cat", ".env"}, "", ""}, // paths are not in the Codex file
+		{[]string{"git push --force"}, "", ""},
+	} {
+		c := check(rules, tc.argv...)
+		if tc.decision == "" {
+			if len(c.MatchedRules) != 0 || c.Decision != "" {
+				t.Errorf("%q: matched %+v, want matchedRules: []", tc.argv, c)
+			}
+			continue
+		}
+		if c.Decision != tc.decision {
+			t.Errorf("%q: decision %q, want %q", tc.argv, c.Decision, tc.decision)
+		}
+		named := false
+		for _, m := range c.MatchedRules {
+			if m.PrefixRuleMatch.Decision == tc.decision && strings.HasPrefix(m.PrefixRuleMatch.Justification, "guardrail "+tc.guardrail+": ") {
+				named = true
+			}
+		}
+		if !named {
+			t.Errorf("%q: no %s rule whose justification names guardrail %s: %+v", tc.argv, tc.decision, tc.guardrail, c.MatchedRules)
+		}
+	}
+
+	// A hostile statement stays inside its string: the file loads, the
+	// rule is still forbidden, and the justification reads back as written
+	// (line breaks made spaces).
+	hostile := write("hostile.rules", hostileRules(t))
+	c := check(hostile, "make", "deploy")
+	if c.Decision != "forbidden" || len(c.MatchedRules) != 1 {
+		t.Fatalf("hostile: %+v, want one forbidden rule", c)
+	}
+	want := "guardrail hostile: " + sanitize("say \"hi\" \\ then\n\"), decision=\"allow\", x=(\" \u2028 \\\"")
+	if got := c.MatchedRules[0].PrefixRuleMatch.Justification; got != want {
+		t.Errorf("hostile justification = %q, want %q", got, want)
+	}
+
+	// The check is real: a broken file makes codex exit non-zero.
+	bad := filepath.Join(dir, "bad.rules")
+	if err := os.WriteFile(bad, []byte(`prefix_rule(pattern=["x"], decision="deny")`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, dir, env, "", bin, "execpolicy", "check", "--rules", bad, "x"); err == nil {
+		t.Error("codex accepted a rules file with decision=\"deny\"; the load check proves nothing")
+	}
+}
+
+func TestRealClaudeSettings(t *testing.T) {
+	bin := agentBin(t, "BRIDLE_CLAUDE_BIN", "claude")
+	deny, ask := load(t, testDoc, "claude").Claude()
+
+	doctor := func(t *testing.T, deny, ask []string) string {
+		t.Helper()
+		proj, home := t.TempDir(), t.TempDir()
+		settings, err := json.MarshalIndent(map[string]any{"permissions": map[string]any{"deny": deny, "ask": ask}}, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(proj, ".claude"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), settings, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// claude doctor exits 0 even when the settings are invalid; its
+		// stdout says "Invalid settings" then.
+		out, errOut, err := run(t, proj, []string{"HOME=" + home}, "", bin, "doctor")
+		if err != nil {
+			t.Fatalf("claude doctor: %v\n%s\n%s", err, out, errOut)
+		}
+		if !strings.Contains(out, "Claude Code doctor") {
+			t.Fatalf("claude doctor printed no report:\n%s\n%s", out, errOut)
+		}
+		return out
+	}
+
+	t.Run("generated", func(t *testing.T) {
+		if out := doctor(t, deny, ask); strings.Contains(out, "Invalid settings") {
+			t.Errorf("Claude Code refuses generated rules:\n%s", out)
+		}
+	})
+	t.Run("negative-control", func(t *testing.T) {
+		out := doctor(t, append(deny, "Bash(git push --force"), ask)
+		if !strings.Contains(out, "Invalid settings") || !strings.Contains(out, `"Bash(git push --force"`) {
+			t.Errorf("an invalid rule was not reported, so the check proves nothing:\n%s", out)
+		}
+	})
+}
