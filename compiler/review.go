@@ -402,6 +402,7 @@ func (r *review) apply(doc *schema.Document) *Approval {
 		p := &doc.Patterns.Custom[i]
 		p.Provenance = prov("pattern:"+p.Name, p.Provenance)
 	}
+	r.keepApprovedGuardrails(doc)
 	for agent, perms := range doc.Permissions {
 		if it := r.items["permissions:"+agent]; it != nil && !it.ok {
 			var approved schema.Permissions
@@ -447,6 +448,63 @@ func (r *review) apply(doc *schema.Document) *Approval {
 			}
 		}
 		a.Unapproved = append(a.Unapproved, u)
+	}
+	return a
+}
+
+// keepApprovedGuardrails keeps an approved guardrail in force when an
+// unapproved change weakened it: a guardrail removed without approval is
+// served again as approved (and marked), and one changed without approval
+// keeps the approved severity if that was stronger and the approved enforce
+// entries beside its own. Guardrails only restrict, so keeping both is the
+// least privilege.
+func (r *review) keepApprovedGuardrails(doc *schema.Document) {
+	for _, k := range slices.Sorted(maps.Keys(r.items)) {
+		it := r.items[k]
+		id, ok := strings.CutPrefix(k, "guardrail:")
+		if !ok || it.ok || it.approved == "" {
+			continue
+		}
+		var approved schema.Guardrail
+		if json.Unmarshal([]byte(it.approved), &approved) != nil {
+			continue
+		}
+		if it.value == "" {
+			approved.Provenance = schema.Provenance{Source: approved.Provenance.Source, Agent: approved.Provenance.Agent,
+				AgentSession: approved.Provenance.AgentSession, Vendor: approved.Provenance.Vendor, ProposedBy: approved.Provenance.ProposedBy,
+				Unapproved: "removed without approval (" + unapprovedNote(it) + "); the approved rule still applies"}
+			doc.Guardrails = append(doc.Guardrails, approved)
+			continue
+		}
+		for i := range doc.Guardrails {
+			g := &doc.Guardrails[i]
+			if g.ID != id {
+				continue
+			}
+			if approved.Severity.Rank() < g.Severity.Rank() {
+				g.Severity = approved.Severity
+			}
+			e, a := &g.Enforce, approved.Enforce
+			e.Commands.Forbid = union(e.Commands.Forbid, a.Commands.Forbid)
+			e.Commands.Ask = union(e.Commands.Ask, a.Commands.Ask)
+			e.Paths.NoRead = union(e.Paths.NoRead, a.Paths.NoRead)
+			e.Paths.NoWrite = union(e.Paths.NoWrite, a.Paths.NoWrite)
+			// Narrowing who a rule applies to is a weakening too.
+			if len(approved.AppliesTo) == 0 {
+				approved.AppliesTo = []string{schema.AllAgents}
+			}
+			if len(g.AppliesTo) > 0 {
+				g.AppliesTo = union(g.AppliesTo, approved.AppliesTo)
+			}
+		}
+	}
+}
+
+func union(a, b []string) []string {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			a = append(a, x)
+		}
 	}
 	return a
 }

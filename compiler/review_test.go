@@ -430,3 +430,30 @@ func TestReviewAttacks(t *testing.T) {
 		}
 	})
 }
+
+// TestReviewKeepsApprovedGuardrailsInForce: removing a guardrail, weakening
+// its severity, narrowing it or dropping its enforce entries without
+// approval leaves the approved rule in force.
+func TestReviewKeepsApprovedGuardrailsInForce(t *testing.T) {
+	strong := strings.Replace(baseRules, "    severity: hard-instruction\n", "    severity: enforcement\n    applies_to: [all_agents]\n    enforce: {commands: {forbid: [\"git push --force\"]}}\n", 1)
+	h := newHist(t)
+	base := h.commit(strong, "baseline", "owner")
+	weak := strings.Replace(baseRules, "    severity: hard-instruction\n", "    severity: hard-instruction\n    applies_to: [codex]\n", 1)
+	weak = strings.Replace(weak, "  claude: {}\n", "  claude: {}\n  codex: {}\n", 1)
+	h.main(h.commit(weak, "weaken", "claude", base))
+	snap := h.compile(Options{Ref: "main"})
+	g := guardrail(t, snap, "no-secrets-in-logs")
+	if g.Severity != schema.Enforcement || !g.AppliesToAgent("claude") || !slices.Contains(g.Enforce.Commands.Forbid, "git push --force") || g.Provenance.Unapproved == "" {
+		t.Errorf("weakened guardrail served as %+v", g)
+	}
+
+	h2 := newHist(t)
+	base = h2.commit(strong, "baseline", "owner")
+	gone := strings.Replace(baseRules, "  - id: no-secrets-in-logs\n    statement: Never log secrets.\n    severity: hard-instruction\n", "  - id: other\n    statement: Other.\n    severity: guidance\n", 1)
+	h2.main(h2.commit(gone, "remove", "claude", base))
+	snap = h2.compile(Options{Ref: "main"})
+	g = guardrail(t, snap, "no-secrets-in-logs")
+	if !strings.Contains(g.Provenance.Unapproved, "removed without approval") || !slices.Contains(g.Enforce.Commands.Forbid, "git push --force") {
+		t.Errorf("removed guardrail served as %+v", g)
+	}
+}

@@ -190,6 +190,8 @@ func (s *Server) registry() []Tool {
 		s.getRulesTool(),
 		s.listGuardrailsTool(),
 		s.getGuardrailTool(),
+		s.checkCommandTool(),
+		s.checkPathTool(),
 		s.scopeApprovalTool(),
 		s.proposeGuardrailTool(),
 		s.addPatternTool(),

@@ -85,6 +85,7 @@ type Server struct {
 	propErr     error
 
 	listedOnce sync.Once
+	enforce    enforcer
 	agentOnce  sync.Once
 
 	memOnce  sync.Once

@@ -106,6 +106,7 @@ Exit codes:
 		newApproveCmd(io),
 		newRejectCmd(io),
 		newMCPCmd(io),
+		newHookCmd(io),
 		newMemoryCmd(io),
 		newPatternsCmd(io),
 		newInstallCmd(io),

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/enforce"
+	"github.com/bridle-dev/bridle/mcp"
+)
+
+type hookOptions struct {
+	rules, ref, agent string
+}
+
+func newHookCmd(io *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Agent harness hooks that enforce the guardrails' enforce entries",
+	}
+	var o hookOptions
+	claude := &cobra.Command{
+		Use:   "claude",
+		Short: "Claude Code PreToolUse hook: deny or ask for a tool call a guardrail forbids",
+		Long: `Claude runs this before every tool call (bridle install claude and
+bridle render --all wire it into .claude/settings.json). It reads the hook's
+JSON on stdin, checks Bash commands and file reads and edits against the
+enforce entries of the committed rules (main, as the sidecar serves them),
+and prints Claude Code's decision: deny or ask with the guardrail's id and
+statement, or nothing, which leaves the call to Claude Code's own rules.
+When the rules cannot be loaded it asks, naming why.`,
+		Example: `  echo '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force"}}' | bridle hook claude --rules rules`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return hookClaude(io, stdin(cmd), o)
+		},
+	}
+	claude.Flags().StringVar(&o.rules, "rules", ".", "rules `path`: the rules repository (or a bridle.yaml in one)")
+	claude.Flags().StringVar(&o.ref, "ref", mcp.DefaultRef, "serve the rules committed at this git `ref`")
+	claude.Flags().StringVar(&o.agent, "agent", "claude", "the `agent` whose guardrails apply")
+	cmd.AddCommand(claude)
+	return cmd
+}
+
+func hookClaude(io *streams, in io.Reader, o hookOptions) error {
+	data, err := readAllLimited(in, enforce.MaxHookInput+1)
+	if err != nil {
+		return err
+	}
+	hin, err := enforce.ParseHookInput(data)
+	if err != nil {
+		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not read the hook's input (" + err.Error() + ")"})
+	}
+	snap, diags, _, err := compiler.CompileCached(compiler.Options{Rules: o.rules, Ref: o.ref, BridleVersion: version()}, compiler.DefaultCache())
+	if err == nil && snap == nil {
+		err = fmt.Errorf("the rules are invalid: %s", diags.Error())
+	}
+	if err != nil {
+		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not load the rules (" + err.Error() + ")"})
+	}
+	rules, err := enforce.New(&snap.Document, o.agent)
+	if err != nil {
+		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "the rules' enforce entries are invalid (" + err.Error() + ")"})
+	}
+	project := os.Getenv("CLAUDE_PROJECT_DIR")
+	if project == "" {
+		project = hin.Cwd
+	}
+	return writeHook(io, rules.ClaudeHook(hin, project))
+}
+
+func writeHook(io *streams, d enforce.Decision) error {
+	_, err := io.out.Write(enforce.ClaudeHookOutput(d))
+	return err
+}
+
+func readAllLimited(r io.Reader, n int64) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(r, n))
+}

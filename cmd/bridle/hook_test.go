@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const enforcedRules = `schema_version: 1
+project: {id: demo}
+guardrails:
+  - id: no-force-push
+    statement: Never force-push to shared branches.
+    severity: enforcement
+    enforce:
+      commands:
+        forbid: ["git push --force", "git push -f"]
+        ask: ["git push"]
+      paths:
+        no_read: [".env"]
+        no_write: ["migrations/**"]
+agent_profiles:
+  claude: {}
+permissions:
+  claude: {}
+`
+
+// TestHookClaude feeds the hook what Claude Code sends before a tool call
+// and checks its decision and message.
+func TestHookClaude(t *testing.T) {
+	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "rules")
+	if code, _, stderr := bridle(t, "init", dir); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	directCommit(t, dir, func(string) string { return enforcedRules })
+	// The direct commit is unapproved, but its guardrail is served (marked)
+	// and enforced: guardrails only restrict.
+	project := t.TempDir()
+	t.Setenv("CLAUDE_PROJECT_DIR", project)
+	tests := []struct {
+		tool, input, decision, want string
+	}{
+		{"Bash", `{"command":"git push --force origin main"}`, "deny", "no-force-push"},
+		{"Bash", `{"command":"cd /tmp && FOO=1 git -C . push -f"}`, "deny", "Never force-push"},
+		{"Bash", `{"command":"git push origin main"}`, "ask", "no-force-push"},
+		{"Bash", `{"command":"git status"}`, "", ""},
+		{"Read", `{"file_path":"` + filepath.Join(project, ".env") + `"}`, "deny", "no-force-push"},
+		{"Write", `{"file_path":"` + filepath.Join(project, "migrations", "001.sql") + `","content":"x"}`, "deny", "no-force-push"},
+		{"Read", `{"file_path":"` + filepath.Join(project, "main.go") + `"}`, "", ""},
+		{"WebFetch", `{"url":"https://example.com"}`, "", ""},
+	}
+	for _, tt := range tests {
+		in := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"` + tt.tool + `","tool_input":` + tt.input + `,"cwd":"` + project + `"}`
+		code, out, stderr := bridleStdin(t, in, "hook", "claude", "--rules", dir)
+		if code != 0 {
+			t.Fatalf("%s %s: exit %d %s", tt.tool, tt.input, code, stderr)
+		}
+		if tt.decision == "" {
+			if out != "" {
+				t.Errorf("%s %s: %s, want no output (defer to Claude Code)", tt.tool, tt.input, out)
+			}
+			continue
+		}
+		var got struct {
+			HookSpecificOutput struct {
+				HookEventName, PermissionDecision, PermissionDecisionReason string
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%s: %v: %q", tt.input, err, out)
+		}
+		h := got.HookSpecificOutput
+		if h.HookEventName != "PreToolUse" || h.PermissionDecision != tt.decision || !strings.Contains(h.PermissionDecisionReason, tt.want) {
+			t.Errorf("%s %s: %+v, want %s naming %q", tt.tool, tt.input, h, tt.decision, tt.want)
+		}
+	}
+	// Garbage in, or rules that cannot be loaded: the human decides.
+	for _, c := range []struct{ in, rules string }{{"{not json", dir}, {`{"tool_name":"Bash","tool_input":{"command":"ls"}}`, t.TempDir()}} {
+		code, out, _ := bridleStdin(t, c.in, "hook", "claude", "--rules", c.rules)
+		if code != 0 || !strings.Contains(out, `"permissionDecision":"ask"`) {
+			t.Errorf("hook on %q with rules %s: %d %s, want ask", c.in, c.rules, code, out)
+		}
+	}
+}
+
+func bridleStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stdin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(stdin)
+	f.Seek(0, 0)
+	old := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = old; f.Close() }()
+	return bridle(t, args...)
+}
