@@ -72,8 +72,8 @@ var pathLimit = tweaks(limits(map[string]int{"path": 4096}), nonEmpty("path"), e
 
 func (s *Server) checkPathTool() Tool {
 	return newTool(Tool{
-		Name:  "check_path",
-		Title: "Check a file access against the guardrails",
+		Name:        "check_path",
+		Title:       "Check a file access against the guardrails",
 		Description: "Before reading or writing a file, ask whether the project's guardrails allow it. Answers allow or forbid, naming the guardrail that decides.",
 		Toolset:     "rules",
 		ReadOnly:    true,
