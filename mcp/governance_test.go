@@ -196,3 +196,35 @@ func TestMainMovedBackwards(t *testing.T) {
 		t.Errorf("get_rules after main moved back:\n%.600s", got)
 	}
 }
+
+// TestCheckTools: any agent can ask whether a command or a file access is
+// allowed, and is told which guardrail decides.
+func TestCheckTools(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := strings.Replace(string(src), "guardrails:\n", "guardrails:\n  - id: no-force-push\n    statement: Never force-push to shared branches.\n    severity: enforcement\n"+
+		"    enforce:\n      commands: {forbid: [\"git push --force\"], ask: [\"git push\"]}\n      paths: {no_read: [\".env\"]}\n", 1)
+	dir := commitRules(t, t.TempDir(), []byte(rules))
+	cs := newFixture(t, Options{Rules: dir}).connect(t, "deepseek-cli", "", nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"check_command", map[string]any{"command": "cd x && git push --force origin"}, `"verdict":"forbid"`},
+		{"check_command", map[string]any{"command": "git push origin"}, `"verdict":"ask"`},
+		{"check_command", map[string]any{"command": "git status"}, `"verdict":"allow"`},
+		{"check_path", map[string]any{"path": ".env", "op": "read"}, `"guardrail":"no-force-push"`},
+		{"check_path", map[string]any{"path": "main.go", "op": "write"}, `"verdict":"allow"`},
+	} {
+		got, isErr := callText(t, cs, c.tool, c.args)
+		if isErr || !strings.Contains(got, c.want) {
+			t.Errorf("%s %v: %v %s, want %s", c.tool, c.args, isErr, got, c.want)
+		}
+	}
+	if got, isErr := callText(t, cs, "check_path", map[string]any{"path": "x", "op": "delete"}); !isErr {
+		t.Errorf("check_path with a bad op: %s", got)
+	}
+}
