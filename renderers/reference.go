@@ -131,6 +131,7 @@ func reference(in Input, v voice) []byte {
 					b.WriteString("  - Enforced by Bridle.\n")
 				}
 			}
+			b.WriteString(enforcedLine(g, in.Profile))
 			if g.ScopeApproval {
 				b.WriteString("  - Before any action beyond the task, call `request_scope_approval` (action, reason, guardrail_id) and wait for the answer.\n")
 			}

@@ -194,6 +194,8 @@ func rule(b *strings.Builder, label string, g *schema.Guardrail) {
 	if g.Rationale != "" {
 		b.WriteString("  - Why: " + text(g.Rationale) + "\n")
 	}
+	// Stepwise agents have no harness mechanism Bridle renders into.
+	b.WriteString(enforcedLine(g, schema.AgentProfile{Style: schema.Stepwise}))
 }
 
 func origin(b *strings.Builder, g *schema.Guardrail) {

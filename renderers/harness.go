@@ -1,0 +1,92 @@
+package renderers
+
+import (
+	"strings"
+
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Harness names the agent harness whose own mechanism Bridle renders a
+// guardrail's enforce entries into: "claude" (Claude Code's permission rules
+// and a PreToolUse hook, for CLAUDE.md profiles), "codex" (Codex's
+// execpolicy rules, for reference-style AGENTS.md profiles), or "" for
+// agents without one (stepwise profiles: Kimi, DeepSeek, …).
+func Harness(p schema.AgentProfile) string {
+	switch {
+	case p.Style == schema.Stepwise:
+		return ""
+	case p.InstructionFormat == schema.ClaudeMD:
+		return "claude"
+	case p.InstructionFormat == schema.AgentsMD:
+		return "codex"
+	}
+	return ""
+}
+
+// enforcedLine says, for a guardrail with enforce entries, what the agent's
+// own harness enforces and what is left to the agent, so that a refusal
+// does not surprise it. "" when the guardrail has none.
+func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
+	e := g.Enforce
+	if e.IsZero() {
+		return ""
+	}
+	var parts []string
+	list := func(what string, items []string) {
+		if len(items) > 0 {
+			parts = append(parts, what+" "+codes(items))
+		}
+	}
+	list("running", e.Commands.Forbid)
+	forbidden := strings.Join(parts, "; ")
+	parts = nil
+	list("running", e.Commands.Ask)
+	asks := strings.Join(parts, "; ")
+	parts = nil
+	list("reading", e.Paths.NoRead)
+	list("writing", e.Paths.NoWrite)
+	files := strings.Join(parts, "; ")
+
+	var b strings.Builder
+	switch Harness(p) {
+	case "claude":
+		b.WriteString("  - Claude Code enforces this itself (permission rules and Bridle's hook in `.claude/settings.json`):")
+		if forbidden != "" {
+			b.WriteString(" Denied: " + forbidden + ".")
+		}
+		if files != "" {
+			b.WriteString(" Denied: " + files + ".")
+		}
+		if asks != "" {
+			b.WriteString(" Asks the human first: " + asks + ".")
+		}
+	case "codex":
+		if forbidden != "" || asks != "" {
+			b.WriteString("  - Codex enforces the commands itself (`.codex/rules/bridle.rules`):")
+			if forbidden != "" {
+				b.WriteString(" forbidden: " + forbidden + ".")
+			}
+			if asks != "" {
+				b.WriteString(" Needs approval: " + asks + ".")
+			}
+		}
+		if files != "" {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString("  - Codex cannot enforce file rules: you must not be " + files + "; when unsure, call `check_path`.")
+		}
+	default:
+		b.WriteString("  - Your harness does not enforce this; before any command or file access it covers, call `check_command` or `check_path` and obey the answer.")
+		if forbidden != "" {
+			b.WriteString(" Forbidden: " + forbidden + ".")
+		}
+		if asks != "" {
+			b.WriteString(" Ask the human first: " + asks + ".")
+		}
+		if files != "" {
+			b.WriteString(" Never: " + files + ".")
+		}
+	}
+	return b.String() + "\n"
+}
