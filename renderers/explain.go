@@ -3,6 +3,7 @@ package renderers
 import (
 	"strings"
 
+	"github.com/bridle-dev/bridle/enforce"
 	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -25,6 +26,10 @@ type Explanation struct {
 	// Unapproved lists the guardrails that apply to the agent whose current
 	// text no approved merge produced.
 	Unapproved []string `json:"unapproved,omitempty"`
+	// Enforcement is the translation-loss report: how each enforce entry
+	// that applies to the agent is enforced for it (native, hook or prose
+	// only) and why.
+	Enforcement []enforce.Translation `json:"enforcement,omitempty"`
 }
 
 // Section is one heading of a rendered file and the size of its text.

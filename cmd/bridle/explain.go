@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/enforce"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -37,6 +38,19 @@ func newExplainCmd(io *streams) *cobra.Command {
 				return usageErr("no agent profile %q in the rules; agents: %v", o.agent, snap.Document.Agents())
 			}
 			e := renderers.Explain(&snap.Document, f)
+			rules, err := enforce.New(&snap.Document, o.agent)
+			if err != nil {
+				return err
+			}
+			target := renderers.Harness(snap.Document.Resolved(o.agent))
+			if target == "" {
+				target = enforce.TargetOther
+			}
+			for _, t := range rules.Report() {
+				if t.Target == target {
+					e.Enforcement = append(e.Enforcement, t)
+				}
+			}
 			if snap.Approval != nil {
 				for _, u := range snap.Approval.Unapproved {
 					fmt.Fprintf(io.errOut, "warning: %s %s without approval: %s\n", u.Subject, u.Change, u.Reason)
@@ -79,6 +93,16 @@ func printExplanation(io *streams, e renderers.Explanation) {
 	}
 	if len(e.Unapproved) > 0 {
 		fmt.Fprintf(w, "  %-17s %2d  %s\n", "NOT APPROVED", len(e.Unapproved), strings.Join(e.Unapproved, ", "))
+	}
+	if len(e.Enforcement) > 0 {
+		fmt.Fprintf(w, "\nenforcement (%s):\n", e.Enforcement[0].Target)
+		for _, t := range e.Enforcement {
+			fmt.Fprintf(w, "  %-11s %s (%s)\n", t.Mechanism, t.Entry, t.Guardrail)
+			if len(t.Rules) > 0 {
+				fmt.Fprintf(w, "              as %s\n", strings.Join(t.Rules, ", "))
+			}
+			fmt.Fprintf(w, "              %s\n", t.Why)
+		}
 	}
 	fmt.Fprintf(w, "\nsections:\n")
 	for _, s := range e.Sections {

@@ -99,3 +99,24 @@ func bridleStdin(t *testing.T, stdin string, args ...string) (int, string, strin
 	defer func() { os.Stdin = old; f.Close() }()
 	return bridle(t, args...)
 }
+
+// TestExplainEnforcement: explain reports, for the agent's harness, how each
+// enforce entry is enforced and why (the translation-loss report).
+func TestExplainEnforcement(t *testing.T) {
+	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "rules")
+	if code, _, stderr := bridle(t, "init", dir); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	directCommit(t, dir, func(string) string { return enforcedRules })
+	for agent, want := range map[string][]string{
+		"claude": {"enforcement (claude):", "hook", `Read(./.env)`},
+	} {
+		code, out, stderr := bridle(t, "explain", "--rules", dir, "--ref", "main", "--agent", agent)
+		for _, w := range want {
+			if code != 0 || !strings.Contains(out, w) {
+				t.Errorf("explain %s lacks %q: %d\n%s\n%s", agent, w, code, out, stderr)
+			}
+		}
+	}
+}
