@@ -88,6 +88,8 @@ type File struct {
 	Renderer string `json:"renderer"`
 	Path     string `json:"path"` // relative output path, e.g. agents/kimi/AGENTS.md
 	Content  string `json:"content"`
+
+	kind int // how Check compares it: kindMarkdown unless a native rendering
 }
 
 // Render renders doc for agent. The agent must have a profile in doc.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
@@ -19,6 +21,9 @@ type renderOptions struct {
 	all   bool
 	out   string
 	check bool
+	// rulesPath is the rules path the Claude hook passes to
+	// bridle hook claude, relative to --out (the project root).
+	rulesPath string
 }
 
 func newRenderCmd(io *streams) *cobra.Command {
@@ -36,7 +41,23 @@ every agent's file is written under DIR, atomically:
   agents/<agent>/AGENTS.md  agents in stepwise style (kimi, deepseek)
 
 A profile's output key overrides its path; two agents can never write the
-same file (validation refuses it). With --check nothing is written: render
+same file (validation refuses it).
+
+When guardrails have enforce blocks, the agents' own enforcement files go
+beside them (DIR is then the project root):
+
+  .codex/rules/bridle.rules  the agent writing the root AGENTS.md in reference
+                             style (codex): its command entries, as Codex rules
+  .claude/settings.json      the agent writing the root CLAUDE.md (claude):
+                             Bridle's permissions.deny/ask entries and, when
+                             they need it, a PreToolUse hook running
+                             bridle hook claude --rules "$CLAUDE_PROJECT_DIR"/RULES,
+                             merged with the user's own settings
+  .claude/bridle.json        what Bridle owns in settings.json
+
+RULES is --rules-path, or --rules relative to DIR. A native file Bridle wrote
+that nothing renders any more is removed (unless edited by hand), and
+Bridle's entries are taken out of settings.json. With --check nothing is written: render
 compares DIR with a fresh render, prints a unified diff of every stale,
 missing, hand-edited or orphaned file and exits 4 if there is any.`,
 		Example: `  bridle render --rules . --agent claude > CLAUDE.md
@@ -59,6 +80,7 @@ missing, hand-edited or orphaned file and exits 4 if there is any.`,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "render for this `agent` only, to stdout")
 	cmd.Flags().BoolVar(&o.all, "all", false, "render every agent's file")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "with --all, write the files under this `dir`")
+	cmd.Flags().StringVar(&o.rulesPath, "rules-path", "", "the rules `path` the Claude hook reads, relative to --out (default: --rules relative to --out)")
 	cmd.Flags().BoolVar(&o.check, "check", false, "do not write; exit 4 if any file under --out is not current")
 	cmd.Flags().BoolVar(&o.rules.json, "json", false, "print diagnostics and --check findings as JSON on stdout")
 	return cmd
@@ -78,10 +100,22 @@ func runRender(io *streams, o *renderOptions) error {
 		_, err := io.out.Write([]byte(r.Content))
 		return err
 	}
+	native, err := renderers.RenderNative(o.out, &snap.Document, renderers.NativeOptions{RulesPath: o.hookRulesPath()})
+	if err != nil {
+		return err
+	}
 	if o.check {
-		return runCheck(io, o, snap.Renders)
+		return runCheck(io, o, snap.Renders, native)
 	}
 	written, err := renderers.Write(o.out, snap.Renders)
+	if err != nil {
+		return err
+	}
+	nativeWritten, err := renderers.Write(o.out, native.Files)
+	if err != nil {
+		return err
+	}
+	removed, err := renderers.RemoveOrphans(o.out, native.Orphans)
 	if err != nil {
 		return err
 	}
@@ -93,14 +127,60 @@ func runRender(io *streams, o *renderOptions) error {
 	for i, r := range snap.Renders {
 		fmt.Fprintf(io.errOut, "  %-*s  %s (%s)\n", width, written[i], r.Agent, r.Renderer)
 	}
+	for i, f := range native.Files {
+		fmt.Fprintf(io.errOut, "  %-*s  %s (%s)\n", width, nativeWritten[i], agentOrNone(f.Agent), f.Renderer)
+	}
+	for _, p := range removed {
+		fmt.Fprintf(io.errOut, "  %-*s  removed (no agent renders it any more)\n", width, p)
+	}
+	for _, orphan := range native.Orphans {
+		if !orphan.Intact {
+			fmt.Fprintf(io.errOut, "  %s  not removed: Bridle no longer renders it, but it was edited by hand\n", filepath.Join(o.out, filepath.FromSlash(orphan.Path)))
+		}
+	}
 	return nil
 }
 
-func runCheck(io *streams, o *renderOptions, files []renderers.File) error {
+func agentOrNone(a string) string {
+	if a == "" {
+		return "no agent"
+	}
+	return a
+}
+
+// hookRulesPath is --rules-path, or --rules relative to --out; an absolute
+// path when there is no relative one, which RenderNative refuses when the
+// hook is needed.
+func (o *renderOptions) hookRulesPath() string {
+	if o.rulesPath != "" {
+		return o.rulesPath
+	}
+	rules, err := filepath.Abs(o.rules.rules)
+	if err != nil {
+		return o.rules.rules
+	}
+	out, err := filepath.Abs(o.out)
+	if err != nil {
+		return rules
+	}
+	rel, err := filepath.Rel(out, rules)
+	if err != nil {
+		return rules
+	}
+	return filepath.ToSlash(rel)
+}
+
+func runCheck(io *streams, o *renderOptions, files []renderers.File, native renderers.Native) error {
 	findings, err := renderers.Check(o.out, files)
 	if err != nil {
 		return err
 	}
+	more, err := renderers.CheckNative(o.out, native)
+	if err != nil {
+		return err
+	}
+	findings = append(findings, more...)
+	slices.SortFunc(findings, func(a, b renderers.Finding) int { return strings.Compare(a.Path, b.Path) })
 	bad := 0
 	for _, f := range findings {
 		if f.State != renderers.Current {

@@ -1,0 +1,110 @@
+package renderers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The real-client tests run the agents' own CLIs, at the versions pinned in
+// tests/agentclients, on the native files render writes. They skip, saying
+// how to install them, when the CLIs are missing (as enforce's do).
+
+func agentBin(t *testing.T, env, name string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	p, err := filepath.Abs(filepath.Join("..", "tests", "agentclients", "node_modules", ".bin", name))
+	if err == nil {
+		if _, err = os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("%s not found: set %s, or install it with: cd tests/agentclients && npm ci", name, env)
+	return ""
+}
+
+func runCLI(t *testing.T, dir string, env []string, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader("")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// A rendered settings.json — merged with the user's own rules and hooks,
+// hook entry included — is valid for Claude Code 2.1.328: claude doctor
+// reports no "Invalid settings" (it exits 0 either way). A negative control
+// proves the check can fail.
+func TestRealClaudeDoctorOnRenderedSettings(t *testing.T) {
+	bin := agentBin(t, "BRIDLE_CLAUDE_BIN", "claude")
+	home := t.TempDir()
+	doctor := func(proj string) string {
+		t.Helper()
+		out, errOut, err := runCLI(t, proj, []string{"HOME=" + home}, bin, "doctor")
+		if err != nil || !strings.Contains(out, "Claude Code doctor") {
+			t.Fatalf("claude doctor: %v\n%s\n%s", err, out, errOut)
+		}
+		return out
+	}
+	proj := t.TempDir()
+	os.MkdirAll(filepath.Join(proj, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(userSettings), 0o644)
+	renderNative(t, proj, nativeDoc(true, "say \"hi\" \\ then\n\"}, \"x\": {"))
+	if b, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json")); !bytes.Contains(b, []byte("bridle hook claude")) {
+		t.Fatalf("no hook written:\n%s", b)
+	}
+	if out := doctor(proj); strings.Contains(out, "Invalid settings") {
+		t.Errorf("claude doctor refused the rendered settings:\n%s", out)
+	}
+
+	bad := t.TempDir()
+	os.MkdirAll(filepath.Join(bad, ".claude"), 0o755)
+	b, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json"))
+	os.WriteFile(filepath.Join(bad, ".claude", "settings.json"), bytes.Replace(b, []byte(`"type": "command",
+            "command": "bridle`), []byte(`"type": "comand",
+            "command": "bridle`), 1), 0o644)
+	if out := doctor(bad); !strings.Contains(out, "Invalid settings") {
+		t.Errorf("negative control: a bad hook type was not reported:\n%s", out)
+	}
+}
+
+// The rendered .codex/rules/bridle.rules loads in Codex 0.169.0 and
+// forbids what it should.
+func TestRealCodexOnRenderedRules(t *testing.T) {
+	bin := agentBin(t, "BRIDLE_CODEX_BIN", "codex")
+	proj := t.TempDir()
+	home := t.TempDir()
+	renderNative(t, proj, nativeDoc(true, "say \"hi\" \\ then\n\"), decision=\"allow\", x=(\""))
+	rules := filepath.Join(proj, ".codex", "rules", "bridle.rules")
+	for _, tc := range []struct {
+		argv     []string
+		decision string
+	}{
+		{[]string{"git", "push", "--force"}, "forbidden"},
+		{[]string{"npm", "publish"}, "prompt"},
+		{[]string{"git", "status"}, ""},
+	} {
+		out, errOut, err := runCLI(t, proj, []string{"RUST_BACKTRACE=0", "CODEX_HOME=" + home}, bin, append([]string{"execpolicy", "check", "--rules", rules}, tc.argv...)...)
+		if err != nil {
+			t.Fatalf("codex execpolicy check %v: %v (the file does not load?)\n%s", tc.argv, err, errOut)
+		}
+		var c struct{ Decision string }
+		if err := json.Unmarshal([]byte(out), &c); err != nil || c.Decision != tc.decision {
+			t.Errorf("%v: decision %q, want %q (%v)\n%s", tc.argv, c.Decision, tc.decision, err, out)
+		}
+	}
+}
