@@ -29,6 +29,9 @@ func agentBin(t *testing.T, env, name string) string {
 			return p
 		}
 	}
+	if os.Getenv("BRIDLE_REQUIRE_AGENT_CLIENTS") != "" { // scripts/test.sh: never skip quietly
+		t.Fatalf("%s not found: set %s, or install it with: cd tests/agentclients && npm ci", name, env)
+	}
 	t.Skipf("%s not found: set %s, or install it with: cd tests/agentclients && npm ci", name, env)
 	return ""
 }

@@ -24,13 +24,19 @@ echo "== real Gitea for the integration tests (built once, then cached)"
 scripts/gitea.sh build
 export BRIDLE_REQUIRE_GITEA=1
 
+echo "== the real agent CLIs (Codex, Claude Code) from npm, for the native-enforcement tests"
+command -v node >/dev/null && command -v npm >/dev/null || { echo "node and npm are required (apt-get install nodejs npm)"; exit 1; }
+(cd tests/agentclients && npm ci --silent --no-audit --no-fund)
+export BRIDLE_REQUIRE_AGENT_CLIENTS=1
+
 echo "== go test"
 go test -count=1 ./...
 # Every parser gets a short fuzzing pass (go test runs their seed corpora
 # on every run anyway).
 for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
-              internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine; do
+              internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
+              enforce:FuzzStarlarkString; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Minimising a new input may otherwise take the whole budget (60 s default).
