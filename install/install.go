@@ -1,6 +1,17 @@
 // Package install adds Bridle's MCP server to a coding agent's MCP
 // configuration, with the agent bound at launch (bridle mcp --agent NAME).
 //
+// For claude in a project (ProjectDir set) with a rules document (Doc), it
+// also wires the project's .claude/settings.json the way render --all does,
+// with the same merge (renderers.RenderNative): Bridle's permission rules
+// and its bridle hook claude PreToolUse hook, recorded in
+// .claude/bridle.json. Those entries are shareable: the hook runs bridle
+// from PATH with --rules "$CLAUDE_PROJECT_DIR"/RULES, RULES relative to the
+// project. (The MCP entry keeps an absolute rules path and executable, as
+// before: it is the user's launch configuration.) Codex needs no wiring:
+// it loads <project>/.codex/rules/*.rules, which render writes, once the
+// project is trusted.
+//
 // Promises: it merges with what is there and never removes or changes
 // another server; a file it cannot parse is left untouched and reported;
 // writes are atomic; with DryRun nothing is written.
@@ -21,6 +32,9 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/google/renameio/v2"
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // Clients Bridle can install into.
@@ -42,6 +56,12 @@ type Options struct {
 	GiteaURL   string // serve a Gitea rules repository instead of Rules
 	GiteaRepo  string // OWNER/NAME
 	DryRun     bool
+	// Doc is the rules document whose enforce entries are wired into a
+	// claude project's .claude/settings.json; nil wires nothing.
+	Doc *schema.Document
+	// RulesPath is the hook's rules path relative to ProjectDir; empty
+	// means Rules made relative to ProjectDir.
+	RulesPath string
 }
 
 // Result says what changed.
@@ -49,6 +69,9 @@ type Result struct {
 	Path    string
 	Changed bool
 	Diff    string // unified diff of the change
+	// Settings are the project's native files install wired too
+	// (.claude/bridle.json, .claude/settings.json), each with its change.
+	Settings []Result
 }
 
 // ErrUnknownClient is returned for a client Bridle cannot configure.
@@ -126,6 +149,11 @@ func Install(o Options) (Result, error) {
 	if res.Changed {
 		res.Diff = udiff.Unified(p, p, string(before), string(after))
 	}
+	if o.Client == "claude" && o.ProjectDir != "" && o.Doc != nil {
+		if res.Settings, err = wireClaude(o); err != nil {
+			return res, err
+		}
+	}
 	if o.DryRun || !res.Changed {
 		return res, nil
 	}
@@ -136,6 +164,49 @@ func Install(o Options) (Result, error) {
 		return res, fmt.Errorf("install into %s: %w", p, err)
 	}
 	return res, nil
+}
+
+// wireClaude merges Bridle's entries into the project's settings.json
+// (renderers.RenderNative, limited to Claude's settings) and writes them
+// unless DryRun.
+func wireClaude(o Options) ([]Result, error) {
+	rulesPath := o.RulesPath
+	if rulesPath == "" {
+		proj, err1 := filepath.Abs(o.ProjectDir)
+		rules, err2 := filepath.Abs(o.Rules)
+		rel, err3 := filepath.Rel(proj, rules)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, fmt.Errorf("install: the rules path relative to the project: %w", err)
+		}
+		rulesPath = filepath.ToSlash(rel)
+	}
+	n, err := renderers.RenderNative(o.ProjectDir, o.Doc, renderers.NativeOptions{RulesPath: rulesPath, Kinds: []renderers.NativeKind{renderers.ClaudeSettings}})
+	if err != nil {
+		return nil, fmt.Errorf("install into %s: %w", o.ProjectDir, err)
+	}
+	var out []Result
+	for _, f := range n.Files {
+		p := filepath.Join(o.ProjectDir, filepath.FromSlash(f.Path))
+		before, _ := os.ReadFile(p) // RenderNative read it through the safe-path checks
+		r := Result{Path: p, Changed: string(before) != f.Content}
+		if r.Changed {
+			r.Diff = udiff.Unified(p, p, string(before), f.Content)
+		}
+		out = append(out, r)
+	}
+	for _, orphan := range n.Orphans {
+		out = append(out, Result{Path: filepath.Join(o.ProjectDir, filepath.FromSlash(orphan.Path)), Changed: orphan.Intact, Diff: "removed " + orphan.Path + "\n"})
+	}
+	if o.DryRun {
+		return out, nil
+	}
+	if _, err := renderers.Write(o.ProjectDir, n.Files); err != nil {
+		return out, fmt.Errorf("install: %w", err)
+	}
+	if _, err := renderers.RemoveOrphans(o.ProjectDir, n.Orphans); err != nil {
+		return out, fmt.Errorf("install: %w", err)
+	}
+	return out, nil
 }
 
 func read(p string) ([]byte, fs.FileMode, error) {

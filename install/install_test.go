@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/bridle-dev/bridle/schema"
 )
 
 func TestClaudeMergesWithOtherServers(t *testing.T) {
@@ -127,4 +129,55 @@ func FuzzMerge(f *testing.F) {
 			}
 		}
 	})
+}
+
+func enforceDoc() *schema.Document {
+	return &schema.Document{
+		Project:       schema.Project{ID: "p"},
+		AgentProfiles: map[string]schema.AgentProfile{"claude": {}, "codex": {}},
+		Guardrails: []schema.Guardrail{{ID: "no-force-push", Severity: schema.Enforcement, Statement: "Never force-push.",
+			Enforce: schema.Enforce{Commands: schema.CommandRules{Forbid: []string{"git push --force"}}}}},
+	}
+}
+
+func TestClaudeWiresProjectSettings(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.WriteFile(settings, []byte(`{"permissions":{"allow":["Bash(go test:*)"]},"model":"opus"}`), 0o644)
+	o := Options{Client: "claude", ProjectDir: dir, Command: "/usr/local/bin/bridle", Rules: filepath.Join(dir, "rules"), Doc: enforceDoc()}
+
+	dry := o
+	dry.DryRun = true
+	res, err := Install(dry)
+	if err != nil || len(res.Settings) != 2 || !strings.Contains(res.Settings[1].Diff, "bridle hook claude") {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if b, _ := os.ReadFile(settings); strings.Contains(string(b), "bridle") {
+		t.Error("dry run wrote settings.json")
+	}
+
+	res, err = Install(o)
+	if err != nil || !res.Changed || len(res.Settings) != 2 || !res.Settings[0].Changed || !res.Settings[1].Changed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	b, _ := os.ReadFile(settings)
+	s := string(b)
+	// Shareable: bridle from PATH, the rules relative to the project.
+	if !strings.Contains(s, `"command": "bridle hook claude --rules \"$CLAUDE_PROJECT_DIR\"/rules"`) || strings.Contains(s, dir) {
+		t.Errorf("hook entry not shareable:\n%s", s)
+	}
+	if !strings.Contains(s, `"Bash(go test:*)"`) || !strings.Contains(s, `"model": "opus"`) || !strings.Contains(s, `"Bash(git push --force:*)"`) {
+		t.Errorf("settings:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude", "bridle.json")); err != nil {
+		t.Error(err)
+	}
+	again, err := Install(o)
+	if err != nil || again.Changed || again.Settings[0].Changed || again.Settings[1].Changed {
+		t.Errorf("second install changed something: %+v %v", again, err)
+	}
+	if b2, _ := os.ReadFile(settings); string(b2) != s {
+		t.Error("second install rewrote settings.json")
+	}
 }

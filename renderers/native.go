@@ -81,7 +81,11 @@ type NativeOptions struct {
 	// "$CLAUDE_PROJECT_DIR"/, so the settings hold no path of this machine
 	// and work from any working directory.
 	RulesPath string
+	// Kinds limits the renderings to these; nil means all.
+	Kinds []NativeKind
 }
+
+func (o NativeOptions) wants(k NativeKind) bool { return o.Kinds == nil || slices.Contains(o.Kinds, k) }
 
 // ErrAbsoluteRulesPath is returned for a hook rules path that is not
 // relative: settings.json is shared, so it may not name this machine's
@@ -203,7 +207,7 @@ func RenderNative(dir string, doc *schema.Document, o NativeOptions) (Native, er
 	done := map[NativeKind]bool{}
 	for _, agent := range doc.Agents() {
 		kind := NativeKindOf(doc.Resolved(agent))
-		if kind == "" || done[kind] {
+		if kind == "" || done[kind] || !o.wants(kind) {
 			continue
 		}
 		done[kind] = true
@@ -235,13 +239,13 @@ func RenderNative(dir string, doc *schema.Document, o NativeOptions) (Native, er
 			}
 		}
 	}
-	if !done[ClaudeSettings] {
+	if !done[ClaudeSettings] && o.wants(ClaudeSettings) {
 		// No agent takes Claude settings any more: take Bridle's entries out.
 		if err := n.claude(read, "", ClaudeWant{}); err != nil {
 			return n, err
 		}
 	}
-	if !done[CodexRules] {
+	if !done[CodexRules] && o.wants(CodexRules) {
 		got, err := read(enforce.CodexPath)
 		if err != nil {
 			return n, err

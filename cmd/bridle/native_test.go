@@ -1,0 +1,57 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The example with an enforce block on no-secret-access.
+func enforceExample(t *testing.T) (project, rules string) {
+	t.Helper()
+	project = t.TempDir()
+	rules = filepath.Join(project, "rules", "bridle.yaml")
+	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	s := strings.Replace(string(src), "    enforced_by: [secrets.read]\n",
+		"    enforced_by: [secrets.read]\n    enforce:\n      commands:\n        forbid: [\"git push --force\"]\n      paths:\n        no_read: [\".env\"]\n", 1)
+	if s == string(src) {
+		t.Fatal("example changed: no place for the enforce block")
+	}
+	os.MkdirAll(filepath.Dir(rules), 0o755)
+	os.WriteFile(rules, []byte(s), 0o644)
+	return project, rules
+}
+
+func TestRenderNativeFilesAndCheck(t *testing.T) {
+	project, rules := enforceExample(t)
+	code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", project)
+	if code != 0 || !strings.Contains(stderr, ".codex/rules/bridle.rules") || !strings.Contains(stderr, ".claude/settings.json") {
+		t.Fatalf("render: %d %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(project, ".claude", "settings.json"))
+	// --rules is rules/bridle.yaml under the project: the hook gets it relative.
+	if !strings.Contains(string(b), `--rules \"$CLAUDE_PROJECT_DIR\"/rules/bridle.yaml"`) || strings.Contains(string(b), project) {
+		t.Errorf("hook command:\n%s", b)
+	}
+	if code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", project, "--check"); code != 0 {
+		t.Errorf("check after render: %d %s", code, stderr)
+	}
+	p := filepath.Join(project, ".codex", "rules", "bridle.rules")
+	r, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(r), "forbidden", "prompt", 1)), 0o644)
+	code, _, stderr = bridle(t, "render", "--rules", rules, "--all", "--out", project, "--check")
+	if code != exitOutdated || !strings.Contains(stderr, "bridle.rules  edited by hand") {
+		t.Errorf("check after a hand edit: %d %s", code, stderr)
+	}
+	if code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", project, "--rules-path", "/abs"); code == 0 {
+		t.Errorf("an absolute --rules-path was accepted: %s", stderr)
+	}
+}
+
+func TestInstallCodexNote(t *testing.T) {
+	code, _, stderr := bridle(t, "install", "codex", "--project", t.TempDir(), "--rules", example, "--dry-run")
+	if code != 0 || !strings.Contains(stderr, "only when the project is trusted in Codex") {
+		t.Errorf("%d %s", code, stderr)
+	}
+}
