@@ -36,7 +36,7 @@ go test -count=1 ./...
 for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
-              enforce:FuzzStarlarkString; do
+              enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Minimising a new input may otherwise take the whole budget (60 s default).
