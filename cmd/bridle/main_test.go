@@ -121,7 +121,7 @@ func TestRenderAllAndCheck(t *testing.T) {
 			t.Errorf("check: no unified diff on stdout:\n%s", out)
 		}
 	}
-	check(0, "all 4 files current")
+	check(0, "all 7 files current")
 
 	// Hand edit.
 	claude := filepath.Join(dir, "CLAUDE.md")

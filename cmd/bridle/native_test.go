@@ -7,16 +7,15 @@ import (
 	"testing"
 )
 
-// The example with an enforce block on no-secret-access.
+// The example, whose no-secret-access guardrail has an enforce block.
 func enforceExample(t *testing.T) (project, rules string) {
 	t.Helper()
 	project = t.TempDir()
 	rules = filepath.Join(project, "rules", "bridle.yaml")
 	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
-	s := strings.Replace(string(src), "    enforced_by: [secrets.read]\n",
-		"    enforced_by: [secrets.read]\n    enforce:\n      commands:\n        forbid: [\"git push --force\"]\n      paths:\n        no_read: [\".env\"]\n", 1)
-	if s == string(src) {
-		t.Fatal("example changed: no place for the enforce block")
+	s := string(src)
+	if !strings.Contains(s, "    enforce:\n") {
+		t.Fatal("example changed: it has no enforce block any more")
 	}
 	os.MkdirAll(filepath.Dir(rules), 0o755)
 	os.WriteFile(rules, []byte(s), 0o644)
