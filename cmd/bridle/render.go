@@ -119,9 +119,9 @@ func runRender(io *streams, o *renderOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.errOut, "rendered %s for %s into %s:\n", plural(len(written), "file"), plural(len(snap.Renders), "agent"), o.out)
+	fmt.Fprintf(io.errOut, "rendered %s for %s into %s:\n", plural(len(written)+len(nativeWritten), "file"), plural(len(snap.Renders), "agent"), o.out)
 	width := 0
-	for _, w := range written {
+	for _, w := range append(append([]string(nil), written...), nativeWritten...) {
 		width = max(width, len(w))
 	}
 	for i, r := range snap.Renders {
