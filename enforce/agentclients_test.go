@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bridle-dev/bridle/internal/agentclients"
+
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -20,20 +22,7 @@ import (
 
 func agentBin(t *testing.T, env, name string) string {
 	t.Helper()
-	if p := os.Getenv(env); p != "" {
-		return p
-	}
-	p, err := filepath.Abs(filepath.Join("..", "tests", "agentclients", "node_modules", ".bin", name))
-	if err == nil {
-		if _, err = os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("BRIDLE_REQUIRE_AGENT_CLIENTS") != "" { // scripts/test.sh: never skip quietly
-		t.Fatalf("%s not found: set %s, or install it with: cd tests/agentclients && npm ci", name, env)
-	}
-	t.Skipf("%s not found: set %s, or install it with: cd tests/agentclients && npm ci", name, env)
-	return ""
+	return agentclients.Bin(t, env, name)
 }
 
 func run(t *testing.T, dir string, env []string, stdin string, name string, args ...string) (stdout, stderr string, err error) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bridle-dev/bridle/internal/agentclients"
 )
 
 // The real-client tests run the agents' own CLIs, at the versions pinned in
@@ -18,17 +20,7 @@ import (
 
 func agentBin(t *testing.T, env, name string) string {
 	t.Helper()
-	if p := os.Getenv(env); p != "" {
-		return p
-	}
-	p, err := filepath.Abs(filepath.Join("..", "tests", "agentclients", "node_modules", ".bin", name))
-	if err == nil {
-		if _, err = os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("%s not found: set %s, or install it with: cd tests/agentclients && npm ci", name, env)
-	return ""
+	return agentclients.Bin(t, env, name)
 }
 
 func runCLI(t *testing.T, dir string, env []string, name string, args ...string) (stdout, stderr string, err error) {
