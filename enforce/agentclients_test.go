@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/internal/agentclients"
-
 	"github.com/bridle-dev/bridle/schema"
 )
 
