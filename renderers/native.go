@@ -330,21 +330,13 @@ func CheckNative(dir string, n Native) ([]Finding, error) {
 	}
 	for _, f := range n.Files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		var got []byte
-		err := fs.ErrNotExist
-		if root != nil {
-			var rel string
-			if rel, err = localPath(root, f.Path); err != nil {
-				return nil, fmt.Errorf("check %s: %w", p, err)
-			}
-			got, err = root.ReadFile(rel)
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			out = append(out, Finding{Path: p, Agent: f.Agent, State: Missing, Diff: udiff.Unified(p, p, "", f.Content)})
-			continue
-		}
+		got, missing, err := readForCheck(root, p, f)
 		if err != nil {
-			return nil, fmt.Errorf("check %s: %w", p, err)
+			return nil, err
+		}
+		if missing != nil {
+			out = append(out, *missing)
+			continue
 		}
 		st := Current
 		if string(got) != f.Content {

@@ -162,23 +162,13 @@ func Check(dir string, files []File) ([]Finding, error) {
 	for _, f := range files {
 		p := filepath.Join(dir, filepath.FromSlash(f.Path))
 		want[filepath.Clean(p)] = true
-		var got []byte
-		err := fs.ErrNotExist
-		if root != nil {
-			// A linked file or directory is refused, not read: its diff
-			// would print a file from outside the output directory.
-			var rel string
-			if rel, err = localPath(root, f.Path); err != nil {
-				return nil, fmt.Errorf("check %s: %w", p, err)
-			}
-			got, err = root.ReadFile(rel)
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			out = append(out, Finding{Path: p, Agent: f.Agent, State: Missing, Diff: udiff.Unified(p, p, "", f.Content)})
-			continue
-		}
+		got, missing, err := readForCheck(root, p, f)
 		if err != nil {
-			return nil, fmt.Errorf("check %s: %w", p, err)
+			return nil, err
+		}
+		if missing != nil {
+			out = append(out, *missing)
+			continue
 		}
 		st := compare(string(got), f.Content)
 		fd := Finding{Path: p, Agent: f.Agent, State: st}
@@ -272,4 +262,27 @@ func orphans(dir string, want map[string]bool) ([]Finding, error) {
 		return nil, fmt.Errorf("check %s: %w", dir, err)
 	}
 	return out, nil
+}
+
+// readForCheck reads f's file under root (nil when the directory does not
+// exist) for a check, p being its path for messages. A missing file is
+// returned as a Missing finding. A linked file or directory is refused, not
+// read: its diff would print a file from outside the output directory.
+func readForCheck(root *os.Root, p string, f File) ([]byte, *Finding, error) {
+	err := fs.ErrNotExist
+	var got []byte
+	if root != nil {
+		var rel string
+		if rel, err = localPath(root, f.Path); err != nil {
+			return nil, nil, fmt.Errorf("check %s: %w", p, err)
+		}
+		got, err = root.ReadFile(rel)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Finding{Path: p, Agent: f.Agent, State: Missing, Diff: udiff.Unified(p, p, "", f.Content)}, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("check %s: %w", p, err)
+	}
+	return got, nil, nil
 }
