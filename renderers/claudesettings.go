@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -18,7 +19,7 @@ const (
 
 // HookMatcher is the PreToolUse matcher of Bridle's hook: every tool whose
 // call a command or path entry can restrict.
-const HookMatcher = "Bash|Read|Edit|Write|MultiEdit|NotebookEdit"
+const HookMatcher = "Bash|Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob"
 
 // HookTimeout is the hook's timeout in seconds.
 const HookTimeout = 10
@@ -30,6 +31,63 @@ type ClaudeWant struct {
 }
 
 func (w ClaudeWant) empty() bool { return len(w.Deny) == 0 && len(w.Ask) == 0 && w.Hook == "" }
+
+// Errors of the settings merge, for errors.Is.
+var (
+	// ErrManifestEdited: .claude/bridle.json is not as Bridle wrote it.
+	ErrManifestEdited = errors.New("the manifest of Bridle's entries was edited by hand")
+	// ErrSettingsVoid: the settings hold something that makes Claude Code
+	// ignore the whole file (Bridle's rules and hook included).
+	ErrSettingsVoid = errors.New("Claude Code would ignore this settings file")
+)
+
+// hookTypes are the hook types Claude Code 2.1.328 accepts; any other
+// voids the whole settings file.
+var hookTypes = []string{"command", "prompt", "agent", "http", "mcp_tool"}
+
+// checkHooks reports a hooks entry Claude Code would refuse, which makes
+// it ignore the whole file: every event a list of {matcher?, hooks: [{type,
+// …}]}, each type known, a command hook with a command.
+func checkHooks(settings []byte) error {
+	var doc struct {
+		Hooks json.RawMessage `json:"hooks"`
+	}
+	if json.Unmarshal(settings, &doc) != nil || len(doc.Hooks) == 0 || string(doc.Hooks) == "null" {
+		return nil
+	}
+	var events map[string][]json.RawMessage
+	if err := json.Unmarshal(doc.Hooks, &events); err != nil {
+		return fmt.Errorf("%s: %w: hooks is not an object of lists (%v)", ClaudeSettingsPath, ErrSettingsVoid, err)
+	}
+	for _, ev := range slices.Sorted(maps.Keys(events)) {
+		for i, raw := range events[ev] {
+			var g struct {
+				Matcher *json.RawMessage  `json:"matcher"`
+				Hooks   []json.RawMessage `json:"hooks"`
+			}
+			if err := json.Unmarshal(raw, &g); err != nil || g.Hooks == nil {
+				return fmt.Errorf("%s: %w: hooks.%s[%d] is not {matcher, hooks: [...]}", ClaudeSettingsPath, ErrSettingsVoid, ev, i)
+			}
+			if g.Matcher != nil {
+				var m string
+				if json.Unmarshal(*g.Matcher, &m) != nil {
+					return fmt.Errorf("%s: %w: hooks.%s[%d].matcher is not a string", ClaudeSettingsPath, ErrSettingsVoid, ev, i)
+				}
+			}
+			for j, hr := range g.Hooks {
+				var h struct {
+					Type    string  `json:"type"`
+					Command *string `json:"command"`
+				}
+				if err := json.Unmarshal(hr, &h); err != nil || !slices.Contains(hookTypes, h.Type) || (h.Type == "command" && h.Command == nil) {
+					return fmt.Errorf("%s: %w: hooks.%s[%d].hooks[%d] has type %q (Claude Code takes %s; a command hook needs a command); fix or remove it",
+						ClaudeSettingsPath, ErrSettingsVoid, ev, i, j, h.Type, strings.Join(hookTypes, ", "))
+				}
+			}
+		}
+	}
+	return nil
+}
 
 // manifestMarker starts every manifest's generated_by field.
 const manifestMarker = "Bridle"
@@ -91,8 +149,16 @@ func MergeClaudeSettings(settings, manifest []byte, want ClaudeWant) (newSetting
 	}
 	var old Manifest
 	if len(manifest) > 0 {
-		if old, _, err = parseManifest(manifest); err != nil {
+		var intact bool
+		if old, intact, err = parseManifest(manifest); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", ClaudeManifestPath, err)
+		}
+		if !intact {
+			// It says which entries are Bridle's to remove: trusting an
+			// edited one would let whoever edited it delete the user's own
+			// rules and hooks on the next render.
+			return nil, nil, fmt.Errorf("%s: %w; restore it (git checkout %s) or, to make Bridle own only the entries it would write, delete it",
+				ClaudeManifestPath, ErrManifestEdited, ClaudeManifestPath)
 		}
 	}
 	var doc object
@@ -173,6 +239,9 @@ func MergeClaudeSettings(settings, manifest []byte, want ClaudeWant) (newSetting
 	}
 	if !owned.empty() {
 		newManifest = owned.encode()
+	}
+	if err := checkHooks(newSettings); err != nil {
+		return nil, nil, err
 	}
 	return newSettings, newManifest, nil
 }

@@ -2,6 +2,7 @@ package renderers
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -28,4 +29,46 @@ func FuzzMergeClaudeSettings(f *testing.F) {
 			t.Fatalf("a second merge changed the result (%v):\n%s\n---\n%s", err, out, again)
 		}
 	})
+}
+
+// TestMergeRefusesTamperedManifest: a manifest edited to claim the user's
+// own entries would make the next render delete them; it is refused, and
+// nothing is written.
+func TestMergeRefusesTamperedManifest(t *testing.T) {
+	want := ClaudeWant{Deny: []string{"Bash(git push --force:*)"}}
+	user := []byte(`{"permissions":{"deny":["Read(./prod-credentials.json)"]},"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/usr/local/bin/audit"}]}]}}`)
+	settings, manifest, err := MergeClaudeSettings(user, nil, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Manifest
+	json.Unmarshal(manifest, &m)
+	m.Deny = append(m.Deny, "Read(./prod-credentials.json)")
+	m.Hook = "/usr/local/bin/audit"
+	tampered, _ := json.Marshal(m)
+	out, _, err := MergeClaudeSettings(settings, tampered, ClaudeWant{})
+	if !errors.Is(err, ErrManifestEdited) || out != nil {
+		t.Errorf("merge with a tampered manifest: %v, %s", err, out)
+	}
+}
+
+// TestMergeRefusesSettingsClaudeWouldIgnore: one malformed hook makes
+// Claude Code ignore the whole file, Bridle's rules included.
+func TestMergeRefusesSettingsClaudeWouldIgnore(t *testing.T) {
+	want := ClaudeWant{Deny: []string{"Bash(git push --force:*)"}}
+	for _, bad := range []string{
+		`{"hooks":{"PreToolUse":[{"matcher":"Nothing","hooks":[{"type":"comand","command":"true"}]}]}}`,
+		`{"hooks":{"PreToolUse":[{"matcher":"Bash"}]}}`,
+		`{"hooks":{"PreToolUse":[{"matcher":7,"hooks":[]}]}}`,
+		`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command"}]}]}}`,
+		`{"hooks":{"PreToolUse":{"matcher":"Bash"}}}`,
+	} {
+		if _, _, err := MergeClaudeSettings([]byte(bad), nil, want); !errors.Is(err, ErrSettingsVoid) {
+			t.Errorf("%s: %v, want ErrSettingsVoid", bad, err)
+		}
+	}
+	ok := `{"hooks":{"PostToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"fmt","timeout":5}]}],"Stop":[{"hooks":[{"type":"prompt","prompt":"x"}]}]}}`
+	if _, _, err := MergeClaudeSettings([]byte(ok), nil, want); err != nil {
+		t.Errorf("valid hooks refused: %v", err)
+	}
 }
