@@ -1,12 +1,14 @@
 package enforce
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -26,13 +28,34 @@ type word struct {
 	glob    bool   // holds unquoted *, ? or [: the shell may expand it
 	dynamic string // why the value cannot be known, e.g. "$REMOTE"; empty when known
 	split   bool   // dynamic and unquoted: it may expand to any number of words
+	// param is set when the value is unknown because of a parameter
+	// expansion ($f, "${f}x"); name is the variable when the word is that
+	// one expansion and nothing else.
+	param bool
+	name  string
+	// braces are the words a brace expansion gives, at most maxBraces;
+	// many is set when there are more.
+	braces []word
+	many   bool
 }
+
+// maxBraces bounds the words one brace expansion is expanded to.
+const maxBraces = 64
 
 // check is the state of one CheckCommand call.
 type check struct {
 	r     *Rules
 	best  Decision
 	score int // strength of best: see consider
+	// strict is set when the document has rules of its own (not only
+	// Bridle's self-protection): then what cannot be known is asked about.
+	strict bool
+	// aliases are the shell aliases the command defines: the words of a
+	// simple alias, or nil for one Bridle cannot expand.
+	aliases map[string][]word
+	// vars are the variables the command sets to a literal value, for
+	// checking $f against the path rules.
+	vars map[string]string
 }
 
 // Scores of candidate decisions: a definite forbid beats a possible one,
@@ -50,16 +73,31 @@ func (c *check) consider(score int, d Decision) {
 	}
 }
 
+// unknown asks about what Bridle cannot see into, when the document has
+// rules of its own.
+func (c *check) unknown(score int, command, reason string) {
+	if c.strict {
+		c.consider(score, Decision{Verdict: Ask, Command: command, Reason: reason})
+	}
+}
+
+// gitRule reports whether a command rule starts with git.
+func (c *check) gitRule() bool {
+	for _, e := range c.r.commands {
+		if e.words[0] == "git" {
+			return true
+		}
+	}
+	return false
+}
+
 // CheckCommand decides whether the agent may run the shell command cmd: forbid
 // when a simple command in it starts with a forbidden prefix, ask when one
 // starts with an ask prefix (or might: see the package doc), allow
 // otherwise. Forbid beats ask; among equals the first simple command in
 // the text decides, then the first entry.
 func (r *Rules) CheckCommand(cmd string) Decision {
-	if len(r.commands) == 0 && len(r.paths) == 0 {
-		return Decision{Verdict: Allow}
-	}
-	c := &check{r: r}
+	c := &check{r: r, strict: len(r.commands) > 0 || len(r.paths) > 0}
 	if len(cmd) > MaxCommandLen {
 		c.consider(scoreMaybeForbid, Decision{Verdict: Ask,
 			Reason: fmt.Sprintf("the command is %d bytes, longer than the %d Bridle checks", len(cmd), MaxCommandLen)})
@@ -79,48 +117,244 @@ var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant
 // script parses src as a shell script and checks every simple command in it.
 func (c *check) script(src string, depth int) {
 	if depth > MaxDepth {
-		c.consider(scoreMaybeForbid, Decision{Verdict: Ask,
-			Reason: fmt.Sprintf("the command nests shells more than %d deep, which Bridle does not look into", MaxDepth)})
+		c.unknown(scoreMaybeForbid, "", fmt.Sprintf("the command nests shells more than %d deep, which Bridle does not look into", MaxDepth))
 		return
 	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(src), "")
 	parsers.Put(p)
 	if err != nil {
-		c.consider(scoreMaybeForbid, Decision{Verdict: Ask,
-			Reason: "Bridle cannot parse the command as a shell command (" + bound(err.Error(), 200) + "), so it cannot tell what runs"})
+		c.unknown(scoreMaybeForbid, "", "Bridle cannot parse the command as a shell command ("+bound(err.Error(), 200)+"), so it cannot tell what runs")
 		return
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return true
-		}
-		c.redirects(st.Redirs)
-		if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-			args := make([]word, len(call.Args))
-			for i, a := range call.Args {
-				args[i] = literal(a)
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			c.redirects(n.Redirs)
+			call, ok := n.Cmd.(*syntax.CallExpr)
+			if !ok {
+				return true
 			}
-			c.layer(args, st.Redirs, depth, 0)
+			for _, as := range call.Assigns {
+				c.assign(as, len(call.Args) == 0, depth)
+			}
+			if len(call.Args) > 0 {
+				args := make([]word, len(call.Args))
+				for i, a := range call.Args {
+					args[i] = literal(a)
+				}
+				c.layer(args, n.Redirs, depth, 0, false)
+			}
+		case *syntax.DeclClause:
+			c.decl(n, depth)
+		case *syntax.WordIter:
+			delete(c.vars, n.Name.Value) // for f in …: not one literal
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && (n.Args[0].Lit() == "read" || n.Args[0].Lit() == "getopts" || n.Args[0].Lit() == "printf") {
+				for _, a := range n.Args[1:] {
+					delete(c.vars, a.Lit())
+				}
+			}
+		case *syntax.ParamExp:
+			c.paramExp(n)
+		case *syntax.ArithmExp:
+			c.arith(n.X, "an arithmetic expansion")
+		case *syntax.ArithmCmd:
+			c.arith(n.X, "an arithmetic command (( ))")
+		case *syntax.LetClause:
+			for _, x := range n.Exprs {
+				c.arith(x, "let")
+			}
+		case *syntax.CStyleLoop:
+			for _, x := range []syntax.ArithmExpr{n.Init, n.Cond, n.Post} {
+				c.arith(x, "a for (( )) loop")
+			}
+		case *syntax.BinaryTest:
+			if n.Op >= syntax.TsEql && n.Op <= syntax.TsGtr {
+				for _, x := range []syntax.TestExpr{n.X, n.Y} {
+					if w, ok := x.(*syntax.Word); ok && !isNumber(w) {
+						c.unknown(scoreMaybeForbid, "", "[[ "+n.Op.String()+" ]] evaluates its operands as arithmetic, and arithmetic on a variable can run commands (a[$(…)]) Bridle cannot see")
+					}
+				}
+			}
 		}
 		return true
 	})
 }
 
+// codeVars are the shell variables whose value bash runs or expands as
+// code: prompts (PS4 with set -x), PROMPT_COMMAND, and the files
+// non-interactive shells source.
+var codeVars = map[string]string{"PS0": "expand", "PS1": "expand", "PS2": "expand", "PS3": "expand", "PS4": "expand",
+	"PROMPT_COMMAND": "run", "BASH_ENV": "source", "ENV": "source"}
+
+// assign checks one NAME=value: a value bash will run as code is checked
+// as code; git configuration from the environment is asked about;
+// alone (no command after it) says the variable holds a literal.
+func (c *check) assign(as *syntax.Assign, alone bool, depth int) {
+	if as.Name == nil {
+		return
+	}
+	if as.Index != nil {
+		c.arith(as.Index, "an array subscript")
+	}
+	v := word{}
+	if as.Value != nil {
+		v = literal(as.Value)
+	}
+	if as.Array != nil {
+		v = word{dynamic: "an array"}
+	}
+	c.assignWord(as.Name.Value, v, depth)
+	if alone {
+		if c.vars == nil {
+			c.vars = map[string]string{}
+		}
+		if v.dynamic == "" && !v.glob && !as.Append {
+			c.vars[as.Name.Value] = v.lit
+		} else {
+			delete(c.vars, as.Name.Value)
+		}
+	}
+}
+
+// assignWord checks NAME=value for the variables bash treats as code or
+// configuration.
+func (c *check) assignWord(name string, v word, depth int) {
+	switch {
+	case codeVars[name] != "":
+		what := name + "=" + bound(v.lit, 100)
+		if v.dynamic != "" {
+			c.unknown(scoreMaybeForbid, what, name+" is set to "+v.dynamic+", and bash expands or runs its value as code")
+			return
+		}
+		switch codeVars[name] {
+		case "run":
+			c.script(v.lit, depth+1)
+		case "source":
+			c.unknown(scoreMaybeForbid, what, name+" names a file bash sources when it starts, which Bridle does not look into")
+			fallthrough
+		default:
+			c.expansions(v.lit, depth, name)
+		}
+	case strings.HasPrefix(name, "GIT_CONFIG") && c.gitRule():
+		c.unknown(scoreMaybeForbid, name, name+" configures git from the environment (an alias can make git p run git push --force), so Bridle cannot tell what git runs")
+	}
+}
+
+// expansions checks the command substitutions in s, a value bash expands
+// as it does a here-document's body (prompts, BASH_ENV).
+func (c *check) expansions(s string, depth int, what string) {
+	const delim = "BRIDLE_END_OF_VALUE"
+	if strings.Contains(s, delim) {
+		c.unknown(scoreMaybeForbid, what, what+"'s value holds "+delim+", which Bridle cannot check")
+		return
+	}
+	if !strings.ContainsAny(s, "$`") {
+		return
+	}
+	c.script(": <<"+delim+"\n"+s+"\n"+delim+"\n", depth+1)
+}
+
+// decl checks declare, typeset, local, export and readonly: their
+// assignments, and the options that make later assignments code.
+func (c *check) decl(d *syntax.DeclClause, depth int) {
+	for _, as := range d.Args {
+		if as.Name != nil {
+			c.assign(as, true, depth)
+			continue
+		}
+		if as.Value == nil {
+			continue
+		}
+		w := literal(as.Value)
+		switch {
+		case w.dynamic != "":
+			c.unknown(scoreMaybeForbid, d.Variant.Value, d.Variant.Value+" is given "+w.dynamic+", which may assign a variable bash runs as code")
+		case strings.HasPrefix(w.lit, "-") && strings.ContainsAny(w.lit, "in"):
+			c.unknown(scoreMaybeForbid, d.Variant.Value+" "+w.lit, d.Variant.Value+" "+w.lit+" makes later assignments arithmetic or references, which can run commands Bridle cannot see")
+		}
+	}
+}
+
+// paramExp asks about ${x@P}, which expands x's value as a prompt (running
+// its command substitutions), and checks subscripts and slices, which are
+// arithmetic.
+func (c *check) paramExp(p *syntax.ParamExp) {
+	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil {
+		if op := literal(p.Exp.Word); op.dynamic != "" || strings.Contains(op.lit, "P") {
+			c.unknown(scoreMaybeForbid, "", "${…@P} expands a variable's value as a prompt, running the commands in it, which Bridle cannot see")
+		}
+	}
+	if p.Index != nil {
+		if w, ok := p.Index.(*syntax.Word); !ok || w.Lit() != "@" && w.Lit() != "*" {
+			c.arith(p.Index, "an array subscript")
+		}
+	}
+	if p.Slice != nil {
+		c.arith(p.Slice.Offset, "a ${x:offset} slice")
+		c.arith(p.Slice.Length, "a ${x:offset:length} slice")
+	}
+}
+
+// arith asks about an arithmetic expression that mentions a variable:
+// bash evaluates a variable's value as arithmetic too, and a value such as
+// a[$(git push --force)] runs the command.
+func (c *check) arith(x syntax.ArithmExpr, what string) {
+	if x == nil || !c.strict {
+		return
+	}
+	variable := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok && !isNumber(w) {
+			variable = true
+		}
+		return !variable
+	})
+	if variable {
+		c.unknown(scoreMaybeForbid, "", what+" uses a variable, and arithmetic on a variable's value can run commands (a[$(…)]) Bridle cannot see")
+	}
+}
+
+// isNumber reports whether w is a literal number (42, 0x1f, 2#101).
+func isNumber(w *syntax.Word) bool {
+	v := w.Lit()
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		ch := v[i]
+		if !(ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch == '#' || ch == '_' || ch == '@') {
+			return false
+		}
+	}
+	return true
+}
+
 // layer checks one simple command's words, then the command it runs, when
-// it is a wrapper, a shell or git.
-func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int) {
+// it is a wrapper, a shell or git. more is set under xargs, which adds
+// words it reads from its input to the command.
+func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int, more bool) {
 	if len(args) == 0 {
 		return
 	}
-	c.match(args)
+	if a, ok := c.aliases[args[0].lit]; ok && args[0].dynamic == "" && layers < maxLayers {
+		if a == nil {
+			c.unknown(scoreMaybeForbid, joinWords(args), "the command runs the alias "+args[0].lit+", which Bridle cannot expand")
+			return
+		}
+		name := args[0].lit
+		delete(c.aliases, name) // bash does not expand an alias inside itself
+		c.layer(append(slices.Clip(a), args[1:]...), redirs, depth, layers+1, more)
+		c.aliases[name] = a
+		return
+	}
+	c.match(args, more)
 	if layers == 0 {
-		c.pathArgs(args[1:])
+		c.pathArgs(args)
 	}
 	if layers >= maxLayers {
-		c.consider(scoreMaybeForbid, Decision{Verdict: Ask, Command: joinWords(args),
-			Reason: fmt.Sprintf("the command wraps more than %d commands, which Bridle does not look into", maxLayers)})
+		c.unknown(scoreMaybeForbid, joinWords(args), fmt.Sprintf("the command wraps more than %d commands, which Bridle does not look into", maxLayers))
 		return
 	}
 	if args[0].dynamic != "" {
@@ -133,17 +367,49 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int)
 	name := path.Base(args[0].lit)
 	switch {
 	case name == "git":
-		if inner := gitSubcommand(args); len(inner) != len(args) {
-			c.match(inner)
+		inner, why := gitSubcommand(args)
+		if why != "" && c.gitRule() {
+			c.unknown(scoreMaybeForbid, joinWords(args), why+", so Bridle cannot tell what git runs")
+		}
+		if len(inner) != len(args) {
+			c.match(inner, more)
+		}
+		if len(inner) > 2 && inner[1].lit == "config" && c.gitRule() {
+			for _, a := range inner[2:] {
+				if why := gitConfigWhy(a); why != "" && a.dynamic == "" {
+					c.unknown(scoreMaybeForbid, joinWords(args), "git config "+bound(a.lit, 100)+" defines an alias or includes configuration, which can make a later git command run a forbidden one")
+					break
+				}
+			}
 		}
 	case name == "eval":
 		c.stringArg(args[1:], depth, "eval")
+	case name == "alias":
+		c.alias(args[1:], depth)
+	case name == "trap":
+		c.trap(args[1:], depth)
+	case name == "mapfile" || name == "readarray":
+		c.mapfile(args[1:], depth, name)
+	case name == "source" || name == ".":
+		if len(args) > 1 {
+			if a := args[1]; a.dynamic != "" || fromStdin(a.lit) {
+				c.unknown(scoreMaybeForbid, joinWords(args), name+" runs "+describeWord(a)+", whose commands Bridle cannot see")
+			}
+		}
 	case shells[name]:
-		c.shell(args, redirs, depth)
+		c.shell(args, redirs, depth, more)
 	default:
 		spec, ok := wrappers[name]
 		if !ok {
 			return
+		}
+		if name == "env" {
+			for _, a := range args[1:] {
+				if a.dynamic == "" && isAssign(a.lit) {
+					n, v, _ := strings.Cut(a.lit, "=")
+					c.assignWord(n, word{lit: v}, depth)
+				}
+			}
 		}
 		inner, script, dyn := spec.unwrap(args[1:])
 		switch {
@@ -152,8 +418,120 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int)
 				Reason: name + " is given " + dyn + ", so Bridle cannot tell which command it runs"})
 		case script != nil:
 			c.stringArg([]word{*script}, depth, name+" -S")
+		case name == "xargs":
+			c.layer(inner, redirs, depth, layers+1, true)
+		case more && len(inner) == 0 && len(c.r.commands) > 0:
+			c.unknown(scoreMaybeForbid, joinWords(args), "xargs makes "+name+" run a command read from xargs's input, which Bridle cannot see")
 		default:
-			c.layer(inner, redirs, depth, layers+1)
+			c.layer(inner, redirs, depth, layers+1, more)
+		}
+	}
+}
+
+// describeWord names a word for a reason: its value, or why it is unknown.
+func describeWord(w word) string {
+	if w.dynamic != "" {
+		return w.dynamic
+	}
+	return bound(w.lit, 100)
+}
+
+// fromStdin reports whether a file name is standard input or another open
+// file (/dev/stdin, /dev/fd/3, /proc/self/fd/0), whose content Bridle
+// cannot see.
+func fromStdin(name string) bool {
+	return name == "-" || strings.HasPrefix(name, "/dev/") || strings.HasPrefix(name, "/proc/")
+}
+
+// alias checks the aliases a command defines: each value as a script, and
+// remembers them, so that a later use is checked with the alias expanded.
+func (c *check) alias(args []word, depth int) {
+	for _, a := range args {
+		if a.dynamic != "" {
+			c.unknown(scoreMaybeForbid, "alias", "alias is given "+a.dynamic+", which may define an alias Bridle cannot see")
+			continue
+		}
+		name, value, ok := strings.Cut(a.lit, "=")
+		if !ok || strings.HasPrefix(a.lit, "-") {
+			continue
+		}
+		c.script(value, depth+1)
+		if c.aliases == nil {
+			c.aliases = map[string][]word{}
+		}
+		c.aliases[name] = aliasWords(value)
+	}
+}
+
+// aliasWords are the words of an alias whose value is one simple command of
+// literal words, or nil.
+func aliasWords(value string) []word {
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(value), "")
+	parsers.Put(p)
+	if err != nil || len(f.Stmts) != 1 || len(f.Stmts[0].Redirs) > 0 {
+		return nil
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 || strings.HasSuffix(value, " ") {
+		return nil
+	}
+	ws := make([]word, len(call.Args))
+	for i, a := range call.Args {
+		if ws[i] = literal(a); ws[i].dynamic != "" {
+			return nil
+		}
+	}
+	return ws
+}
+
+// trap checks the command a trap runs (trap 'cmd' EXIT), like eval's.
+func (c *check) trap(args []word, depth int) {
+	for i, a := range args {
+		if a.dynamic == "" && (a.lit == "--" || a.lit == "-") {
+			if a.lit == "-" {
+				return // trap - SIG resets
+			}
+			continue
+		}
+		if a.dynamic == "" && strings.HasPrefix(a.lit, "-") && i == 0 {
+			if strings.ContainsAny(a.lit, "lpP") {
+				return // prints
+			}
+			continue
+		}
+		c.stringArg(args[i:i+1], depth, "trap")
+		return
+	}
+}
+
+// mapfile checks mapfile's (readarray's) -C callback, which it runs as code.
+func (c *check) mapfile(args []word, depth int, name string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a.dynamic != "" {
+			c.unknown(scoreMaybeForbid, name, name+" is given "+a.dynamic+", which may be a -C callback Bridle cannot see")
+			return
+		}
+		v := a.lit
+		if v == "--" || len(v) < 2 || v[0] != '-' {
+			return
+		}
+		for j := 1; j < len(v); j++ {
+			if strings.IndexByte("dnOsucC", v[j]) < 0 {
+				continue
+			}
+			var arg []word
+			if j+1 < len(v) {
+				arg = []word{{lit: v[j+1:]}}
+			} else if i+1 < len(args) {
+				i++
+				arg = args[i : i+1]
+			}
+			if v[j] == 'C' && arg != nil {
+				c.stringArg(arg, depth, name+" -C")
+			}
+			break
 		}
 	}
 }
@@ -164,8 +542,7 @@ func (c *check) stringArg(ws []word, depth int, what string) {
 	var parts []string
 	for _, w := range ws {
 		if w.dynamic != "" {
-			c.consider(scoreMaybeForbid, Decision{Verdict: Ask,
-				Reason: what + " runs " + w.dynamic + ", which Bridle cannot know before the command runs"})
+			c.unknown(scoreMaybeForbid, "", what+" runs "+w.dynamic+", which Bridle cannot know before the command runs")
 			return
 		}
 		parts = append(parts, w.lit)
@@ -180,9 +557,11 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true
 
 // shell checks the script a shell is given: its -c string, or a
 // here-string or here-document on its standard input. A shell given a
-// script file is not looked into.
-func (c *check) shell(args []word, redirs []*syntax.Redirect, depth int) {
-	dashC := false
+// script file is not looked into; one reading its program from a pipe, a
+// process substitution or /dev/stdin is asked about.
+func (c *check) shell(args []word, redirs []*syntax.Redirect, depth int, more bool) {
+	sh := path.Base(args[0].lit)
+	dashC, stdin := false, false
 	i := 1
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -193,6 +572,7 @@ func (c *check) shell(args []word, redirs []*syntax.Redirect, depth int) {
 		}
 		v := a.lit
 		if v == "--" || v == "-" {
+			stdin = stdin || v == "-"
 			i++
 			break
 		}
@@ -208,37 +588,65 @@ func (c *check) shell(args []word, redirs []*syntax.Redirect, depth int) {
 		if strings.ContainsRune(v[1:], 'c') {
 			dashC = true
 		}
+		if v[0] == '-' && strings.ContainsRune(v[1:], 's') {
+			stdin = true
+		}
 		if strings.ContainsAny(v[1:], "oO") { // -o option, +O shopt
 			i++
 		}
 	}
 	switch {
 	case dashC && i < len(args):
-		c.stringArg(args[i:i+1], depth, path.Base(args[0].lit)+" -c")
+		c.stringArg(args[i:i+1], depth, sh+" -c")
+	case dashC && more:
+		c.unknown(scoreMaybeForbid, joinWords(args), "xargs gives "+sh+" -c its script from xargs's input, which Bridle cannot see")
 	case dashC:
 		// sh -c with no string runs nothing
-	case i < len(args):
+	case !stdin && i < len(args) && !fromStdin(args[i].lit):
 		// a script file: not looked into
 	default:
-		for _, rd := range redirs {
-			var w *syntax.Word
-			switch rd.Op {
-			case syntax.WordHdoc:
-				w = rd.Word
-			case syntax.Hdoc, syntax.DashHdoc:
-				w = rd.Hdoc
-			}
-			if w != nil {
-				c.stringArg([]word{literal(w)}, depth, path.Base(args[0].lit)+" reading a here-document")
-			}
+		c.stdinScript(sh, redirs, depth)
+	}
+}
+
+// stdinScript checks the program a shell reads from its standard input: a
+// here-string or here-document is parsed; a pipe, a process substitution
+// or a file Bridle cannot read is asked about.
+func (c *check) stdinScript(sh string, redirs []*syntax.Redirect, depth int) {
+	seen := false
+	for _, rd := range redirs {
+		if rd.N != nil && rd.N.Value != "0" {
+			continue
 		}
+		var w *syntax.Word
+		switch rd.Op {
+		case syntax.WordHdoc:
+			w = rd.Word
+		case syntax.Hdoc, syntax.DashHdoc:
+			w = rd.Hdoc
+		case syntax.RdrIn:
+			seen = true
+			if lw := literal(rd.Word); lw.dynamic != "" || fromStdin(lw.lit) {
+				seen = false // a process substitution or another open file: unknown
+			}
+			continue
+		default:
+			continue
+		}
+		seen = true
+		if w != nil {
+			c.stringArg([]word{literal(w)}, depth, sh+" reading a here-document")
+		}
+	}
+	if !seen {
+		c.unknown(scoreMaybeForbid, sh, sh+" reads its program from standard input (a pipe, a process substitution or /dev/stdin), which Bridle cannot see")
 	}
 }
 
 // match checks one layer of words against every command entry.
-func (c *check) match(args []word) {
+func (c *check) match(args []word, more bool) {
 	for _, e := range c.r.commands {
-		ok, maybe := matchWords(e.words, args)
+		ok, maybe := matchWords(e.words, args, more)
 		if !ok {
 			continue
 		}
@@ -265,9 +673,16 @@ func (c *check) match(args []word) {
 // matchWords reports whether args start with prefix. maybe is non-empty,
 // saying why, when they only might: a word is unknown or a glob that could
 // expand to the prefix's word.
-func matchWords(prefix []string, args []word) (ok bool, maybe string) {
+//
+// more is set when the command gets more words than args at run time
+// (xargs adds what it reads): then args that run out before prefix does
+// might match.
+func matchWords(prefix []string, args []word, more bool) (ok bool, maybe string) {
 	for i, want := range prefix {
 		if i >= len(args) {
+			if more {
+				return true, fmt.Sprintf("xargs adds words from its input after %q", joinWords(args))
+			}
 			return false, ""
 		}
 		a := args[i]
@@ -328,11 +743,23 @@ func literal(w *syntax.Word) word {
 	// SplitBraces rewrites the word it is given; a copy keeps the tree
 	// that Walk is visiting intact.
 	if cp := (&syntax.Word{Parts: slices.Clone(w.Parts)}); syntax.SplitBraces(cp) {
-		return word{dynamic: "a brace expansion"}
+		out := word{dynamic: "a brace expansion"}
+		for bw, err := range expand.BracesSeq(nil, cp) {
+			if err != nil || len(out.braces) == maxBraces {
+				out.many = true
+				break
+			}
+			out.braces = append(out.braces, literalParts(bw.Parts))
+		}
+		return out
 	}
+	return literalParts(w.Parts)
+}
+
+func literalParts(parts []syntax.WordPart) word {
 	var b strings.Builder
 	var out word
-	for _, p := range w.Parts {
+	for _, p := range parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
 			v := p.Value
@@ -364,16 +791,35 @@ func literal(w *syntax.Word) word {
 			for _, q := range p.Parts {
 				l, ok := q.(*syntax.Lit)
 				if !ok {
-					return word{dynamic: describe(q)}
+					return dynamicWord(q, parts, false)
 				}
 				b.WriteString(unescapeDouble(l.Value))
 			}
 		default:
-			return word{dynamic: describe(p), split: true}
+			return dynamicWord(p, parts, true)
 		}
 	}
 	out.lit = b.String()
 	return out
+}
+
+// dynamicWord is a word whose part p cannot be known before it runs.
+func dynamicWord(p syntax.WordPart, parts []syntax.WordPart, split bool) word {
+	out := word{dynamic: describe(p), split: split}
+	if pe, ok := p.(*syntax.ParamExp); ok {
+		out.param = true
+		if len(parts) == 1 && pe.Param != nil && simpleParam(pe) {
+			out.name = pe.Param.Value
+		} else if dq, ok := parts[0].(*syntax.DblQuoted); ok && len(parts) == 1 && len(dq.Parts) == 1 && pe.Param != nil && simpleParam(pe) {
+			out.name = pe.Param.Value
+		}
+	}
+	return out
+}
+
+// simpleParam reports whether p is $name or ${name}, nothing more.
+func simpleParam(p *syntax.ParamExp) bool {
+	return !p.Excl && !p.Length && !p.Width && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0
 }
 
 // unescapeDouble removes the backslashes that keep their meaning inside
@@ -415,9 +861,22 @@ func describe(p syntax.WordPart) string {
 	return "an expansion"
 }
 
+// gitValueOptions are git's global options that take their value as the
+// next word.
+var gitValueOptions = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--super-prefix": true, "--config-env": true, "--attr-source": true}
+
+// gitFlags are git's global options without a value.
+var gitFlags = map[string]bool{"--no-pager": true, "--paginate": true, "--bare": true, "--no-replace-objects": true,
+	"--no-lazy-fetch": true, "--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true,
+	"--icase-pathspecs": true, "--no-optional-locks": true, "--no-advice": true}
+
 // gitSubcommand drops git's global options, which come before the
-// subcommand: git -C dir -c k=v --no-pager push → git push.
-func gitSubcommand(args []word) []word {
+// subcommand: git -C dir -c k=v --no-pager push → git push. why says what
+// makes the subcommand unknowable: an alias defined on the command line
+// (-c alias.p=push, --config-env, an included file) or an option Bridle
+// does not know to take a value or not.
+func gitSubcommand(args []word) (inner []word, why string) {
 	i := 1
 	for i < len(args) {
 		a := args[i]
@@ -428,17 +887,43 @@ func gitSubcommand(args []word) []word {
 		switch {
 		case v == "--":
 			i++
-			return append([]word{args[0]}, args[i:]...)
-		case v == "-C" || v == "-c" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" ||
-			v == "--config-env" || v == "--super-prefix":
+			return append([]word{args[0]}, args[i:]...), why
+		case v == "--exec-path" || v == "--html-path" || v == "--man-path" || v == "--info-path" ||
+			v == "--version" || v == "--help":
+			return args[:1], why // prints, runs no subcommand
+		case gitValueOptions[v]:
+			if v == "--config-env" {
+				why = "git --config-env sets configuration (an alias can make git p run git push --force)"
+			}
+			if v == "-c" && i+1 < len(args) {
+				why = cmp.Or(why, gitConfigWhy(args[i+1]))
+			}
 			i += 2
+		case strings.HasPrefix(v, "--config-env="):
+			why = "git --config-env sets configuration (an alias can make git p run git push --force)"
+			i++
+		case strings.HasPrefix(v, "--") && !strings.Contains(v, "=") && !gitFlags[v]:
+			why = cmp.Or(why, "git is given "+bound(v, 100)+", an option Bridle does not know (it may take the next word as its value)")
+			i++
 		case strings.HasPrefix(v, "-"):
 			i++ // a flag, --opt=value, or -Cdir
 		default:
-			return append([]word{args[0]}, args[i:]...)
+			return append([]word{args[0]}, args[i:]...), why
 		}
 	}
-	return args[:1] // only options: git runs no subcommand
+	return args[:1], why // only options: git runs no subcommand
+}
+
+// gitConfigWhy says why a git -c setting makes the subcommand unknowable.
+func gitConfigWhy(w word) string {
+	if w.dynamic != "" {
+		return "git -c is given " + w.dynamic
+	}
+	k := strings.ToLower(w.lit)
+	if strings.HasPrefix(k, "alias.") || strings.HasPrefix(k, "include") {
+		return "git -c " + bound(w.lit, 100) + " defines an alias or includes configuration"
+	}
+	return ""
 }
 
 // wrapper describes a program that runs another: which options take an
@@ -490,6 +975,9 @@ func (w wrapper) unwrap(args []word) (inner []word, script *word, dyn string) {
 		}
 		if strings.HasPrefix(v, "--") {
 			i++
+			if opt, val, ok := strings.Cut(v, "="); ok && opt == "--split-string" && contains(w.long, opt) {
+				return nil, &word{lit: val}, ""
+			}
 			if !strings.Contains(v, "=") && contains(w.long, v) {
 				if v == "--split-string" && i < len(args) {
 					return nil, &args[i], ""

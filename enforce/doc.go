@@ -15,7 +15,13 @@
 //     and are safe for concurrent use. They fail towards asking: a command
 //     that cannot be parsed, or whose words cannot be known before it runs
 //     ($VAR, $(…), globs), is asked about, never allowed, when a rule could
-//     match it.
+//     match it. ClaudeHook reads the file system only to resolve links.
+//   - Bridle's own files (SelfProtected: .claude/settings.json,
+//     .claude/settings.local.json, .claude/bridle.json, .codex/rules/**)
+//     are implicit no_write entries of every Rules, even one without
+//     entries, attributed to the guardrail bridle-owned-files. They are not
+//     in Entries, Claude or Report: renderers add them to an agent's deny
+//     list themselves.
 //   - Output is deterministic and byte-stable: entries are sorted by
 //     guardrail id, kind, verdict and pattern; Claude and Codex output is
 //     sorted and deduplicated the same way for the same document.
@@ -43,34 +49,76 @@
 //     skipped with their argument);
 //   - drops git's global options (git -C . push --force, git -c k=v push,
 //     git --git-dir=x push), since git runs the subcommand after them;
-//   - parses the string given to sh, bash, dash, zsh, ksh, mksh or ash
-//     with -c, the words given to eval, a here-string or here-document fed
-//     to a shell (bash <<< '…'), and env -S strings, recursively up to
-//     MaxDepth nested shells; deeper nesting is asked about.
+//   - drops git's global options taking a value (-C, -c, --git-dir,
+//     --work-tree, --namespace, --super-prefix, --config-env,
+//     --attr-source); an unknown --option without = before the subcommand
+//     is asked about, as are git aliases defined where Bridle sees them
+//     (git -c alias.p=push, -c include.path, --config-env, GIT_CONFIG_*
+//     assignments, git config alias.p …) when a rule starts with git;
+//   - parses as code the string given to sh, bash, dash, zsh, ksh, mksh or
+//     ash with -c, the words given to eval, a here-string or here-document
+//     fed to a shell (bash <<< '…', bash /dev/stdin <<< '…'), env -S and
+//     --split-string= strings, trap's command, mapfile's and readarray's -C
+//     callback, alias values, PROMPT_COMMAND, and the expansions in PS0–PS4,
+//     BASH_ENV and ENV values (set by NAME=value, export or env),
+//     recursively up to MaxDepth nested shells; deeper nesting is asked
+//     about;
+//   - expands an alias the command itself defines (alias g=git; g push
+//     --force is git push --force); an alias it cannot expand is asked
+//     about;
+//   - under xargs, which adds words it reads from its input, asks when the
+//     command's words are a proper prefix of a rule (echo -rf / | xargs rm
+//     under "rm -rf"), a shell without a -c string, or a wrapper with no
+//     command.
 //
 // A word it cannot know before the command runs ($VAR, $(…), $'…', brace
 // expansions {a,b}) makes it ask, with the reason, when the words before it
 // match a rule; an unquoted glob (--forc*) asks when it could expand to the
 // rule's word. A program name it cannot know ($GIT push) asks whenever any
-// command rule exists. A command it cannot parse asks, saying why.
+// command rule exists. When the document has any rule of its own it also
+// asks, saying why, about a command it cannot parse and about code it
+// cannot see: a shell reading its program from a pipe, a process
+// substitution or /dev/stdin (curl … | sh, sh -s, bash -); source or . of
+// a process substitution, /dev/stdin or /dev/fd/N; ${x@P}; arithmetic
+// ($((x)), ((…)), let, for ((…)), subscripts, slices, [[ x -eq y ]]) that
+// names a variable, since bash evaluates a value such as a[$(cmd)] as code;
+// declare -i and -n; a code variable set to an unknown value.
 //
-// When path rules exist it also checks, best-effort, the files a command
-// names: a redirection into (>, >>, &>, <>) a no_write file or from (<) a
-// no_read file is forbidden; an argument naming a no_read file is
-// forbidden (cat .env, cp .env x); an argument naming a no_write file is
-// asked about, since a command that names a file may or may not write it;
-// an argument with a glob that could expand to a protected file is asked
-// about (cat .en?).
+// It also checks, best-effort, the files a command names: a redirection
+// into (>, >>, &>, <>) a no_write file or from (<) a no_read file is
+// forbidden; an argument naming a no_read file is forbidden (cat .env, cp
+// .env x, cat {.env,x}: brace expansions of up to 64 words are expanded;
+// git show HEAD:.env and :0:.env name .env); an argument naming a no_write
+// file is asked about, since a command that names a file may or may not
+// write it; an argument with a glob that could expand to a protected file
+// is asked about (cat .en?). $f set to a literal earlier in the command
+// (f=.env; cat $f) is checked as that literal; any other variable as an
+// argument or a < source is asked about when no_read rules exist (echo,
+// printf, test, cd and a few other builtins excepted). A recursive reader
+// (grep -r, rg, ag, ack, tar, zip -r, cp -r, rsync, scp -r, find -exec,
+// git grep, git archive) naming a directory that holds a no_read file —
+// the project root, a parent of the glob — is asked about.
 //
 // # What CheckCommand does not catch
 //
 //   - Flags after other arguments: a prefix is a prefix, so
 //     git push origin main --force does not match "git push --force" (list
 //     "git push" under ask to catch every push).
-//   - What a program does inside: scripts (bash deploy.sh, make, npm run),
-//     git aliases, find -exec, watch, parallel, interpreters' own code
+//   - What a program does inside: scripts (bash deploy.sh, bash < x.sh,
+//     make, npm run), git aliases already in a git configuration file,
+//     find -exec's command, watch, parallel, interpreters' own code
 //     (python -c "os.system('…')"), shell aliases and functions defined
-//     elsewhere, and commands read from files (source x, . x).
+//     elsewhere, and commands read from files (source x, . x, BASH_ENV is
+//     asked about but its file is not read).
+//   - Code bash runs that Bridle does not model: variables set by read,
+//     printf -v, getopts or a nameref before a prompt or arithmetic uses
+//     them, test -v / [[ -v ]] on a subscripted name, ${!x} indirection,
+//     and anything this list does not name. Arithmetic on literal numbers
+//     and [ x -eq y ] (test does not evaluate arithmetic) are allowed.
+//   - Files a command reads through stdin it does not name (find . |
+//     xargs cat, ls | xargs cat), writes by recursive programs (tar x,
+//     rsync into the project, unzip, git checkout), and $(…) as a file
+//     name (cat $(echo .env)); the command substitution itself is checked.
 //   - Wrapper options it does not know to take an argument (they are taken
 //     as flags) and wrappers not in the list above.
 //   - For paths: cd is not followed (paths are taken relative to the project
@@ -78,7 +126,12 @@
 //     dynamic redirection targets (> "$OUT") are not checked, and the glob
 //     heuristic compares against one sample path per protected glob.
 //
-// A Claude Code PreToolUse hook that calls CheckCommand and CheckPath
-// covers what its static permission rules miss (NeedsHook lists those
-// entries); Codex has no such hook, so Report says what its rules miss.
+// A Claude Code PreToolUse hook (ClaudeHook) that calls CheckCommand and
+// CheckPath covers what its static permission rules miss (NeedsHook lists
+// those entries): it checks the Read, Edit, Write, MultiEdit, NotebookEdit,
+// Grep and Glob tools' paths as given and with symbolic links resolved (a
+// link to .env is .env; a path resolving outside the project is asked
+// about), and asks about a Grep over a directory holding a no_read file its
+// glob may match. Codex has no such hook, so Report says what its rules
+// miss.
 package enforce

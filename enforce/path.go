@@ -15,15 +15,15 @@ import (
 // secrets, "secrets" only that name. An absolute path, or one that leaves
 // the project, is asked about: the globs cannot say what it is (callers
 // holding an absolute path make it relative to the project root first).
+//
+// Besides the document's entries, writing Bridle's own files
+// (SelfProtected) is always forbidden.
 func (r *Rules) CheckPath(p string, op Op) Decision {
-	if len(r.paths) == 0 {
-		return Decision{Verdict: Allow}
-	}
 	rel, why := projectPath(p)
 	if why != "" {
 		return Decision{Verdict: Ask, Command: p, Reason: why}
 	}
-	for _, e := range r.paths {
+	for _, e := range r.pathRules() {
 		if e.Op == op && globMatch(e.Pattern, rel) {
 			return Decision{Verdict: Forbid, Guardrail: e.Guardrail, Statement: e.Statement, Matched: e.Pattern, Command: rel,
 				Reason: fmt.Sprintf("%s of %s matches %q", op, rel, e.Pattern)}
@@ -54,9 +54,6 @@ func globMatch(glob, rel string) bool {
 
 // redirects checks the files a statement's redirections read and write.
 func (c *check) redirects(rs []*syntax.Redirect) {
-	if len(c.r.paths) == 0 {
-		return
-	}
 	for _, rd := range rs {
 		var ops []Op
 		switch rd.Op {
@@ -74,33 +71,236 @@ func (c *check) redirects(rs []*syntax.Redirect) {
 			continue
 		}
 		w := literal(rd.Word)
-		if w.dynamic != "" {
-			continue // see the package doc: not checked
-		}
 		for _, op := range ops {
-			c.pathWord(w, op, scoreForbid, "redirects")
+			for _, w := range c.known(w) {
+				c.pathWord(w, op, scoreForbid, "redirects")
+			}
+			if w.param && op == Read && c.hasRead() && !c.tracked(w) {
+				c.consider(scoreMaybeAsk, Decision{Verdict: Ask, Command: w.dynamic,
+					Reason: "the command reads from " + w.dynamic + ", which Bridle cannot know before the command runs, and a path rule protects files from reading"})
+			}
 		}
 	}
 }
 
+// hasRead reports whether the document has no_read entries.
+func (r *Rules) hasRead() bool {
+	for _, e := range r.paths {
+		if e.Op == Read {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *check) hasRead() bool { return c.r.hasRead() }
+
+// known are the values a word is known to take: itself, the words of a
+// brace expansion, or the literal value of a variable the command set.
+func (c *check) known(w word) []word {
+	switch {
+	case w.dynamic == "":
+		return []word{w}
+	case w.braces != nil:
+		var out []word
+		for _, b := range w.braces {
+			if b.dynamic == "" {
+				out = append(out, b)
+			} else if b.name != "" {
+				if v, ok := c.vars[b.name]; ok {
+					out = append(out, word{lit: v})
+				}
+			}
+		}
+		return out
+	case w.name != "":
+		if v, ok := c.vars[w.name]; ok {
+			return []word{{lit: v}}
+		}
+	}
+	return nil
+}
+
+// tracked reports whether w is $name for a variable the command set to a
+// literal.
+func (c *check) tracked(w word) bool {
+	_, ok := c.vars[w.name]
+	return w.name != "" && ok
+}
+
+// noFileArgs are commands whose arguments are not file names.
+var noFileArgs = map[string]bool{"echo": true, "printf": true, "test": true, "[": true, ":": true, "true": true,
+	"false": true, "exit": true, "return": true, "shift": true, "cd": true, "pushd": true, "export": true, "unset": true}
+
 // pathArgs checks the files a command's arguments name: naming a no_read
-// file is forbidden, naming a no_write file is asked about.
+// file is forbidden, naming a no_write file is asked about. args[0] is the
+// program.
 func (c *check) pathArgs(args []word) {
-	if len(c.r.paths) == 0 {
+	prog := ""
+	if args[0].dynamic == "" {
+		prog = path.Base(args[0].lit)
+	}
+	read := c.hasRead()
+	for _, a := range args[1:] {
+		if a.dynamic != "" {
+			switch {
+			case a.braces != nil && a.many && read:
+				c.consider(scoreMaybeAsk, Decision{Verdict: Ask, Command: joinWords(args),
+					Reason: fmt.Sprintf("the command names a brace expansion of more than %d words, which Bridle does not check against the path rules", maxBraces)})
+			case a.param && read && !noFileArgs[prog] && !c.tracked(a):
+				c.consider(scoreMaybeAsk, Decision{Verdict: Ask, Command: joinWords(args),
+					Reason: "the command names " + a.dynamic + ", which Bridle cannot know before the command runs, and a path rule protects files from reading"})
+			}
+		}
+		for _, k := range c.known(a) {
+			for _, w := range []word{k, optionValue(k)} {
+				if w.lit == "" {
+					continue
+				}
+				c.pathWord(w, Read, scoreForbid, "names")
+				c.pathWord(w, Write, scoreAsk, "names")
+			}
+		}
+	}
+	if !read {
 		return
 	}
-	for _, a := range args {
-		if a.dynamic != "" {
+	if prog == "git" {
+		inner, _ := gitSubcommand(args)
+		c.gitPaths(inner)
+	}
+	if dirs := recursiveDirs(prog, args); dirs != nil {
+		c.recursive(prog, dirs)
+	}
+}
+
+// gitPaths checks the files git reads from its history: git show
+// HEAD:.env, git cat-file -p :0:.env; and asks about git grep and git
+// archive, which read every file.
+func (c *check) gitPaths(inner []word) {
+	if len(inner) < 2 {
+		return
+	}
+	switch inner[1].lit {
+	case "grep", "archive":
+		c.recursive("git "+inner[1].lit, []word{{lit: "."}})
+	}
+	for _, a := range inner[2:] {
+		if a.dynamic != "" || strings.HasPrefix(a.lit, "-") {
 			continue
 		}
-		for _, w := range []word{a, optionValue(a)} {
-			if w.lit == "" {
-				continue
+		first := strings.IndexByte(a.lit, ':')
+		if first < 0 {
+			continue
+		}
+		for _, p := range []string{a.lit[first+1:], a.lit[strings.LastIndexByte(a.lit, ':')+1:]} {
+			if p != "" {
+				c.pathWord(word{lit: p, glob: a.glob}, Read, scoreForbid, "shows from git")
 			}
-			c.pathWord(w, Read, scoreForbid, "names")
-			c.pathWord(w, Write, scoreAsk, "names")
 		}
 	}
+}
+
+// recursiveDirs are the directories a recursive reader (grep -r, rg, tar,
+// zip -r, cp -r, rsync, scp -r, find -exec) reads everything below: its
+// operands, or "." when it reads the working directory by default; nil
+// for any other command.
+func recursiveDirs(prog string, args []word) []word {
+	var operands []word
+	flags := ""
+	long := map[string]bool{}
+	for _, a := range args[1:] {
+		switch {
+		case a.dynamic != "":
+		case strings.HasPrefix(a.lit, "--"):
+			k, _, _ := strings.Cut(a.lit, "=")
+			long[k] = true
+			long[a.lit] = true
+			continue
+		case strings.HasPrefix(a.lit, "-") && len(a.lit) > 1:
+			flags += a.lit[1:]
+			long[a.lit] = true
+			continue
+		}
+		operands = append(operands, a)
+	}
+	short := func(chars string) bool { return strings.ContainsAny(flags, chars) }
+	dot := []word{{lit: "."}}
+	switch prog {
+	case "grep", "egrep", "fgrep":
+		if !short("rR") && !long["--recursive"] && !long["--dereference-recursive"] && !long["--directories=recurse"] {
+			return nil
+		}
+		if len(operands) < 2 {
+			return append(operands, dot...)
+		}
+	case "rg", "ag", "ack", "ack-grep":
+		if len(operands) < 2 {
+			return append(operands, dot...)
+		}
+	case "tar", "rsync":
+	case "zip":
+		if !short("rR") && !long["--recurse-paths"] {
+			return nil
+		}
+	case "cp":
+		if !short("rRa") && !long["--recursive"] && !long["--archive"] {
+			return nil
+		}
+	case "scp":
+		if !short("r") {
+			return nil
+		}
+	case "find":
+		if !long["-exec"] && !long["-execdir"] && !long["-ok"] && !long["-okdir"] {
+			return nil
+		}
+		if len(operands) == 0 || strings.HasPrefix(args[1].lit, "-") {
+			return append(operands, dot...)
+		}
+	default:
+		return nil
+	}
+	return operands
+}
+
+// recursive asks when a recursive reader reads a directory that holds a
+// file a no_read glob protects.
+func (c *check) recursive(prog string, dirs []word) {
+	for _, d := range dirs {
+		for _, w := range c.known(d) {
+			rel, why := projectPath(w.lit)
+			if why != "" {
+				continue
+			}
+			for _, e := range c.r.paths {
+				if e.Op != Read || !dirHolds(rel, w.glob, e.Pattern) {
+					continue
+				}
+				c.consider(scoreMaybeForbid, Decision{Verdict: Ask, Guardrail: e.Guardrail, Statement: e.Statement, Matched: e.Pattern, Command: prog + " " + rel,
+					Reason: fmt.Sprintf("%s reads everything below %s, which holds files that must not be read (%q)", prog, rel, e.Pattern)})
+			}
+		}
+	}
+}
+
+// dirHolds reports whether the directory dir (a shell glob when glob is
+// set) may hold a file the protected glob matches.
+func dirHolds(dir string, glob bool, protected string) bool {
+	if dir == "." || strings.HasPrefix(protected, "**") {
+		return true
+	}
+	sample := sampleOf(protected)
+	if !glob {
+		return strings.HasPrefix(sample, dir+"/")
+	}
+	segs := strings.Split(sample, "/")
+	for n := 1; n < len(segs); n++ {
+		if ok, err := path.Match(dir, strings.Join(segs[:n], "/")); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // optionValue is the value of --opt=value, or the zero word.
@@ -121,7 +321,7 @@ func (c *check) pathWord(w word, op Op, score int, how string) {
 	if why != "" {
 		return
 	}
-	for _, e := range c.r.paths {
+	for _, e := range c.r.pathRules() {
 		if e.Op != op {
 			continue
 		}

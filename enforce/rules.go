@@ -82,6 +82,40 @@ type Rules struct {
 	agent    string
 	commands []Entry
 	paths    []Entry
+	checked  []Entry // paths, then selfEntries: what the checks apply
+}
+
+// SelfProtectedGuardrail and SelfProtectedStatement attribute the implicit
+// no_write entries every Rules has for Bridle's own files.
+const (
+	SelfProtectedGuardrail = "bridle-owned-files"
+	SelfProtectedStatement = "Bridle's own files (the agents' permission rules and hooks) are changed only by bridle render."
+)
+
+var selfGlobs = []string{".claude/settings.json", ".claude/settings.local.json", ".claude/bridle.json", ".codex/rules/**"}
+
+// SelfProtected returns the globs of Bridle's own files (the agents'
+// permission rules and hook configuration), relative to the project root.
+// CheckPath and CheckCommand forbid writing them whatever the document
+// says; they are not in Entries, Claude or Report, so a renderer adds them
+// to an agent's deny list itself (Edit(./.claude/settings.json)).
+func SelfProtected() []string { return slices.Clone(selfGlobs) }
+
+var selfEntries = func() []Entry {
+	es := make([]Entry, len(selfGlobs))
+	for i, g := range selfGlobs {
+		es[i] = Entry{Guardrail: SelfProtectedGuardrail, Statement: SelfProtectedStatement, Kind: Path, Verdict: Forbid, Op: Write, Pattern: g}
+	}
+	return es
+}()
+
+// pathRules are the path entries the checks apply: the document's, then
+// Bridle's own files.
+func (r *Rules) pathRules() []Entry {
+	if r.checked == nil {
+		return selfEntries
+	}
+	return r.checked
 }
 
 // New collects the enforce entries of the guardrails in d that apply to
@@ -132,6 +166,7 @@ func New(d *schema.Document, agent string) (*Rules, error) {
 	sortEntries(r.paths)
 	r.commands = slices.CompactFunc(r.commands, sameEntry)
 	r.paths = slices.CompactFunc(r.paths, sameEntry)
+	r.checked = append(slices.Clip(r.paths), selfEntries...)
 	return r, nil
 }
 
