@@ -107,7 +107,7 @@ func PathGlobProblem(glob string) (problem, fix string) {
 		return "starts with !: negated globs are not supported", "list only what is protected"
 	case strings.ContainsAny(g, "{}"):
 		return "has { }: brace alternatives are not supported", "write one glob per alternative"
-	case strings.HasSuffix(g, ":*"):
+	case strings.HasSuffix(g, ":*") || strings.HasSuffix(CleanGlob(g), ":*"): // secrets:*/ is cleaned to secrets:*
 		return "ends in :*, which Claude Code reads as a command prefix", "end it in /** or *"
 	}
 	for _, seg := range strings.Split(g, "/") {
