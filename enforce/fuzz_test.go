@@ -13,6 +13,8 @@ func FuzzCheckCommand(f *testing.F) {
 		"git push --force", "sudo -u x env A=1 git -C . push -f", "bash -c 'sh -c \"git push\"'",
 		"cat .en? > migrations/x", "echo $(git push --force) `x`", "eval \"$X\"", "bash <<'E'\ngit push -f\nE\n",
 		"git push --{force,x}", "a && (b || c) | d; e &", "x=$'\\x41' git", "'unterminated",
+		"alias g='git push'; g --force", "trap 'x' EXIT; PS4='$(y)'; echo ${x@P} $((a[i]))", "echo x | xargs -0 sh -c",
+		"mapfile -C 'x #' -c 1 <<< x", "git -c alias.p=push --attr-source H p", "cat {.env,x} $f; rg y", "git show HEAD:.env",
 	} {
 		f.Add(s)
 	}
