@@ -229,6 +229,14 @@ func RenderNative(dir string, doc *schema.Document, o NativeOptions) (Native, er
 		case ClaudeSettings:
 			var want ClaudeWant
 			want.Deny, want.Ask = r.Claude()
+			if len(want.Deny)+len(want.Ask) > 0 {
+				// The agent must not rewrite the rules that bind it.
+				for _, g := range enforce.SelfProtected() {
+					want.Deny = append(want.Deny, "Edit(./"+g+")")
+				}
+				slices.Sort(want.Deny)
+				want.Deny = slices.Compact(want.Deny)
+			}
 			if len(r.NeedsHook()) > 0 {
 				if want.Hook, err = HookCommand(agent, o.RulesPath); err != nil {
 					return n, err

@@ -29,6 +29,11 @@ func TestRenderNativeFilesAndCheck(t *testing.T) {
 		t.Fatalf("render: %d %s", code, stderr)
 	}
 	b, _ := os.ReadFile(filepath.Join(project, ".claude", "settings.json"))
+	for _, own := range []string{"Edit(./.claude/settings.json)", "Edit(./.claude/bridle.json)", "Edit(./.codex/rules/**)"} {
+		if !strings.Contains(string(b), own) {
+			t.Errorf("settings.json does not protect Bridle's own file: no %s", own)
+		}
+	}
 	// --rules is rules/bridle.yaml under the project: the hook gets it relative.
 	if !strings.Contains(string(b), `--rules \"$CLAUDE_PROJECT_DIR\"/rules/bridle.yaml"`) || strings.Contains(string(b), project) {
 		t.Errorf("hook command:\n%s", b)
