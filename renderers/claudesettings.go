@@ -38,7 +38,7 @@ var (
 	ErrManifestEdited = errors.New("the manifest of Bridle's entries was edited by hand")
 	// ErrSettingsVoid: the settings hold something that makes Claude Code
 	// ignore the whole file (Bridle's rules and hook included).
-	ErrSettingsVoid = errors.New("Claude Code would ignore this settings file")
+	ErrSettingsVoid = errors.New("settings that Claude Code would ignore as a whole")
 )
 
 // hookTypes are the hook types Claude Code 2.1.328 accepts; any other
