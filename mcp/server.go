@@ -99,6 +99,7 @@ const Instructions = `This project's rules are served by Bridle, the same for ev
 At the start of every session, call get_rules and follow what it returns for the whole session.
 Guardrails marked hard-instruction are required; enforcement rules are enforced by Bridle itself.
 Before any action beyond the task you were given, call request_scope_approval and wait for the answer.
+When a guardrail restricts commands or files and your own harness does not enforce it, call check_command or check_path first and obey the answer.
 Never edit CLAUDE.md or AGENTS.md by hand: rule changes are proposed, and a human approves them by merging.`
 
 // New builds a server. It does no I/O: the snapshot is compiled and the
