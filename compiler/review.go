@@ -34,6 +34,10 @@ type PR struct {
 // (it carries a Bridle-Proposal trailer) is an approval.
 type PRLookup func(commit string) (pr PR, ok bool, err error)
 
+// NoClient is the mcp_clients entry of a profile no approval produced: a
+// name no MCP client sends, so the profile identifies nobody.
+const NoClient = "(unapproved profile)"
+
 // maxHistory bounds how many first-parent commits a review walks; a longer
 // history cannot be reviewed, and then nothing is approved.
 const maxHistory = 100_000
@@ -179,10 +183,17 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 		seen[c.Hash] = true
 		cur, ok := subjectsAt(c)
 		if r.baseline == "" {
-			if !ok {
-				continue // before the rules file existed, or unparseable
+			if _, err := c.File(file); err != nil {
+				continue // before the rules file existed
 			}
+			// The commit that first added the file is the baseline, even
+			// when it does not parse: then nothing starts approved, and
+			// whoever makes it parse later does not become the owner.
 			r.baseline = c.Hash.String()
+			if !ok {
+				prev = map[string]string{}
+				continue
+			}
 			for k, v := range cur {
 				r.items[k] = &item{value: v, ok: true, approved: v, baseline: r.baseline}
 			}
@@ -215,12 +226,19 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 			}
 			it.value = after
 			switch {
+			case !it.ok && after == it.approved && it.approved != "":
+				// Back to the approved text: approved again, as it was.
+				it.ok, it.commit, it.reason = true, "", ""
 			case approvedBy != nil && (proposal == nil || side[k] == after):
 				it.ok, it.approved, it.prov, it.baseline, it.commit, it.reason = true, after, approvedBy, "", "", ""
+			// Unapproved: prov and baseline keep the last approval's, for
+			// when the approved text comes back.
 			case approvedBy != nil:
-				it.ok, it.prov, it.commit, it.at, it.reason = false, nil, c.Hash.String(), c.Committer.When, "changed by the merge commit beyond its proposal"
+				it.ok, it.commit, it.at, it.reason = false, c.Hash.String(), c.Committer.When, "changed by the merge commit beyond its proposal"
+			case err != nil:
+				it.ok, it.commit, it.at, it.reason = false, c.Hash.String(), c.Committer.When, "the forge could not be asked whether a pull request produced it"
 			default:
-				it.ok, it.prov, it.commit, it.at, it.reason = false, nil, c.Hash.String(), c.Committer.When, bypass(c, lookup)
+				it.ok, it.commit, it.at, it.reason = false, c.Hash.String(), c.Committer.When, bypass(c, lookup)
 			}
 		}
 		prev = cur
@@ -349,7 +367,7 @@ func (r *review) worktree(doc *schema.Document) {
 			it = &item{}
 			r.items[k] = it
 		}
-		it.value, it.ok, it.prov, it.baseline, it.commit, it.reason = cur[k], false, nil, "", "", "an uncommitted edit in the work tree"
+		it.value, it.ok, it.commit, it.at, it.reason = cur[k], false, "", time.Time{}, "an uncommitted edit in the work tree"
 	}
 }
 
@@ -414,12 +432,31 @@ func (r *review) apply(doc *schema.Document) *Approval {
 	}
 	for agent, p := range doc.AgentProfiles {
 		if it := r.items["profile:"+agent]; it != nil && !it.ok {
-			var approved schema.AgentProfile
-			if it.approved != "" {
+			if it.approved == "" {
+				// A profile nobody approved identifies no client: left
+				// empty, the built-in default (claude-code for claude)
+				// would capture a client the approved profiles map.
+				p.MCPClients = []string{NoClient}
+			} else {
+				var approved schema.AgentProfile
 				json.Unmarshal([]byte(it.approved), &approved)
+				p.MCPClients = approved.MCPClients
 			}
-			p.MCPClients = approved.MCPClients
 			doc.AgentProfiles[agent] = p
+		}
+	}
+	// A profile removed without approval keeps identifying its clients
+	// (with no permissions unless the approved ones remain).
+	for _, k := range slices.Sorted(maps.Keys(r.items)) {
+		agent, ok := strings.CutPrefix(k, "profile:")
+		if it := r.items[k]; ok && !it.ok && it.value == "" && it.approved != "" {
+			var approved schema.AgentProfile
+			if json.Unmarshal([]byte(it.approved), &approved) == nil {
+				if doc.AgentProfiles == nil {
+					doc.AgentProfiles = map[string]schema.AgentProfile{}
+				}
+				doc.AgentProfiles[agent] = approved
+			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.items)) {

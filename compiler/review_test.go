@@ -457,3 +457,58 @@ func TestReviewKeepsApprovedGuardrailsInForce(t *testing.T) {
 		t.Errorf("removed guardrail served as %+v", g)
 	}
 }
+
+// TestReviewEdges: a baseline that does not parse approves nothing, even
+// once a later direct commit makes it parse; restoring the approved text
+// is approved again; a tag named main with no branch main is refused.
+func TestReviewEdges(t *testing.T) {
+	grant := strings.Replace(baseRules, "    rules: {propose: true}\n", "    rules: {propose: true, approve: true}\n", 1)
+	h := newHist(t)
+	broken := h.commit("schema_version: 1\nproject: [\n", "baseline, broken", "owner")
+	h.main(h.commit(grant, "fix it, and grant", "claude", broken))
+	if snap := h.compile(Options{Ref: "main"}); snap.Document.Permissions["claude"].Rules.Approve {
+		t.Errorf("the commit that made a broken baseline parse became approved: %+v", snap.Approval)
+	}
+
+	h = newHist(t)
+	base := h.commit(baseRules, "baseline", "owner")
+	loose := h.commit(grant, "grant", "claude", base)
+	h.main(h.commit(baseRules, "revert", "claude", loose))
+	if snap := h.compile(Options{Ref: "main"}); len(unapproved(snap)) != 0 {
+		t.Errorf("restoring the approved text is still unapproved: %+v", snap.Approval)
+	}
+
+	h = newHist(t)
+	c := h.commit(grant, "x", "claude")
+	h.repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewTagReferenceName("main"), c))
+	if _, _, err := Compile(Options{Rules: h.dir, Ref: "main"}); !errors.Is(err, ErrBadRef) {
+		t.Errorf("a tag main without a branch main: %v, want ErrBadRef", err)
+	}
+}
+
+// TestReviewClientMappings: a profile added without approval cannot
+// capture a client the approved profiles map (even through the built-in
+// default claude → claude-code), and one removed without approval keeps
+// its clients.
+func TestReviewClientMappings(t *testing.T) {
+	approved := strings.Replace(baseRules, "agent_profiles:\n  claude: {}\n", "agent_profiles:\n  reviewer: {mcp_clients: [claude-code]}\n", 1)
+	approved = strings.Replace(approved, "permissions:\n  claude:", "permissions:\n  reviewer:", 1)
+	h := newHist(t)
+	base := h.commit(approved, "baseline", "owner")
+	added := strings.Replace(approved, "agent_profiles:\n", "agent_profiles:\n  aaa: {output: AAA.md}\n", 1)
+	h.main(h.commit(added, "a profile nobody approved", "claude", base))
+	snap := h.compile(Options{Ref: "main"})
+	if got := snap.Document.Resolved("aaa").MCPClients; len(got) != 1 || got[0] != NoClient {
+		t.Errorf("an unapproved profile identifies clients %v", got)
+	}
+
+	h = newHist(t)
+	base = h.commit(approved, "baseline", "owner")
+	removed := strings.Replace(approved, "  reviewer: {mcp_clients: [claude-code]}\n", "  other: {}\n", 1)
+	removed = strings.Replace(removed, "permissions:\n  reviewer:", "permissions:\n  other:", 1)
+	h.main(h.commit(removed, "drop reviewer", "claude", base))
+	snap = h.compile(Options{Ref: "main"})
+	if got := snap.Document.AgentForClient("claude-code"); got != "reviewer" {
+		t.Errorf("claude-code is identified as %q after its profile was removed without approval, want reviewer", got)
+	}
+}

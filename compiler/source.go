@@ -267,6 +267,9 @@ func resolveRef(repo *git.Repository, ref string) (*plumbing.Hash, error) {
 	case err == nil:
 		h := branch.Hash()
 		return &h, nil
+	case len(others) > 0:
+		return nil, fmt.Errorf("%w %q: there is no branch %s, only %s; a tag or other ref does not stand in for the branch",
+			ErrBadRef, ref, ref, strings.Join(others, ", "))
 	}
 	h, rerr := repo.ResolveRevision(plumbing.Revision(ref))
 	if rerr != nil {
