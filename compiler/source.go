@@ -241,6 +241,28 @@ func fileAt(repo *git.Repository, commit plumbing.Hash, rel string) (*object.Fil
 	return t.File(rel)
 }
 
+// Head is the commit opts.Ref resolves to in the repository holding
+// opts.Rules, resolved as Read resolves it; a cheap check that the rules
+// at the ref are still those of a snapshot's Source.Commit.
+func Head(opts Options) (string, error) {
+	dir := opts.Rules
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	repo, _, err := openRepo(dir)
+	if err != nil {
+		return "", err
+	}
+	h, err := resolveRef(repo, opts.Ref)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
+}
+
 // resolveRef resolves ref, a branch name first: "main" is refs/heads/main,
 // and a tag or other ref of the same name makes it ambiguous (an agent
 // could otherwise shadow the branch the sidecar serves with a tag).

@@ -117,6 +117,13 @@ func (s *source) get() (*compiler.Snapshot, Status, error) {
 		s.fromCache = hit
 		return s.settle(snap, stamp{}, err, now)
 	}
+	if s.opts.Ref != "" && s.snap != nil && !s.status.Stale && (s.snap.Approval == nil || !s.snap.Approval.Incomplete) {
+		// The commit decides the snapshot: while the ref still points at
+		// the one served, there is nothing to read or decode.
+		if head, err := compiler.Head(s.opts); err == nil && head == s.snap.Source.Commit {
+			return s.snap, s.status, nil
+		}
+	}
 	st, statErr := s.rulesStamp()
 	if s.snap != nil && statErr == nil && st == s.stamp && s.opts.Ref == "" && !s.status.Stale {
 		return s.snap, s.status, nil
