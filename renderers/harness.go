@@ -7,17 +7,15 @@ import (
 )
 
 // Harness names the agent harness whose own mechanism Bridle renders a
-// guardrail's enforce entries into: "claude" (Claude Code's permission rules
-// and a PreToolUse hook, for CLAUDE.md profiles), "codex" (Codex's
-// execpolicy rules, for reference-style AGENTS.md profiles), or "" for
-// agents without one (stepwise profiles: Kimi, DeepSeek, …).
+// guardrail's enforce entries into, from the same registry that decides
+// which native files are written (NativeKindOf): "claude" (Claude Code's
+// permission rules and hook), "codex" (Codex's execpolicy rules), or "" for
+// agents without one (Kimi, DeepSeek, a profile writing elsewhere, …).
 func Harness(p schema.AgentProfile) string {
-	switch {
-	case p.Style == schema.Stepwise:
-		return ""
-	case p.InstructionFormat == schema.ClaudeMD:
+	switch NativeKindOf(p) {
+	case ClaudeSettings:
 		return "claude"
-	case p.InstructionFormat == schema.AgentsMD:
+	case CodexRules:
 		return "codex"
 	}
 	return ""
