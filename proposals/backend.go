@@ -168,9 +168,11 @@ func secretFree(r *redact.Redactor, c Change) error {
 				walk(e, path+"["+strconv.Itoa(i)+"]")
 			}
 		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) {
-				walk(k, path+"."+k+" (the key)")
-				walk(x[k], path+"."+k)
+			// Keys are named by position: a key may be the secret itself.
+			for i, k := range slices.Sorted(maps.Keys(x)) {
+				p := fmt.Sprintf("%s{key %d}", path, i+1)
+				walk(k, p)
+				walk(x[k], p)
 			}
 		}
 	}

@@ -89,7 +89,12 @@ func recorded(msg string, before, after []byte) (Draft, error) {
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return Draft{}, fmt.Errorf("%w: the %s trailer does not decode", ErrTampered, TrailerDraft)
 	}
-	if string(d.Origin.Source) != t[TrailerSource] || d.Origin.Agent != t[TrailerAgent] || d.Origin.Session != t[TrailerSession] {
+	author := ""
+	if d.Origin.Source != schema.SourceAgent {
+		author = d.Origin.Author
+	}
+	if string(d.Origin.Source) != t[TrailerSource] || d.Origin.Agent != t[TrailerAgent] || d.Origin.Session != t[TrailerSession] ||
+		OneLine(author, 80) != t[TrailerAuthor] {
 		return Draft{}, fmt.Errorf("%w: the recorded origin does not match the commit's trailers", ErrTampered)
 	}
 	if before == nil || after == nil {
@@ -137,6 +142,9 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 				return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
 			}
 		}
+	}
+	if p.Agent == "" && strings.TrimSpace(p.Human) == "" {
+		return Proposal{}, fmt.Errorf("approve #%d: %w: cannot tell who approves; set your name (git config --global user.name, or --as)", n, ErrSelfApproval)
 	}
 	if err := p.mayApprove(rec.Draft.Origin); err != nil {
 		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
