@@ -141,7 +141,11 @@ func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string,
 	if err != nil {
 		return nil, nil, "", err
 	}
-	opts := compiler.Options{Rules: o.rules.rules, Ref: o.rules.ref}
+	ref := o.rules.ref
+	if ref == "" {
+		ref = mcp.DefaultRef // what the sidecars serve
+	}
+	opts := compiler.Options{Rules: o.rules.rules, Ref: ref}
 	if cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
 		owner, name, err := proposals.Split(cfg.GiteaRepo)
 		if err != nil {
@@ -159,18 +163,26 @@ func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string,
 		opts = compiler.Options{Rules: m.Dir(), Ref: "main", PRLookup: m.PRLookup(ctx)}
 	}
 	project := ""
-	if in, diags, err := compiler.Read(compiler.Options{Rules: opts.Rules, Ref: opts.Ref, NoHistory: true}); err == nil && !diags.HasErrors() {
-		project = schema.ProjectID(in.Data)
+	// The project id names the event log; the work tree's will do when the
+	// ref cannot be read (the events are still worth showing).
+	for _, ref := range []string{opts.Ref, ""} {
+		if in, diags, err := compiler.Read(compiler.Options{Rules: opts.Rules, Ref: ref, NoHistory: true}); err == nil && !diags.HasErrors() {
+			project = schema.ProjectID(in.Data)
+			break
+		}
 	}
 	merges, err := compiler.Timeline(opts)
 	if err != nil {
 		return nil, nil, project, err
 	}
 	var unreviewed []schema.Unapproved
-	if opts.Ref == "" {
-		opts.Ref = mcp.DefaultRef // what the sidecars serve
-	}
-	if snap, _, cerr := compiler.Compile(opts); cerr == nil && snap != nil && snap.Approval != nil {
+	snap, diags, err := compiler.Compile(opts)
+	switch {
+	case err != nil:
+		return merges, nil, project, fmt.Errorf("unreviewed changes: %w", err)
+	case snap == nil:
+		return merges, nil, project, fmt.Errorf("unreviewed changes: the rules at %s are invalid (%d problems; bridle validate --ref %s)", opts.Ref, len(diags), opts.Ref)
+	case snap.Approval != nil:
 		unreviewed = snap.Approval.Unapproved
 	}
 	return merges, unreviewed, project, nil
