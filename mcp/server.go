@@ -124,13 +124,7 @@ func New(opts Options) *Server {
 	} else if opts.Ref == "" {
 		opts.Ref = DefaultRef
 	}
-	cache := opts.CacheDir
-	switch cache {
-	case "":
-		cache = DefaultCacheDir()
-	case "-":
-		cache = ""
-	}
+	cache := cacheDirOf(opts)
 	s := &Server{
 		opts: opts,
 		red:  opts.Redactor,

@@ -366,6 +366,37 @@ func (s *source) loadCache() (cached, error) {
 	return c, nil
 }
 
+// cacheDirOf is the snapshot cache opts ask for: DefaultCacheDir when
+// empty, none for "-".
+func cacheDirOf(opts Options) string {
+	switch opts.CacheDir {
+	case "":
+		return DefaultCacheDir()
+	case "-":
+		return ""
+	}
+	return opts.CacheDir
+}
+
+// Load loads the rules once, exactly as a local sidecar with opts serves
+// them: the committed ref (main by default), reviewed for approval, never
+// moving backwards from what was served before, the last good snapshot
+// (marked stale) when the rules cannot be used. bridle hook claude uses it
+// so that the hook enforces what the sidecar serves.
+func Load(opts Options) (*compiler.Snapshot, Status, error) {
+	if opts.Ref == "" {
+		opts.Ref = DefaultRef
+	}
+	src := &source{
+		opts:     compiler.Options{Rules: opts.Rules, Ref: opts.Ref, BridleVersion: opts.Version},
+		cacheDir: cacheDirOf(opts),
+		interval: time.Second,
+		now:      time.Now,
+		log:      slog.New(slog.DiscardHandler),
+	}
+	return src.get()
+}
+
 // DefaultCacheDir is where snapshots are cached: $BRIDLE_CACHE_DIR, else the
 // user cache directory's bridle/snapshots.
 func DefaultCacheDir() string {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/enforce"
 	"github.com/bridle-dev/bridle/mcp"
 )
@@ -54,10 +52,8 @@ func hookClaude(io *streams, in io.Reader, o hookOptions) error {
 	if err != nil {
 		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not read the hook's input (" + err.Error() + ")"})
 	}
-	snap, diags, _, err := compiler.CompileCached(compiler.Options{Rules: o.rules, Ref: o.ref, BridleVersion: version()}, compiler.DefaultCache())
-	if err == nil && snap == nil {
-		err = fmt.Errorf("the rules are invalid: %s", diags.Error())
-	}
+	// The same loader as the sidecar: committed main, reviewed, forward only.
+	snap, _, err := mcp.Load(mcp.Options{Rules: o.rules, Ref: o.ref, Version: version()})
 	if err != nil {
 		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not load the rules (" + err.Error() + ")"})
 	}
