@@ -48,8 +48,7 @@ func Parse(src string) Outline {
 				b.Write(seg.Value([]byte(src)))
 			}
 			raw := strings.ToLower(b.String())
-			if strings.HasPrefix(raw, "<!--") || strings.HasPrefix(raw, "<script") || strings.HasPrefix(raw, "<style") ||
-				strings.HasPrefix(raw, "<textarea") || strings.HasPrefix(raw, "<title") || strings.HasPrefix(raw, "<xmp") {
+			if strings.HasPrefix(raw, "<!--") || hidingTag(raw) {
 				o.Blocks = append(o.Blocks, "hidden HTML "+raw)
 			}
 		}
@@ -69,4 +68,16 @@ func plain(n *ast.Heading, src []byte) string {
 		b.Write(seg.Value(src))
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// hidingTag reports whether raw opens an element whose content a browser
+// does not render as markup (script, style, textarea, title, xmp): the tag
+// name must end there, so <textarea0> is another element.
+func hidingTag(raw string) bool {
+	for _, t := range []string{"<script", "<style", "<textarea", "<title", "<xmp"} {
+		if rest, ok := strings.CutPrefix(raw, t); ok && (rest == "" || strings.ContainsRune(" \t\n\r\f/>", rune(rest[0]))) {
+			return true
+		}
+	}
+	return false
 }
