@@ -421,6 +421,15 @@ func (r *review) apply(doc *schema.Document) *Approval {
 		p.Provenance = prov("pattern:"+p.Name, p.Provenance)
 	}
 	r.keepApprovedGuardrails(doc)
+	// The project's commands are what agents run to build and test: one
+	// changed without approval would be run by every other agent. The
+	// approved ones are served; the change is listed as unapproved.
+	if it := r.items["project.commands"]; it != nil && !it.ok && it.approved != "" {
+		var cmds []schema.Command
+		if json.Unmarshal([]byte(it.approved), &cmds) == nil {
+			doc.Project.Commands = cmds
+		}
+	}
 	for agent, perms := range doc.Permissions {
 		if it := r.items["permissions:"+agent]; it != nil && !it.ok {
 			var approved schema.Permissions
