@@ -1,15 +1,11 @@
 package enforce
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bridle-dev/bridle/internal/agentclients"
 	"github.com/bridle-dev/bridle/schema"
@@ -18,25 +14,6 @@ import (
 // The real-client tests run the agents' own CLIs, at the versions pinned
 // in tests/agentclients, on what this package generates. They skip, saying
 // how to install them, when the CLIs are missing.
-
-func agentBin(t *testing.T, env, name string) string {
-	t.Helper()
-	return agentclients.Bin(t, env, name)
-}
-
-func run(t *testing.T, dir string, env []string, stdin string, name string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	return out.String(), errb.String(), err
-}
 
 type codexCheck struct {
 	MatchedRules []struct {
@@ -65,7 +42,7 @@ func hostileRules(t *testing.T) *Rules {
 }
 
 func TestRealCodexExecpolicy(t *testing.T) {
-	bin := agentBin(t, "BRIDLE_CODEX_BIN", "codex")
+	bin := agentclients.Bin(t, "BRIDLE_CODEX_BIN", "codex")
 	dir := t.TempDir()
 	env := []string{"RUST_BACKTRACE=0", "CODEX_HOME=" + filepath.Join(dir, "codexhome")}
 	if err := os.MkdirAll(filepath.Join(dir, "codexhome"), 0o755); err != nil {
@@ -84,7 +61,7 @@ func TestRealCodexExecpolicy(t *testing.T) {
 	}
 	check := func(rules string, argv ...string) codexCheck {
 		t.Helper()
-		out, errOut, err := run(t, dir, env, "", bin, append([]string{"execpolicy", "check", "--rules", rules}, argv...)...)
+		out, errOut, err := agentclients.Run(t, dir, env, "", bin, append([]string{"execpolicy", "check", "--rules", rules}, argv...)...)
 		if err != nil {
 			t.Fatalf("codex execpolicy check %v: %v (the file does not load?)\n%s", argv, err, errOut)
 		}
@@ -152,13 +129,13 @@ func TestRealCodexExecpolicy(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`prefix_rule(pattern=["x"], decision="deny")`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(t, dir, env, "", bin, "execpolicy", "check", "--rules", bad, "x"); err == nil {
+	if _, _, err := agentclients.Run(t, dir, env, "", bin, "execpolicy", "check", "--rules", bad, "x"); err == nil {
 		t.Error("codex accepted a rules file with decision=\"deny\"; the load check proves nothing")
 	}
 }
 
 func TestRealClaudeSettings(t *testing.T) {
-	bin := agentBin(t, "BRIDLE_CLAUDE_BIN", "claude")
+	bin := agentclients.Bin(t, "BRIDLE_CLAUDE_BIN", "claude")
 	deny, ask := load(t, testDoc, "claude").Claude()
 
 	doctor := func(t *testing.T, deny, ask []string) string {
@@ -176,7 +153,7 @@ func TestRealClaudeSettings(t *testing.T) {
 		}
 		// claude doctor exits 0 even when the settings are invalid; its
 		// stdout says "Invalid settings" then.
-		out, errOut, err := run(t, proj, []string{"HOME=" + home}, "", bin, "doctor")
+		out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home}, "", bin, "doctor")
 		if err != nil {
 			t.Fatalf("claude doctor: %v\n%s\n%s", err, out, errOut)
 		}

@@ -2,14 +2,11 @@ package renderers
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/bridle-dev/bridle/internal/agentclients"
 )
@@ -18,35 +15,16 @@ import (
 // tests/agentclients, on the native files render writes. They skip, saying
 // how to install them, when the CLIs are missing (as enforce's do).
 
-func agentBin(t *testing.T, env, name string) string {
-	t.Helper()
-	return agentclients.Bin(t, env, name)
-}
-
-func runCLI(t *testing.T, dir string, env []string, name string, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader("")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err = cmd.Run()
-	return out.String(), errb.String(), err
-}
-
 // A rendered settings.json — merged with the user's own rules and hooks,
 // hook entry included — is valid for Claude Code 2.1.328: claude doctor
 // reports no "Invalid settings" (it exits 0 either way). A negative control
 // proves the check can fail.
 func TestRealClaudeDoctorOnRenderedSettings(t *testing.T) {
-	bin := agentBin(t, "BRIDLE_CLAUDE_BIN", "claude")
+	bin := agentclients.Bin(t, "BRIDLE_CLAUDE_BIN", "claude")
 	home := t.TempDir()
 	doctor := func(proj string) string {
 		t.Helper()
-		out, errOut, err := runCLI(t, proj, []string{"HOME=" + home}, bin, "doctor")
+		out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home}, "", bin, "doctor")
 		if err != nil || !strings.Contains(out, "Claude Code doctor") {
 			t.Fatalf("claude doctor: %v\n%s\n%s", err, out, errOut)
 		}
@@ -77,7 +55,7 @@ func TestRealClaudeDoctorOnRenderedSettings(t *testing.T) {
 // The rendered .codex/rules/bridle.rules loads in Codex 0.169.0 and
 // forbids what it should.
 func TestRealCodexOnRenderedRules(t *testing.T) {
-	bin := agentBin(t, "BRIDLE_CODEX_BIN", "codex")
+	bin := agentclients.Bin(t, "BRIDLE_CODEX_BIN", "codex")
 	proj := t.TempDir()
 	home := t.TempDir()
 	renderNative(t, proj, nativeDoc(true, "say \"hi\" \\ then\n\"), decision=\"allow\", x=(\""))
@@ -90,7 +68,7 @@ func TestRealCodexOnRenderedRules(t *testing.T) {
 		{[]string{"npm", "publish"}, "prompt"},
 		{[]string{"git", "status"}, ""},
 	} {
-		out, errOut, err := runCLI(t, proj, []string{"RUST_BACKTRACE=0", "CODEX_HOME=" + home}, bin, append([]string{"execpolicy", "check", "--rules", rules}, tc.argv...)...)
+		out, errOut, err := agentclients.Run(t, proj, []string{"RUST_BACKTRACE=0", "CODEX_HOME=" + home}, "", bin, append([]string{"execpolicy", "check", "--rules", rules}, tc.argv...)...)
 		if err != nil {
 			t.Fatalf("codex execpolicy check %v: %v (the file does not load?)\n%s", tc.argv, err, errOut)
 		}

@@ -4,10 +4,15 @@
 package agentclients
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Bin returns the path of the CLI name (codex, claude): $env if set, else
@@ -31,4 +36,20 @@ func Bin(t testing.TB, env, name string) string {
 	}
 	t.Skip(msg)
 	return ""
+}
+
+// Run runs the CLI name in dir with env added to the environment and stdin
+// as its input, for at most two minutes, and returns what it printed.
+func Run(t testing.TB, dir string, env []string, stdin, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
 }
