@@ -425,7 +425,7 @@ func closes(t string, c byte, n int) bool {
 	return m >= n && blank(t[m:])
 }
 
-// htmlBlock: < then !, ?, or a tag name (optionally after /) followed by
+// htmlBlock: < then !, ?, or a tag name (optionally after / and spaces) followed by
 // a space, a tab, >, /> or the end — the start of CommonMark's HTML blocks,
 // widened to every tag name. An autolink such as <https://x> is not one.
 func htmlBlock(t string) bool {
@@ -436,7 +436,10 @@ func htmlBlock(t string) bool {
 	if rest[0] == '!' || rest[0] == '?' {
 		return true
 	}
-	rest = strings.TrimPrefix(rest, "/")
+	if r, ok := strings.CutPrefix(rest, "/"); ok {
+		// goldmark (as GitHub renders) also takes "</ a>" for a closing tag.
+		rest = strings.TrimLeft(r, " \t")
+	}
 	i := 0
 	for i < len(rest) && (rest[i] >= 'a' && rest[i] <= 'z' || rest[i] >= 'A' && rest[i] <= 'Z' || i > 0 && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '-')) {
 		i++
