@@ -261,9 +261,9 @@ func (s *source) compile(opts compiler.Options) (snap *compiler.Snapshot, hit bo
 		}
 	}()
 	snap, diags, hit, err := compiler.CompileCached(opts, s.compiled())
-	if errors.Is(err, compiler.ErrNotRepo) && opts.Ref != "" {
+	if (errors.Is(err, compiler.ErrNotRepo) || errors.Is(err, compiler.ErrBadRef)) && opts.Ref != "" {
 		return nil, false, fmt.Errorf("%w; the sidecar serves committed rules only: commit them "+
-			"(git init && git add bridle.yaml && git commit), or author with --worktree (which grants no permissions outside git)", err)
+			"on %s (git add bridle.yaml && git commit), or author with --worktree (which grants no permission main does not)", err, opts.Ref)
 	}
 	if err != nil {
 		return nil, false, err
