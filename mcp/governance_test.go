@@ -16,6 +16,7 @@ import (
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/redact"
 )
 
 func toolNames(t *testing.T, cs *sdk.ClientSession) []string {
@@ -226,5 +227,26 @@ func TestCheckTools(t *testing.T) {
 	}
 	if got, isErr := callText(t, cs, "check_path", map[string]any{"path": "x", "op": "delete"}); !isErr {
 		t.Errorf("check_path with a bad op: %s", got)
+	}
+}
+
+// TestCheckToolsHostileInput: oversized and hostile arguments are refused
+// or answered, never crash, and a secret in the command is masked.
+func TestCheckToolsHostileInput(t *testing.T) {
+	const canary = "gtea_check_canary_8c2d"
+	src, _ := os.ReadFile(filepath.Join(example, "bridle.yaml"))
+	dir := commitRules(t, t.TempDir(), src)
+	cs := newFixture(t, Options{Rules: dir, Redactor: redact.New(canary)}).connect(t, "kimi-cli", "", nil)
+	if got, isErr := callText(t, cs, "check_command", map[string]any{"command": strings.Repeat("a ", 15000)}); !isErr {
+		t.Errorf("a 30 kB command was accepted: %.200s", got)
+	}
+	if got, isErr := callText(t, cs, "check_path", map[string]any{"path": strings.Repeat("x/", 3000), "op": "read"}); !isErr {
+		t.Errorf("a 6 kB path was accepted: %.200s", got)
+	}
+	for _, c := range []string{"kubectl get secret $(printf '\\x00') && vault read " + canary, "'unclosed", "((((", "\x00\x01"} {
+		got, _ := callText(t, cs, "check_command", map[string]any{"command": c})
+		if strings.Contains(got, canary) {
+			t.Errorf("check_command echoed the secret: %s", got)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 
@@ -68,8 +69,14 @@ func hookClaude(io *streams, in io.Reader, o hookOptions) error {
 	return writeHook(io, rules.ClaudeHook(hin, project))
 }
 
+// writeHook prints the decision for Claude Code, masked like every other
+// output: the reason quotes the command, which may hold a secret.
 func writeHook(io *streams, d enforce.Decision) error {
-	_, err := io.out.Write(enforce.ClaudeHookOutput(d))
+	out := enforce.ClaudeHookOutput(d)
+	if len(out) == 0 {
+		return nil
+	}
+	_, err := io.out.Write(append(cliRedactor().JSON(bytes.TrimSpace(out)), '\n'))
 	return err
 }
 

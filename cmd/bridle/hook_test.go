@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/bridle-dev/bridle/redact"
 )
 
 const enforcedRules = `schema_version: 1
@@ -118,5 +121,26 @@ func TestExplainEnforcement(t *testing.T) {
 				t.Errorf("explain %s lacks %q: %d\n%s\n%s", agent, w, code, out, stderr)
 			}
 		}
+	}
+}
+
+// TestHookMasksSecrets: the hook's reason quotes the command; a secret in
+// it never reaches the output.
+func TestHookMasksSecrets(t *testing.T) {
+	const canary = "gtea_hook_canary_5b1e0c"
+	t.Setenv("GITEA_TOKEN", canary)
+	old := cliRedactor
+	cliRedactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(os.Environ()) })
+	t.Cleanup(func() { cliRedactor = old })
+	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "rules")
+	if code, _, stderr := bridle(t, "init", dir); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	directCommit(t, dir, func(string) string { return enforcedRules })
+	in := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force https://x:` + canary + `@git.example/r"}}`
+	code, out, _ := bridleStdin(t, in, "hook", "claude", "--rules", dir)
+	if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || strings.Contains(out, canary) {
+		t.Errorf("hook output: %d %s", code, out)
 	}
 }

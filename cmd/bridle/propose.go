@@ -15,7 +15,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/proposals"
-	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -45,7 +44,7 @@ func (f *backendFlags) service() (proposals.Service, error) {
 	if err != nil {
 		return proposals.Service{}, err
 	}
-	return proposals.Service{Backend: b, Version: version(), Redactor: redact.FromEnv(os.Environ())}, nil
+	return proposals.Service{Backend: b, Version: version(), Redactor: cliRedactor()}, nil
 }
 
 func ctx30() (context.Context, context.CancelFunc) {
