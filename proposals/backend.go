@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/redact"
+	"github.com/bridle-dev/bridle/scaffold"
 )
 
 // State is a proposal's state.
@@ -73,6 +74,15 @@ type Backend interface {
 	Close(ctx context.Context, number int, by, reason string) (Proposal, error)
 }
 
+// renderDir is where b's repository keeps the committed renders, relative
+// to the rules file's directory: a backend that knows its layout says so.
+func renderDir(b Backend) string {
+	if l, ok := b.(interface{ RenderDir() string }); ok {
+		return l.RenderDir()
+	}
+	return scaffold.RenderDir
+}
+
 // Service is the proposal workflow over a backend.
 type Service struct {
 	Backend Backend
@@ -95,7 +105,7 @@ func (s Service) Propose(ctx context.Context, d Draft) (Proposal, error) {
 	if err != nil {
 		return Proposal{}, err
 	}
-	p, err := Prepare(rules, commit, d, s.Version)
+	p, err := PrepareIn(rules, commit, d, s.Version, renderDir(s.Backend))
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -125,7 +135,7 @@ func (s Service) Rebase(ctx context.Context, number int) (Proposal, error) {
 	if commit == rec.Base {
 		return pr, nil
 	}
-	p, err := Prepare(rules, commit, rec.Draft, s.Version)
+	p, err := PrepareIn(rules, commit, rec.Draft, s.Version, renderDir(s.Backend))
 	if errors.Is(err, ErrNoChange) {
 		return Proposal{}, fmt.Errorf("rebase #%d: %w: main already has this change", number, ErrConflict)
 	}

@@ -33,14 +33,22 @@ type Prepared struct {
 	Base    string // main's commit the change was made on
 	// Files are every file the proposal commit writes, by slash path
 	// relative to the rules file's directory: bridle.yaml and its renders
-	// under rendered/.
+	// (under rendered/, or at the repository root for a rules folder).
 	Files map[string][]byte
 }
 
 // Prepare applies d to main's rules (before, at commit base), validates the
-// result, and builds the title, body, branch and commit message. Invalid
-// results fail with an error wrapping ErrInvalid and the diagnostics.
+// result, and builds the title, body, branch and commit message, with the
+// renders in rendered/ beside bridle.yaml (a rules repository's layout).
+// Invalid results fail with an error wrapping ErrInvalid and the
+// diagnostics.
 func Prepare(before []byte, base string, d Draft, version string) (Prepared, error) {
+	return PrepareIn(before, base, d, version, scaffold.RenderDir)
+}
+
+// PrepareIn is Prepare with the committed renders in renderDir, a slash path
+// relative to the rules file's directory (scaffold.RenderDirFor).
+func PrepareIn(before []byte, base string, d Draft, version, renderDir string) (Prepared, error) {
 	// The node-level edit below walks main's YAML: refuse a main whose YAML
 	// cannot be parsed safely (alias cycles, bombs) before touching it.
 	if f, diags := schema.Parse("bridle.yaml (main)", before); f == nil {
@@ -69,7 +77,7 @@ func Prepare(before []byte, base string, d Draft, version string) (Prepared, err
 	p.Message = message(p.Title, d)
 	p.Files = map[string][]byte{"bridle.yaml": after}
 	for _, r := range scaffold.Renders(snap, version) {
-		p.Files[path.Join(scaffold.RenderDir, r.Path)] = []byte(r.Content)
+		p.Files[path.Join(renderDir, r.Path)] = []byte(r.Content)
 	}
 	return p, nil
 }

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"code.gitea.io/sdk/gitea"
+
+	"github.com/bridle-dev/bridle/scaffold"
 )
 
 // Errors from the Gitea backend, for errors.Is, besides ErrNotFound and
@@ -236,6 +238,10 @@ func (g *Gitea) Create(ctx context.Context, p Prepared) (Proposal, error) {
 // operations writes the proposal's files: the rules file as an update
 // guarded by its blob sha (so a concurrent change to main is a conflict, not
 // a lost update), the renders as uploads (created or replaced).
+// RenderDir is where the repository keeps the committed renders, relative
+// to the rules file's directory (scaffold.RenderDirFor).
+func (g *Gitea) RenderDir() string { return scaffold.RenderDirFor(path.Dir(g.o.Path)) }
+
 func (g *Gitea) operations(p Prepared, rulesSHA string) []*gitea.ChangeFileOperation {
 	dir := path.Dir(g.o.Path)
 	var ops []*gitea.ChangeFileOperation

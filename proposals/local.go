@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,11 +16,13 @@ import (
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
+
+	"github.com/bridle-dev/bridle/internal/gittree"
+	"github.com/bridle-dev/bridle/scaffold"
 )
 
 // Local keeps proposals in a local git repository: a proposal is a branch
@@ -76,6 +76,10 @@ func OpenLocal(rulesPath, version string) (*Local, error) {
 
 // Name implements Backend.
 func (l *Local) Name() string { return "local" }
+
+// RenderDir is where this repository keeps the committed renders, relative
+// to the rules file's directory (scaffold.RenderDirFor).
+func (l *Local) RenderDir() string { return scaffold.RenderDirFor(path.Dir(l.file)) }
 
 func (l *Local) mainRef() plumbing.ReferenceName { return plumbing.NewBranchReferenceName(l.main) }
 
@@ -228,31 +232,13 @@ func (l *Local) commitFiles(parents []plumbing.Hash, base plumbing.Hash, files m
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	tree, err := c.Tree()
+	full := make(map[string][]byte, len(files))
+	for rel, data := range files {
+		full[path.Join(path.Dir(l.file), rel)] = data
+	}
+	treeHash, err := gittree.Put(st, c.TreeHash, full)
 	if err != nil {
 		return plumbing.ZeroHash, err
-	}
-	var treeHash plumbing.Hash
-	for _, rel := range slices.Sorted(maps.Keys(files)) {
-		blob := st.NewEncodedObject()
-		blob.SetType(plumbing.BlobObject)
-		w, err := blob.Writer()
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		w.Write(files[rel])
-		w.Close()
-		blobHash, err := st.SetEncodedObject(blob)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		full := path.Join(path.Dir(l.file), rel)
-		if treeHash, err = l.replace(tree, strings.Split(full, "/"), blobHash); err != nil {
-			return plumbing.ZeroHash, err
-		}
-		if tree, err = l.repo.TreeObject(treeHash); err != nil {
-			return plumbing.ZeroHash, err
-		}
 	}
 	commit := &object.Commit{Author: *author, Committer: *author, Message: msg, TreeHash: treeHash, ParentHashes: parents}
 	obj := st.NewEncodedObject()
@@ -260,56 +246,6 @@ func (l *Local) commitFiles(parents []plumbing.Hash, base plumbing.Hash, files m
 		return plumbing.ZeroHash, err
 	}
 	return st.SetEncodedObject(obj)
-}
-
-// replace returns a tree like t with the file at parts set to blob.
-func (l *Local) replace(t *object.Tree, parts []string, blob plumbing.Hash) (plumbing.Hash, error) {
-	entries := append([]object.TreeEntry(nil), t.Entries...)
-	name := parts[0]
-	idx := -1
-	for i, e := range entries {
-		if e.Name == name {
-			idx = i
-		}
-	}
-	var entry object.TreeEntry
-	if len(parts) == 1 {
-		entry = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: blob}
-	} else {
-		sub := &object.Tree{}
-		if idx >= 0 {
-			s, err := l.repo.TreeObject(entries[idx].Hash)
-			if err != nil {
-				return plumbing.ZeroHash, err
-			}
-			sub = s
-		}
-		h, err := l.replace(sub, parts[1:], blob)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		entry = object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
-	}
-	if idx >= 0 {
-		entries[idx] = entry
-	} else {
-		entries = append(entries, entry)
-		sort.Slice(entries, func(i, j int) bool { return treeKey(entries[i]) < treeKey(entries[j]) })
-	}
-	nt := &object.Tree{Entries: entries}
-	obj := l.repo.Storer.NewEncodedObject()
-	if err := nt.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return l.repo.Storer.SetEncodedObject(obj)
-}
-
-// treeKey is git's tree entry order: directories sort as if named "name/".
-func treeKey(e object.TreeEntry) string {
-	if e.Mode == filemode.Dir {
-		return e.Name + "/"
-	}
-	return e.Name
 }
 
 // Create implements Backend. The branch ref is written last: if anything
@@ -467,7 +403,7 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 		if err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: main has moved and %w", n, err)
 		}
-		p, err := Prepare(rules, mainCommit, rec.Draft, l.version)
+		p, err := PrepareIn(rules, mainCommit, rec.Draft, l.version, l.RenderDir())
 		if err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: main has moved and the change no longer applies: %w", n, err)
 		}

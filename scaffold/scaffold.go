@@ -1,5 +1,7 @@
-// Package scaffold creates a new rules repository: a commented bridle.yaml
-// that validates as written, a .gitignore, git init and a first commit.
+// Package scaffold creates new rules: a commented bridle.yaml that validates
+// as written, its schema, its renders, a CI workflow, a README and a
+// .gitignore, committed on main — as a rules repository of its own, or as a
+// folder of a project repository (Init says which layout and why).
 //
 // It never overwrites: Init refuses a directory that already holds a
 // bridle.yaml, and writes nothing when it refuses.
@@ -18,61 +20,125 @@ import (
 	"slices"
 	"strings"
 	"text/template"
-	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/renameio/v2"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/internal/gittree"
 	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 //go:embed bridle.yaml.tmpl
 var rulesTemplate string
 
 //go:embed files/workflow.yaml
-var workflow []byte
+var workflowTemplate string
 
-// WorkflowPath is where the rules repository's CI workflow lives.
+// WorkflowPath is where a repository's Bridle CI workflow lives, relative to
+// the repository root (Gitea Actions reads workflows only there).
 const WorkflowPath = ".gitea/workflows/bridle.yaml"
 
-// RenderDir is where a rules repository keeps its committed renders;
-// proposals update them and CI checks them (render --check).
+// SchemaFile is the JSON Schema beside bridle.yaml that the scaffold's
+// yaml-language-server comment points at, so editors work offline.
+const SchemaFile = "bridle.schema.json"
+
+// RenderDir is where a rules repository of its own keeps its committed
+// renders, beside bridle.yaml; proposals update them and CI checks them.
 const RenderDir = "rendered"
 
-var tmpl = template.Must(template.New("bridle.yaml").Parse(rulesTemplate))
+var (
+	tmpl   = template.Must(template.New("bridle.yaml").Parse(rulesTemplate))
+	wfTmpl = template.Must(template.New("workflow").Delims("[[", "]]").Parse(workflowTemplate))
+)
 
 // ErrExists is returned when the directory already holds rules.
 var ErrExists = errors.New("already holds a bridle.yaml")
 
-// Result says what Init made.
-type Result struct {
-	Dir    string
-	Files  []string
-	Commit string // the first commit, when Init created the repository or committed into it
+// ErrBadSetting is returned for a workflow setting that cannot be written
+// into the workflow as it is.
+var ErrBadSetting = errors.New("bad setting")
+
+// RenderDirFor is where the committed renders of the rules in rulesDir (a
+// slash path relative to the repository root) live, relative to rulesDir:
+// rendered/ beside a rules repository's own bridle.yaml ("."), and the
+// repository root for a rules folder inside a project, where the agents
+// read them (".." for rules/).
+func RenderDirFor(rulesDir string) string {
+	rulesDir = path.Clean(rulesDir)
+	if rulesDir == "." || rulesDir == "/" {
+		return RenderDir
+	}
+	return strings.TrimSuffix(strings.Repeat("../", strings.Count(rulesDir, "/")+1), "/")
 }
 
-// Files returns every file of a new rules repository, by slash path: the
-// rules, their renders under rendered/, the CI workflow, a README and a
-// .gitignore.
+// Layout is a new rules directory in its repository.
+type Layout struct {
+	ID string // the project id
+	// Rules is the rules directory, a slash path relative to the
+	// repository root: "." for a rules repository of its own, else a
+	// folder of a project repository ("rules").
+	Rules string
+	// BridleURL and BridleModule are how the CI workflow installs Bridle by
+	// default (a binary to download, or a go install argument); the
+	// repository variables of the same names override them.
+	BridleURL, BridleModule string
+}
+
+// Out is where the layout's renders go, relative to the repository root.
+func (l Layout) Out() string { return path.Clean(path.Join(l.rules(), RenderDirFor(l.rules()))) }
+
+func (l Layout) rules() string {
+	if l.Rules == "" {
+		return "."
+	}
+	return path.Clean(l.Rules)
+}
+
+// Files returns every file of a new rules repository at its root, by slash
+// path: the rules, their schema, their renders under rendered/, the CI
+// workflow, a README and a .gitignore.
 func Files(id, version string) (map[string][]byte, error) {
-	rules := Rules(id)
+	return Layout{ID: id, Rules: "."}.Files(version)
+}
+
+// Files returns every file the layout needs, by slash path relative to the
+// repository root: bridle.yaml, its schema, a README and a .gitignore in the
+// rules directory, the renders where RenderDirFor puts them, and the CI
+// workflow.
+func (l Layout) Files(version string) (map[string][]byte, error) {
+	for _, v := range []string{l.BridleURL, l.BridleModule} {
+		if strings.ContainsAny(v, "'\"\n\r\\ \t${}") {
+			return nil, fmt.Errorf("workflow setting %q: %w: it may not hold quotes, spaces, $ or braces", v, ErrBadSetting)
+		}
+	}
+	rules := l.rulesFile()
 	snap, diags := compiler.CompileBytes(compiler.Input{Name: "bridle.yaml", Data: rules}, version)
 	if snap == nil {
 		return nil, fmt.Errorf("scaffold does not validate (a bug): %s", diags.Error())
 	}
+	dir := l.rules()
 	files := map[string][]byte{
-		"bridle.yaml": rules,
-		".gitignore":  []byte("# Local renders for trying things out; the committed ones live in rendered/.\n/tmp-render/\n"),
-		WorkflowPath:  workflow,
-		"README.md":   []byte(readme(id)),
+		path.Join(dir, "bridle.yaml"): rules,
+		path.Join(dir, SchemaFile):    schema.JSON(),
+		path.Join(dir, ".gitignore"):  []byte("# Local renders for trying things out; the committed ones are written by bridle render --all.\n/tmp-render/\n"),
+		path.Join(dir, "README.md"):   []byte(l.readme()),
+		WorkflowPath:                  l.workflow(),
 	}
 	for _, r := range Renders(snap, version) {
-		files[path.Join(RenderDir, r.Path)] = []byte(r.Content)
+		files[path.Join(l.Out(), r.Path)] = []byte(r.Content)
 	}
 	return files, nil
+}
+
+func (l Layout) workflow() []byte {
+	var b bytes.Buffer
+	_ = wfTmpl.Execute(&b, struct{ Rules, Out, BridleURL, BridleModule string }{l.rules(), l.Out(), l.BridleURL, l.BridleModule})
+	return b.Bytes()
 }
 
 // Renders renders snap for committing next to the rules it comes from.
@@ -88,21 +154,30 @@ func Renders(snap *compiler.Snapshot, version string) []renderers.File {
 	return out
 }
 
-func readme(id string) string {
-	return "# " + id + " rules\n\n" +
-		"The canonical rules every coding agent on " + id + " works under, kept by [Bridle](https://github.com/bridle-dev/bridle).\n\n" +
+func (l Layout) readme() string {
+	where := "`rendered/` holds"
+	if l.rules() != "." {
+		where = "The repository root holds"
+	}
+	return "# " + l.ID + " rules\n\n" +
+		"The canonical rules every coding agent on " + l.ID + " works under, kept by [Bridle](https://github.com/bridle-dev/bridle).\n\n" +
 		"- `bridle.yaml` is the source of truth. Change it through a proposal (`bridle propose …`, or an agent's\n" +
-		"  `propose_guardrail` tool); merging the pull request is the approval.\n" +
-		"- `rendered/` holds each agent's file (CLAUDE.md, AGENTS.md, agents/<agent>/AGENTS.md). Proposals update\n" +
-		"  them; never edit them by hand. CI checks them with `bridle render --check --no-history`.\n" +
+		"  `propose_guardrail` tool); merging the pull request (`bridle approve`) is the approval. A change committed\n" +
+		"  any other way is served to the agents marked NOT APPROVED and grants nothing.\n" +
+		"- " + where + " each agent's file (CLAUDE.md, AGENTS.md, agents/<agent>/AGENTS.md). Proposals update\n" +
+		"  them; never edit them by hand. CI checks them with `bridle render --rules " + l.rules() + " --all --out " + l.Out() + " --check`.\n" +
+		"- `" + SchemaFile + "` is the schema editors check `bridle.yaml` against (`bridle schema` prints it).\n" +
 		"- Approvals are not written into bridle.yaml: who merged each proposal, and when, is resolved from\n" +
 		"  this repository's history into the published snapshot, `bridle mcp` and `bridle render --ref main`.\n"
 }
 
-// Rules returns the scaffold bridle.yaml for a project id.
-func Rules(id string) []byte {
+// Rules returns the scaffold bridle.yaml for a project id, for a rules
+// repository of its own.
+func Rules(id string) []byte { return Layout{ID: id, Rules: "."}.rulesFile() }
+
+func (l Layout) rulesFile() []byte {
 	var b bytes.Buffer
-	_ = tmpl.Execute(&b, struct{ ID, Name string }{id, id})
+	_ = tmpl.Execute(&b, struct{ ID, Name, Rules, Out string }{l.ID, l.ID, l.rules(), l.Out()})
 	return b.Bytes()
 }
 
@@ -118,37 +193,108 @@ func ProjectID(dir string) string {
 	if id == "" {
 		id = "my-project"
 	}
+	if id[0] < 'a' || id[0] > 'z' || slices.Contains([]string{"true", "false", "null", "yes", "no", "on", "off"}, id) {
+		id = "project-" + id // a YAML string as written, never a number or a boolean
+	}
 	if len(id) > 64 {
-		id = id[:64]
+		id = strings.TrimRight(id[:64], "-._")
 	}
 	return id
 }
 
-// Init scaffolds a rules repository in dir. When dir is not yet a git
-// repository it runs git init and commits the scaffold; inside an existing
-// repository it only writes the files, leaving the commit to the user.
-func Init(dir, version string) (Result, error) {
+// generic are directory names that say where rules live, not whose they
+// are: a rules directory named so takes its project's name from its parent.
+var generic = []string{"rules", "bridle", "bridle-rules", "agent-rules"}
+
+// Options are Init's settings.
+type Options struct {
+	Version string // the bridle version, for the renders' headers
+	// BridleURL and BridleModule are the CI workflow's defaults (Layout).
+	BridleURL, BridleModule string
+	// Author signs the commit Init makes. Required.
+	Author *object.Signature
+}
+
+// Result says what Init made.
+type Result struct {
+	Dir    string
+	Layout Layout
+	Root   string   // the repository's work tree root
+	Files  []string // the files written, by path as given (dir joined)
+	// Kept are files of the layout that already existed and were left as
+	// they are (and not committed), by slash path from the root.
+	Kept []string
+	// Created says Init ran git init.
+	Created bool
+	// Commit is the commit Init made on main, holding exactly the files it
+	// wrote; empty when NotCommitted says why it made none.
+	Commit       string
+	NotCommitted string
+}
+
+// Init scaffolds rules in dir and commits them on main, so that the
+// sidecar, which serves main, answers with them at once:
+//
+//   - dir not in a git repository: a rules repository of its own (git init,
+//     branch main), renders in rendered/;
+//   - dir is a folder of an existing repository (a project): the rules in
+//     that folder, the renders at the repository root where agents read
+//     them, the CI workflow at the root (unless one exists);
+//   - dir is the root of an existing repository: a rules repository there.
+//
+// In an existing repository the commit holds only the files Init wrote: the
+// rest of the work tree and the index are left as they are. When HEAD is on
+// a branch other than main (or detached), Init writes the files and commits
+// nothing, saying why in Result.NotCommitted. It never overwrites: it
+// refuses a directory that already holds a bridle.yaml (writing nothing),
+// and keeps any other file that exists.
+func Init(dir string, o Options) (Result, error) {
 	res := Result{Dir: dir}
+	if o.Author == nil {
+		return res, fmt.Errorf("init %s: no author for the commit", dir)
+	}
 	rulesPath := filepath.Join(dir, "bridle.yaml")
-	if _, err := os.Stat(rulesPath); err == nil {
+	if _, err := os.Lstat(rulesPath); err == nil {
 		return res, fmt.Errorf("init %s: %w", dir, ErrExists)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
 		return res, fmt.Errorf("init %s: %w", dir, err)
 	}
-	_, openErr := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
-	inRepo := openErr == nil
-
-	files, err := Files(ProjectID(dir), version)
+	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleURL: o.BridleURL, BridleModule: o.BridleModule}
+	if slices.Contains(generic, strings.ToLower(filepath.Base(abs))) {
+		layout.ID = ProjectID(filepath.Dir(abs))
+	}
+	res.Root = abs
+	repo, openErr := git.PlainOpenWithOptions(firstExisting(abs), &git.PlainOpenOptions{DetectDotGit: true})
+	if openErr == nil {
+		wt, err := repo.Worktree()
+		if err != nil {
+			return res, fmt.Errorf("init %s: %w", dir, err)
+		}
+		res.Root = wt.Filesystem.Root()
+		rootReal, _ := filepath.EvalSymlinks(res.Root)
+		absReal := realPath(abs)
+		rel, err := filepath.Rel(rootReal, absReal)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return res, fmt.Errorf("init %s: outside its repository %s", dir, res.Root)
+		}
+		layout.Rules = filepath.ToSlash(rel)
+		if layout.Rules != "." {
+			layout.ID = ProjectID(res.Root)
+		}
+	}
+	res.Layout = layout
+	files, err := layout.Files(o.Version)
 	if err != nil {
 		return res, err
 	}
-	names := slices.Sorted(maps.Keys(files))
-	var written []string
-	for _, name := range names {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if _, err := os.Stat(p); err == nil {
-			continue // keep what is there (a .gitignore, a README)
+	written := map[string][]byte{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(res.Root, filepath.FromSlash(name))
+		if _, err := os.Lstat(p); err == nil {
+			res.Kept = append(res.Kept, name) // keep what is there (a .gitignore, a README, your CLAUDE.md)
+			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return res, fmt.Errorf("init %s: %w", dir, err)
@@ -157,44 +303,119 @@ func Init(dir, version string) (Result, error) {
 			return res, fmt.Errorf("init %s: %w", dir, err)
 		}
 		res.Files = append(res.Files, p)
-		written = append(written, name)
+		written[name] = files[name]
 	}
-	if inRepo {
-		return res, nil
+	if openErr != nil {
+		if repo, err = git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+		}); err != nil {
+			return res, fmt.Errorf("init %s: git init: %w", dir, err)
+		}
+		res.Created = true
 	}
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: "refs/heads/main"},
-	})
-	if err != nil {
-		return res, fmt.Errorf("init %s: git init: %w", dir, err)
-	}
-	wt, err := repo.Worktree()
+	res.Commit, res.NotCommitted, err = commitOnMain(repo, res.Root, written, o.Author)
 	if err != nil {
 		return res, fmt.Errorf("init %s: %w", dir, err)
 	}
-	for _, name := range written {
-		if _, err := wt.Add(name); err != nil {
-			return res, fmt.Errorf("init %s: git add %s: %w", dir, name, err)
-		}
-	}
-	h, err := wt.Commit("Initialise Bridle rules\n\nBridle-Source: user\nBridle-Kind: init\n", &git.CommitOptions{Author: author()})
-	if err != nil {
-		return res, fmt.Errorf("init %s: git commit: %w", dir, err)
-	}
-	res.Commit = h.String()
 	return res, nil
 }
 
-// author is the user's git identity, or a Bridle placeholder.
-func author() *object.Signature {
-	sig := &object.Signature{Name: "Bridle", Email: "bridle@localhost", When: time.Now()}
-	if cfg, err := config.LoadConfig(config.GlobalScope); err == nil {
-		if cfg.User.Name != "" {
-			sig.Name = cfg.User.Name
+// firstExisting is p or its nearest existing parent.
+func firstExisting(p string) string {
+	for {
+		if _, err := os.Stat(p); err == nil || filepath.Dir(p) == p {
+			return p
 		}
-		if cfg.User.Email != "" {
-			sig.Email = cfg.User.Email
-		}
+		p = filepath.Dir(p)
 	}
-	return sig
+}
+
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// commitOnMain commits files (by slash path from root) on main as one
+// commit whose tree is main's with those files put in, and stages them in
+// the index: nothing else in the work tree or the index changes. It commits
+// only when HEAD is main (or main is unborn), since that is the branch the
+// sidecar serves; otherwise it says why not.
+func commitOnMain(repo *git.Repository, root string, files map[string][]byte, author *object.Signature) (commit, why string, err error) {
+	if len(files) == 0 {
+		return "", "every file of the scaffold already exists", nil
+	}
+	mainRef := plumbing.NewBranchReferenceName("main")
+	head, err := repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", "", fmt.Errorf("read HEAD: %w", err)
+	}
+	if head.Type() != plumbing.SymbolicReference {
+		return "", "HEAD is detached; the agents are served main", nil
+	}
+	if head.Target() != mainRef {
+		return "", fmt.Sprintf("you are on branch %s; the agents are served main", head.Target().Short()), nil
+	}
+	var parents []plumbing.Hash
+	base := plumbing.ZeroHash
+	old, err := repo.Storer.Reference(mainRef)
+	switch {
+	case err == nil:
+		c, err := repo.CommitObject(old.Hash())
+		if err != nil {
+			return "", "", fmt.Errorf("read main: %w", err)
+		}
+		parents, base = []plumbing.Hash{c.Hash}, c.TreeHash
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		old = nil
+	default:
+		return "", "", fmt.Errorf("read main: %w", err)
+	}
+	tree, err := gittree.Put(repo.Storer, base, files)
+	if err != nil {
+		return "", "", err
+	}
+	c := &object.Commit{Author: *author, Committer: *author, TreeHash: tree, ParentHashes: parents,
+		Message: "Initialise Bridle rules\n\nBridle-Source: user\nBridle-Kind: init\n"}
+	obj := repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return "", "", err
+	}
+	h, err := repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return "", "", fmt.Errorf("write commit: %w", err)
+	}
+	if err := repo.Storer.CheckAndSetReference(plumbing.NewHashReference(mainRef, h), old); err != nil {
+		return "", "", fmt.Errorf("main moved while init ran; run it again: %w", err)
+	}
+	if err := stage(repo, root, files); err != nil {
+		return h.String(), "", fmt.Errorf("committed %s, but staging the files failed (git reset -- <files> fixes the index): %w", h.String()[:12], err)
+	}
+	return h.String(), "", nil
+}
+
+// stage records files, as written to the work tree, in the index.
+func stage(repo *git.Repository, root string, files map[string][]byte) error {
+	idx, err := repo.Storer.Index()
+	if err != nil {
+		return err
+	}
+	for name, data := range files {
+		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			return err
+		}
+		e, err := idx.Entry(name)
+		if err != nil {
+			e = idx.Add(name)
+		}
+		e.Hash = plumbing.ComputeHash(plumbing.BlobObject, data)
+		e.Mode = filemode.Regular
+		e.Size = uint32(st.Size())
+		e.ModifiedAt = st.ModTime()
+		e.CreatedAt = st.ModTime()
+	}
+	idx.Cache = nil // the cached trees no longer match
+	return repo.Storer.SetIndex(idx)
 }

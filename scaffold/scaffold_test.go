@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/rhysd/actionlint"
 
 	"github.com/bridle-dev/bridle/compiler"
@@ -16,7 +18,10 @@ import (
 // TestWorkflowsLint runs actionlint over the rules repository's workflow and
 // Bridle's own.
 func TestWorkflowsLint(t *testing.T) {
-	workflows := map[string][]byte{WorkflowPath: workflow}
+	workflows := map[string][]byte{
+		"rules repository": Layout{ID: "x", Rules: "."}.workflow(),
+		"rules folder":     Layout{ID: "x", Rules: "rules", BridleURL: "https://gitea.example.com/bridle"}.workflow(),
+	}
 	own, _ := filepath.Glob("../.gitea/workflows/*.yaml")
 	if len(own) == 0 {
 		t.Fatal("Bridle has no .gitea/workflows")
@@ -45,7 +50,7 @@ func TestWorkflowsLint(t *testing.T) {
 // renders pass render --check.
 func TestScaffoldIsCurrent(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "Acme Rules!")
-	res, err := Init(dir, "test")
+	res, err := Init(dir, testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +77,11 @@ func TestScaffoldIsCurrent(t *testing.T) {
 	if !strings.Contains(string(b), "source: the rules in the commit that holds this file") {
 		t.Errorf("committed render header:\n%.400s", b)
 	}
-	if _, err := Init(dir, "test"); err == nil {
+	if _, err := Init(dir, testOptions()); err == nil {
 		t.Error("second init did not refuse")
 	}
+}
+
+func testOptions() Options {
+	return Options{Version: "test", Author: &object.Signature{Name: "Mira", Email: "mira@example.com", When: time.Unix(1e9, 0)}}
 }

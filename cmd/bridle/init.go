@@ -4,7 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/spf13/cobra"
 
@@ -13,31 +20,51 @@ import (
 )
 
 type initOptions struct {
-	gitea, repo        string
-	approvers, writers []string
-	private            bool
+	gitea, repo             string
+	approvers, writers      []string
+	private                 bool
+	bridleURL, bridleModule string
 }
 
 func newInitCmd(io *streams) *cobra.Command {
 	var o initOptions
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
-		Short: "Create a rules repository (local, or on Gitea)",
-		Long: `Init creates a rules repository: a commented bridle.yaml that validates as
-written, its renders in rendered/, a Gitea Actions workflow
-(.gitea/workflows/bridle.yaml: validate and check renders on pull requests,
-compile and publish on merge), a README and a .gitignore.
+		Short: "Create the rules: a rules repository, or a rules folder in a project",
+		Long: `Init creates the rules and commits them on main, so that bridle mcp (which
+serves main) answers with them at once: a commented bridle.yaml that
+validates as written, its schema (bridle.schema.json, for editors), the
+agents' files, a Gitea Actions workflow (validate and check the renders on
+pull requests, compile and publish on merge), a README and a .gitignore.
 
-Locally (the default) the files go into DIR (default: the current directory);
-when DIR is not inside a git repository, init runs git init (branch main) and
-makes the first commit. It never overwrites an existing bridle.yaml.
+DIR (default: the current directory) decides the layout:
+
+  not in a git repository   a rules repository of its own: git init (branch
+                            main); renders in DIR/rendered/
+  a folder of a repository  the rules of that project: bridle.yaml in the
+  (e.g. rules/ in a project) folder; the agents' files (CLAUDE.md,
+                            AGENTS.md, agents/<agent>/AGENTS.md) at the
+                            project root, where the agents read them; the
+                            workflow in the root's .gitea/workflows/
+  the root of a repository  a rules repository there
+
+In an existing repository the commit holds only the files init wrote; the
+rest of your work tree and index are left alone. Existing files are kept,
+never overwritten (a bridle.yaml already there is refused). When HEAD is not
+main, init writes the files and says how to commit them.
+
+The committed rules are the approved baseline: change them afterwards with
+bridle propose and bridle approve (a change committed any other way is
+served NOT APPROVED). The workflow installs Bridle from --bridle-url or
+--bridle-module, or the repository variables BRIDLE_URL / BRIDLE_MODULE.
 
 With --gitea URL --repo OWNER/NAME (token from GITEA_TOKEN or
 GITEA_TOKEN_FILE) init creates the repository on Gitea, pushes the scaffold,
 and protects main so that the only way in is a merged pull request: direct
 pushes are refused. --writers may open proposals (e.g. the agents' bot
 account); --approvers, when given, are the only ones who may merge.`,
-		Example: `  bridle init my-rules
+		Example: `  cd my-project && bridle init rules      # rules/ in this project
+  bridle init ~/acme-rules                 # a rules repository of its own
   GITEA_TOKEN=… bridle init --gitea https://gitea.example.com --repo acme/rules \
     --writers bridle-bot --approvers mira,jonas`,
 		Args: cobra.MaximumNArgs(1),
@@ -52,21 +79,7 @@ account); --approvers, when given, are the only ones who may merge.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			res, err := scaffold.Init(dir, version())
-			if errors.Is(err, scaffold.ErrExists) {
-				return usageErr("%w; edit it, or choose another directory", err)
-			}
-			if err != nil {
-				return err
-			}
-			for _, f := range res.Files {
-				fmt.Fprintf(io.errOut, "created %s\n", f)
-			}
-			if res.Commit != "" {
-				fmt.Fprintf(io.errOut, "initialised git repository with commit %s\n", res.Commit[:12])
-			}
-			fmt.Fprintf(io.errOut, "next: edit %s/bridle.yaml, then run: bridle validate --rules %s\n", dir, dir)
-			return nil
+			return runInit(io, dir, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.gitea, "gitea", "", "create the repository on this Gitea `URL`")
@@ -74,7 +87,91 @@ account); --approvers, when given, are the only ones who may merge.`,
 	cmd.Flags().StringSliceVar(&o.writers, "writers", nil, "Gitea users who may open proposals")
 	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into main")
 	cmd.Flags().BoolVar(&o.private, "private", false, "make the Gitea repository private")
+	cmd.Flags().StringVar(&o.bridleURL, "bridle-url", "", "the CI workflow downloads the bridle binary from this `URL` (default: the repository variable BRIDLE_URL)")
+	cmd.Flags().StringVar(&o.bridleModule, "bridle-module", "", "or installs it with go install `PATH@VERSION` (default: the repository variable BRIDLE_MODULE)")
 	return cmd
+}
+
+func runInit(io *streams, dir string, o initOptions) error {
+	author, err := commitIdentity()
+	if err != nil {
+		return err
+	}
+	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleURL: o.bridleURL, BridleModule: o.bridleModule})
+	switch {
+	case errors.Is(err, scaffold.ErrExists):
+		return usageErr("%w; change it with bridle propose, or choose another directory", err)
+	case errors.Is(err, scaffold.ErrBadSetting):
+		return usageErr("%w", err)
+	case err != nil:
+		return err
+	}
+	for _, f := range res.Files {
+		fmt.Fprintf(io.errOut, "created %s\n", display(f))
+	}
+	l := res.Layout
+	for _, k := range res.Kept {
+		fmt.Fprintf(io.errOut, "kept    %s (it exists; not committed)\n", k)
+	}
+	rules := dir
+	out := filepath.Join(dir, scaffold.RenderDir)
+	if l.Rules != "." {
+		out = display(filepath.Join(res.Root, filepath.FromSlash(l.Out())))
+		fmt.Fprintf(io.errOut, "layout: the rules of the project in %s, in %s/; the agents' files at the project root\n", res.Root, l.Rules)
+	} else if res.Created {
+		fmt.Fprintf(io.errOut, "layout: a rules repository of its own (git init, branch main); renders in %s\n", out)
+	} else {
+		fmt.Fprintf(io.errOut, "layout: a rules repository at the root of %s; renders in %s\n", res.Root, out)
+	}
+	for _, k := range res.Kept {
+		if strings.HasSuffix(k, ".md") && path.Base(k) != "README.md" {
+			fmt.Fprintf(io.errOut, "note: %s is not Bridle's, so render --check calls it edited by hand: move what it says into bridle.yaml, then run bridle render --rules %s --all --out %s\n", k, rules, out)
+		}
+	}
+	if res.Commit != "" {
+		fmt.Fprintf(io.errOut, "committed %s on main as %s (only these files: the rest of the work tree and the index are as they were)\n",
+			plural(len(res.Files), "file"), res.Commit[:12])
+	} else {
+		fmt.Fprintf(io.errOut, "not committed: %s. The agents are served the rules committed on main: commit these files there (git switch main, git add them, git commit)\n", res.NotCommitted)
+	}
+	project := "."
+	if l.Rules == "." {
+		project = "<your project>"
+	}
+	fmt.Fprintf(io.errOut, "next:\n")
+	fmt.Fprintf(io.errOut, "  bridle install claude --project %s --rules %s   # Claude Code starts bridle mcp with these rules (also: codex, kimi)\n", project, shellWord(rules))
+	fmt.Fprintf(io.errOut, "  bridle propose guardrail --rules %s --id … --statement … --why …   # change the rules; bridle approve N merges\n", shellWord(rules))
+	fmt.Fprintf(io.errOut, "  bridle render --rules %s --all --out %s --check   # what CI runs: the agents' files are current\n", shellWord(rules), shellWord(out))
+	if l.BridleURL == "" && l.BridleModule == "" {
+		fmt.Fprintf(io.errOut, "CI: set the repository variable BRIDLE_URL (a bridle binary) or BRIDLE_MODULE (go install path@version) in Gitea, or init with --bridle-url; see %s\n", scaffold.WorkflowPath)
+	}
+	return nil
+}
+
+// display is p relative to the working directory when it is below it.
+func display(p string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return rel
+	}
+	return p
+}
+
+// commitIdentity is who signs a commit init makes.
+func commitIdentity() (*object.Signature, error) {
+	sig := &object.Signature{Name: "Bridle", Email: "bridle@localhost", When: time.Now()}
+	if cfg, err := config.LoadConfig(config.GlobalScope); err == nil {
+		if cfg.User.Name != "" {
+			sig.Name = cfg.User.Name
+		}
+		if cfg.User.Email != "" {
+			sig.Email = cfg.User.Email
+		}
+	}
+	return sig, nil
 }
 
 func runInitGitea(io *streams, o initOptions) error {

@@ -1,0 +1,259 @@
+package scaffold
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// project makes a git repository named name with one commit (main.go) and
+// another file staged but not committed (wip.go).
+func project(t *testing.T, name string) (string, *git.Repository) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := repo.Worktree()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644)
+	wt.Add("main.go")
+	sig := &object.Signature{Name: "Dev", Email: "dev@example.com", When: time.Unix(1e9, 0)}
+	if _, err := wt.Commit("code", &git.CommitOptions{Author: sig}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "wip.go"), []byte("package main // work in progress\n"), 0o644)
+	wt.Add("wip.go")
+	return dir, repo
+}
+
+// TestInitInAProject: `bridle init rules` in a project puts the rules in
+// rules/, the agents' files at the root, and commits exactly those on main,
+// leaving the user's staged work staged and uncommitted.
+func TestInitInAProject(t *testing.T) {
+	dir, repo := project(t, "Acme Shop")
+	res, err := Init(filepath.Join(dir, "rules"), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Layout.Rules != "rules" || res.Layout.ID != "acme-shop" || res.Commit == "" || res.NotCommitted != "" {
+		t.Fatalf("init: %+v", res)
+	}
+	c, err := repo.CommitObject(plumbing.NewHash(res.Commit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var committed []string
+	files, _ := c.Files()
+	files.ForEach(func(f *object.File) error { committed = append(committed, f.Name); return nil })
+	want := []string{".gitea/workflows/bridle.yaml", "AGENTS.md", "CLAUDE.md", "agents/deepseek/AGENTS.md", "agents/kimi/AGENTS.md",
+		"main.go", "rules/.gitignore", "rules/README.md", "rules/bridle.schema.json", "rules/bridle.yaml"}
+	if !slices.Equal(committed, want) {
+		t.Errorf("the commit holds\n%v\nwant\n%v", committed, want)
+	}
+	if c.Author.Name != "Mira" || len(c.ParentHashes) != 1 {
+		t.Errorf("commit author %q, parents %d", c.Author.Name, len(c.ParentHashes))
+	}
+	wt, _ := repo.Worktree()
+	st, err := wt.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range st {
+		if name == "wip.go" {
+			if s.Staging != git.Added {
+				t.Errorf("the user's staged wip.go is no longer staged: %+v", s)
+			}
+			continue
+		}
+		t.Errorf("%s is not clean after init: %+v", name, s)
+	}
+	// What the sidecar serves: main, valid, with the name of the project.
+	snap, diags, err := compiler.Compile(compiler.Options{Rules: filepath.Join(dir, "rules"), Ref: "main", BridleVersion: "test"})
+	if err != nil || snap == nil {
+		t.Fatalf("compile at main: %v %s", err, diags.Error())
+	}
+	if snap.Approval != nil && len(snap.Approval.Unapproved) > 0 {
+		t.Errorf("the scaffold is not the approved baseline: %+v", snap.Approval.Unapproved)
+	}
+	// The committed renders at the root are current.
+	plain, _, _ := compiler.Compile(compiler.Options{Rules: filepath.Join(dir, "rules"), BridleVersion: "test", NoHistory: true})
+	findings, err := renderers.Check(dir, plain.Renders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range findings {
+		if f.State != renderers.Current {
+			t.Errorf("%s: %s", f.Path, f.State)
+		}
+	}
+	if gi, _ := os.ReadFile(filepath.Join(dir, "rules", "README.md")); !strings.Contains(string(gi), "bridle render --rules rules --all --out . --check") {
+		t.Errorf("the rules README does not name the check:\n%s", gi)
+	}
+}
+
+// TestInitKeepsWhatExists: a project's own CLAUDE.md is kept and left out
+// of the commit.
+func TestInitKeepsWhatExists(t *testing.T) {
+	dir, repo := project(t, "shop")
+	os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("my own notes\n"), 0o644)
+	res, err := Init(filepath.Join(dir, "rules"), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Kept, "CLAUDE.md") {
+		t.Errorf("kept = %v", res.Kept)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "CLAUDE.md")); string(b) != "my own notes\n" {
+		t.Errorf("CLAUDE.md was overwritten: %q", b)
+	}
+	c, _ := repo.CommitObject(plumbing.NewHash(res.Commit))
+	if _, err := c.File("CLAUDE.md"); err == nil {
+		t.Error("the user's CLAUDE.md was committed")
+	}
+}
+
+// TestInitOffMain: on another branch init writes and commits nothing, and
+// says why.
+func TestInitOffMain(t *testing.T) {
+	dir, repo := project(t, "shop")
+	wt, _ := repo.Worktree()
+	if err := wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName("feature"), Create: true, Keep: true}); err != nil {
+		t.Fatal(err)
+	}
+	main, _ := repo.Reference(plumbing.NewBranchReferenceName("main"), true)
+	res, err := Init(filepath.Join(dir, "rules"), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Commit != "" || !strings.Contains(res.NotCommitted, "branch feature") {
+		t.Errorf("init on a branch: %+v", res)
+	}
+	if now, _ := repo.Reference(plumbing.NewBranchReferenceName("main"), true); now.Hash() != main.Hash() {
+		t.Error("main moved")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rules", "bridle.yaml")); err != nil {
+		t.Error("the files were not written")
+	}
+}
+
+// TestInitNames: a rules directory named for what it is takes its
+// project's name; ids are YAML strings as written.
+func TestInitNames(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "acme")
+	res, err := Init(filepath.Join(base, "rules"), testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Layout.ID != "acme" || !res.Created || res.Layout.Rules != "." {
+		t.Errorf("init: %+v", res.Layout)
+	}
+	readme, _ := os.ReadFile(filepath.Join(base, "rules", "README.md"))
+	if !strings.HasPrefix(string(readme), "# acme rules\n") {
+		t.Errorf("README: %.40q", readme)
+	}
+	for in, want := range map[string]string{"2024": "project-2024", "true": "project-true", "My Rules": "my-rules", "_x_": "x"} {
+		if got := ProjectID(in); got != want {
+			t.Errorf("ProjectID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSchemaHintResolves: the editor hint in bridle.yaml names a file the
+// scaffold writes beside it, holding the schema.
+func TestSchemaHintResolves(t *testing.T) {
+	files, err := Files("x", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(string(files["bridle.yaml"]), "\n")
+	hint, ok := strings.CutPrefix(first, "# yaml-language-server: $schema=")
+	if !ok || !bytes.Equal(files[filepath.ToSlash(filepath.Clean(hint))], schema.JSON()) {
+		t.Errorf("hint %q does not resolve to the schema among %d files", first, len(files))
+	}
+}
+
+// installStep is the shell script of the workflow's "Install bridle" step.
+func installStep(t *testing.T, wf []byte) string {
+	t.Helper()
+	var doc struct {
+		Jobs map[string]struct {
+			Steps []struct{ Name, Run string }
+		}
+	}
+	if err := yaml.Unmarshal(wf, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Jobs["check"].Steps {
+		if s.Name == "Install bridle" {
+			return s.Run
+		}
+	}
+	t.Fatal("no Install bridle step")
+	return ""
+}
+
+// TestWorkflowInstallsBridle runs the workflow's install step as a runner
+// would: from BRIDLE_URL (a download), from BRIDLE_MODULE (go install, with
+// a stand-in go that records its arguments), and with neither (a clear
+// error instead of a go install that cannot work).
+func TestWorkflowInstallsBridle(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := installStep(t, Layout{ID: "x", Rules: "rules"}.workflow())
+	tmp := t.TempDir()
+	fake := filepath.Join(tmp, "bridle-linux-amd64")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"bridle fake $*\"\n"), 0o755)
+	goBin := filepath.Join(tmp, "gobin")
+	os.MkdirAll(goBin, 0o755)
+	os.WriteFile(filepath.Join(goBin, "go"), []byte("#!/bin/sh\n"+
+		"if [ \"$1\" = env ]; then echo "+tmp+"/gopath; exit 0; fi\n"+
+		"echo \"$@\" > "+tmp+"/go-args\nmkdir -p "+tmp+"/gopath/bin\ncp "+fake+" "+tmp+"/gopath/bin/bridle\n"), 0o755)
+	run := func(env ...string) (string, string, error) {
+		ghPath := filepath.Join(t.TempDir(), "github_path")
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Env = append([]string{"PATH=" + goBin + ":/usr/bin:/bin", "RUNNER_TEMP=" + t.TempDir(), "GITHUB_PATH=" + ghPath,
+			"BRIDLE_URL=", "BRIDLE_MODULE="}, env...)
+		out, err := cmd.CombinedOutput()
+		added, _ := os.ReadFile(ghPath)
+		return string(out), string(added), err
+	}
+	if _, err := exec.LookPath("curl"); err == nil {
+		out, added, err := run("BRIDLE_URL=file://" + fake)
+		if err != nil || !strings.Contains(out, "bridle fake version") || !strings.HasSuffix(strings.TrimSpace(added), "bridle-bin") {
+			t.Errorf("BRIDLE_URL: %v\n%s\nGITHUB_PATH: %q", err, out, added)
+		}
+	}
+	out, added, err := run("BRIDLE_MODULE=gitea.example.com/acme/bridle/cmd/bridle@v0.1.0")
+	args, _ := os.ReadFile(filepath.Join(tmp, "go-args"))
+	if err != nil || strings.TrimSpace(string(args)) != "install gitea.example.com/acme/bridle/cmd/bridle@v0.1.0" ||
+		!strings.Contains(out, "bridle fake version") || strings.TrimSpace(added) != tmp+"/gopath/bin" {
+		t.Errorf("BRIDLE_MODULE: %v\n%s\ngo %s\nGITHUB_PATH: %q", err, out, args, added)
+	}
+	out, _, err = run()
+	if err == nil || !strings.Contains(out, "::error::") || !strings.Contains(out, "BRIDLE_URL") {
+		t.Errorf("neither set: %v\n%s", err, out)
+	}
+	if _, err := (Layout{ID: "x", BridleURL: "https://x/'; rm -rf /"}).Files("test"); err == nil {
+		t.Error("a setting that breaks out of its quotes was written into the workflow")
+	}
+	wf := string(Layout{ID: "x", BridleURL: "https://gitea.example.com/bridle"}.workflow())
+	if !strings.Contains(wf, "BRIDLE_URL: ${{ vars.BRIDLE_URL || 'https://gitea.example.com/bridle' }}") {
+		t.Errorf("the default is not in the workflow:\n%s", wf)
+	}
+}
