@@ -222,9 +222,50 @@ func dropLine(s, prefix string) string {
 	return b.String()
 }
 
+// Orphans returns the Bridle-generated markdown files under dir that none
+// of files is: what an agent removed from the rules used to get.
+func Orphans(dir string, files []File) ([]Finding, error) {
+	want := map[string]bool{}
+	for _, f := range files {
+		want[filepath.Clean(filepath.Join(dir, filepath.FromSlash(f.Path)))] = true
+	}
+	return orphans(dir, want)
+}
+
+// Prune removes the orphans Orphans found under dir, through dir (never
+// through a link out of it), and returns the paths removed. The files are
+// Bridle's renders, which say in their header that they are generated.
+func Prune(dir string, orphans []Finding) ([]string, error) {
+	if len(orphans) == 0 {
+		return nil, nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("prune %s: %w", dir, err)
+	}
+	defer root.Close()
+	var removed []string
+	for _, o := range orphans {
+		rel, err := filepath.Rel(dir, o.Path)
+		if err != nil {
+			return removed, fmt.Errorf("prune %s: %w", o.Path, err)
+		}
+		if rel, err = localPath(root, filepath.ToSlash(rel)); err != nil {
+			return removed, fmt.Errorf("prune %s: %w", o.Path, err)
+		}
+		if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("prune %s: %w", o.Path, err)
+		}
+		removed = append(removed, o.Path)
+	}
+	return removed, nil
+}
+
 // orphans finds Bridle-generated markdown files under dir that are not in
 // want, looking at most four directories deep and skipping hidden and
-// vendored directories.
+// vendored directories, and directories of other rules (holding a
+// bridle.yaml: their renders are theirs, such as a rules folder's
+// rendered/ below a project root).
 func orphans(dir string, want map[string]bool) ([]Finding, error) {
 	var out []Finding
 	base := strings.Count(filepath.Clean(dir), string(filepath.Separator))
@@ -240,6 +281,11 @@ func orphans(dir string, want map[string]bool) ([]Finding, error) {
 			if p != dir && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" ||
 				strings.Count(filepath.Clean(p), string(filepath.Separator))-base >= 4) {
 				return fs.SkipDir
+			}
+			if p != dir {
+				if _, err := os.Lstat(filepath.Join(p, "bridle.yaml")); err == nil {
+					return fs.SkipDir
+				}
 			}
 			return nil
 		}

@@ -21,6 +21,7 @@ type renderOptions struct {
 	all   bool
 	out   string
 	check bool
+	prune bool
 	// rulesPath is the rules path the Claude hook passes to
 	// bridle hook claude, relative to --out (the project root).
 	rulesPath string
@@ -57,12 +58,23 @@ beside them (DIR is then the project root):
 
 RULES is --rules-path, or --rules relative to DIR. A native file Bridle wrote
 that nothing renders any more is removed (unless edited by hand), and
-Bridle's entries are taken out of settings.json. With --check nothing is written: render
-compares DIR with a fresh render, prints a unified diff of every stale,
-missing, hand-edited or orphaned file and exits 4 if there is any.`,
-		Example: `  bridle render --rules . --agent claude > CLAUDE.md
+Bridle's entries are taken out of settings.json. A Bridle-generated markdown
+file that no agent renders any more is an orphan: --prune removes it.
+
+With --check nothing is written: render compares DIR with a fresh render,
+prints a unified diff of every stale, missing, hand-edited or orphaned file,
+exits 4 if there is any, and prints the command that makes DIR current.
+
+Without --ref the rules are rendered as bridle.yaml states them: that is
+what a committed render holds (a proposal's renders cannot know their own
+approval), so write and check committed files without --ref. With --ref the
+approvals are resolved from the repository's history (published renders).
+Files under DIR that belong to another rules directory (one holding a
+bridle.yaml) are never counted.`,
+		Example: `  # the agents' files at the root of a project whose rules are in rules/
   bridle render --rules rules --all --out .
-  bridle render --rules rules --ref main --all --out . --check`,
+  bridle render --rules rules --all --out . --check     # in CI
+  bridle render --rules . --agent claude > CLAUDE.md`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			switch {
@@ -72,6 +84,8 @@ missing, hand-edited or orphaned file and exits 4 if there is any.`,
 				return usageErr("render --all needs --out DIR")
 			case o.check && !o.all:
 				return usageErr("--check works with --all --out DIR")
+			case o.prune && (!o.all || o.check):
+				return usageErr("--prune works with --all --out DIR, without --check")
 			}
 			return runRender(io, &o)
 		},
@@ -82,12 +96,16 @@ missing, hand-edited or orphaned file and exits 4 if there is any.`,
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "with --all, write the files under this `dir`")
 	cmd.Flags().StringVar(&o.rulesPath, "rules-path", "", "the rules `path` the Claude hook reads, relative to --out (default: --rules relative to --out)")
 	cmd.Flags().BoolVar(&o.check, "check", false, "do not write; exit 4 if any file under --out is not current")
-	cmd.Flags().BoolVar(&o.rules.json, "json", false, "print diagnostics and --check findings as JSON on stdout")
+	cmd.Flags().BoolVar(&o.prune, "prune", false, "also remove Bridle-generated markdown files under --out that no agent renders any more")
+	cmd.Flags().BoolVar(&o.rules.json, "json", false, "with --check, print one JSON document on stdout: {valid, diagnostics, current, files: [{path, agent, state, diff}]}")
 	return cmd
 }
 
 func runRender(io *streams, o *renderOptions) error {
-	snap, err := o.rules.compile(io)
+	if o.rules.json && !o.check {
+		return usageErr("--json works with --check (render writes files, or the render to stdout)")
+	}
+	snap, diags, err := o.rules.load(io)
 	if err != nil {
 		return err
 	}
@@ -105,7 +123,7 @@ func runRender(io *streams, o *renderOptions) error {
 		return err
 	}
 	if o.check {
-		return runCheck(io, o, snap.Renders, native)
+		return runCheck(io, o, diags, snap.Renders, native)
 	}
 	written, err := renderers.Write(o.out, snap.Renders)
 	if err != nil {
@@ -118,6 +136,18 @@ func runRender(io *streams, o *renderOptions) error {
 	removed, err := renderers.RemoveOrphans(o.out, native.Orphans)
 	if err != nil {
 		return err
+	}
+	mdOrphans, err := renderers.Orphans(o.out, snap.Renders)
+	if err != nil {
+		return err
+	}
+	if o.prune {
+		pruned, err := renderers.Prune(o.out, mdOrphans)
+		removed = append(removed, pruned...)
+		if err != nil {
+			return err
+		}
+		mdOrphans = nil
 	}
 	fmt.Fprintf(io.errOut, "rendered %s for %s into %s:\n", plural(len(written)+len(nativeWritten), "file"), plural(len(snap.Renders), "agent"), o.out)
 	width := 0
@@ -138,7 +168,42 @@ func runRender(io *streams, o *renderOptions) error {
 			fmt.Fprintf(io.errOut, "  %s  not removed: Bridle no longer renders it, but it was edited by hand\n", filepath.Join(o.out, filepath.FromSlash(orphan.Path)))
 		}
 	}
+	for _, f := range mdOrphans {
+		fmt.Fprintf(io.errOut, "  %s  orphaned: no agent renders it any more (remove it, or run: %s)\n", f.Path, o.command(false, true))
+	}
 	return nil
+}
+
+// command is the render command these options stand for, as a user would
+// type it: every flag that decides what is rendered is repeated, so the
+// command a hint names produces exactly what the check compares with.
+func (o *renderOptions) command(check, prune bool) string {
+	args := []string{"bridle", "render", "--rules", shellWord(o.rules.rules)}
+	if o.rules.ref != "" {
+		args = append(args, "--ref", shellWord(o.rules.ref))
+		if o.rules.noHistory {
+			args = append(args, "--no-history")
+		}
+	}
+	args = append(args, "--all", "--out", shellWord(o.out))
+	if o.rulesPath != "" {
+		args = append(args, "--rules-path", shellWord(o.rulesPath))
+	}
+	if check {
+		args = append(args, "--check")
+	}
+	if prune {
+		args = append(args, "--prune")
+	}
+	return strings.Join(args, " ")
+}
+
+// shellWord quotes s for a POSIX shell when it needs quoting.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@~+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func agentOrNone(a string) string {
@@ -170,7 +235,7 @@ func (o *renderOptions) hookRulesPath() string {
 	return filepath.ToSlash(rel)
 }
 
-func runCheck(io *streams, o *renderOptions, files []renderers.File, native renderers.Native) error {
+func runCheck(io *streams, o *renderOptions, diags schema.Diagnostics, files []renderers.File, native renderers.Native) error {
 	findings, err := renderers.Check(o.out, files)
 	if err != nil {
 		return err
@@ -181,16 +246,26 @@ func runCheck(io *streams, o *renderOptions, files []renderers.File, native rend
 	}
 	findings = append(findings, more...)
 	slices.SortFunc(findings, func(a, b renderers.Finding) int { return strings.Compare(a.Path, b.Path) })
-	bad := 0
+	bad, orphaned := 0, false
 	for _, f := range findings {
 		if f.State != renderers.Current {
 			bad++
 		}
+		orphaned = orphaned || f.State == renderers.Orphaned
 	}
 	if o.rules.json {
+		if findings == nil {
+			findings = []renderers.Finding{}
+		}
 		enc := json.NewEncoder(io.out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(findings); err != nil {
+		if err := enc.Encode(struct {
+			Valid       bool                `json:"valid"`
+			Diagnostics schema.Diagnostics  `json:"diagnostics"`
+			Current     bool                `json:"current"`
+			Fix         string              `json:"fix,omitempty"`
+			Files       []renderers.Finding `json:"files"`
+		}{true, diags, bad == 0, fixFor(o, bad, orphaned), findings}); err != nil {
 			return err
 		}
 	} else {
@@ -210,7 +285,7 @@ func runCheck(io *streams, o *renderOptions, files []renderers.File, native rend
 	}
 	if bad > 0 {
 		if !o.rules.json {
-			fmt.Fprintf(io.errOut, "%s not current; run: bridle render --rules %s --all --out %s\n", plural(bad, "file"), o.rules.rules, o.out)
+			fmt.Fprintf(io.errOut, "%s not current; run: %s\n", plural(bad, "file"), fixFor(o, bad, orphaned))
 		}
 		return &exitError{exitOutdated, errReported}
 	}
@@ -218,6 +293,14 @@ func runCheck(io *streams, o *renderOptions, files []renderers.File, native rend
 		fmt.Fprintf(io.errOut, "all %s current\n", plural(len(findings), "file"))
 	}
 	return nil
+}
+
+// fixFor is the command that makes the checked directory current.
+func fixFor(o *renderOptions, bad int, orphaned bool) string {
+	if bad == 0 {
+		return ""
+	}
+	return o.command(false, orphaned)
 }
 
 type compileOptions struct {
@@ -238,9 +321,16 @@ always give a byte-identical snapshot. bridle mcp serves snapshots.`,
   bridle compile --rules . --ref main -o -`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			snap, err := o.rules.compile(io)
+			snap, diags, err := o.rules.load(io)
 			if err != nil {
 				return err
+			}
+			if o.rules.json && o.output != "-" {
+				// The snapshot goes to a file: stdout holds the one
+				// diagnostics document.
+				if err := o.rules.report(io, diags); err != nil {
+					return err
+				}
 			}
 			b, err := snap.JSON()
 			if err != nil {

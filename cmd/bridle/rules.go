@@ -22,33 +22,68 @@ type rulesFlags struct {
 func (f *rulesFlags) register(cmd *cobra.Command, withJSON bool) {
 	cmd.Flags().StringVar(&f.rules, "rules", ".", "rules `path`: a bridle.yaml file, or a directory holding one")
 	cmd.Flags().StringVar(&f.ref, "ref", "", "read the rules from this git `ref` (branch, tag or commit) instead of the work tree")
-	cmd.Flags().BoolVar(&f.noHistory, "no-history", false, "take provenance from bridle.yaml only, not from the repository's merged proposals")
+	cmd.Flags().BoolVar(&f.noHistory, "no-history", false, "with --ref, take provenance from bridle.yaml only, not from the repository's merged proposals")
 	if withJSON {
 		cmd.Flags().BoolVar(&f.json, "json", false, "print diagnostics as JSON on stdout")
 	}
 }
 
+// options are the compiler options the flags ask for. History is reviewed
+// for a git ref only: the work tree is read as it states itself (nothing in
+// it is approved, and a committed render must not depend on its own merge),
+// so every command without --ref renders what bridle.yaml says.
 func (f *rulesFlags) options() compiler.Options {
-	return compiler.Options{Rules: f.rules, Ref: f.ref, BridleVersion: version(), NoHistory: f.noHistory}
+	return compiler.Options{Rules: f.rules, Ref: f.ref, BridleVersion: version(), NoHistory: f.noHistory || f.ref == ""}
 }
 
 // compile compiles the rules and reports diagnostics. It returns an
 // exitError with exitInvalid when the rules are invalid.
 func (f *rulesFlags) compile(io *streams) (*compiler.Snapshot, error) {
-	snap, diags, _, err := compiler.CompileCached(f.options(), compiler.DefaultCache())
+	snap, diags, err := f.load(io)
 	if err != nil {
-		if errors.Is(err, compiler.ErrNotFound) || errors.Is(err, compiler.ErrBadRef) || errors.Is(err, compiler.ErrNotRepo) {
-			return nil, &exitError{exitInvalid, err}
-		}
 		return nil, err
 	}
-	if perr := f.report(io, diags); perr != nil {
-		return nil, perr
-	}
-	if snap == nil {
-		return nil, &exitError{exitInvalid, errReported}
+	if f.json {
+		return snap, f.report(io, diags)
 	}
 	return snap, nil
+}
+
+// load compiles the rules for a command that prints a JSON document of its
+// own: with --json, valid rules' warnings are returned for the command to
+// put in its document (one document per invocation), and invalid rules get
+// the diagnostics document alone. Without --json, diagnostics go to stderr.
+func (f *rulesFlags) load(io *streams) (*compiler.Snapshot, schema.Diagnostics, error) {
+	snap, diags, _, err := compiler.CompileCached(f.options(), compiler.DefaultCache())
+	if err != nil {
+		return nil, nil, sourceErr(err)
+	}
+	if snap == nil || diags.HasErrors() {
+		if perr := f.report(io, diags); perr != nil {
+			return nil, nil, perr
+		}
+		return nil, nil, &exitError{exitInvalid, errReported}
+	}
+	if !f.json {
+		printDiagnostics(io, diags)
+	}
+	if diags == nil {
+		diags = schema.Diagnostics{}
+	}
+	return snap, diags, nil
+}
+
+// sourceErr gives an error reading the rules its exit code: a path with no
+// rules is invalid rules (3); a ref or repository that cannot be read is an
+// operation that failed (1), with the way to list what exists.
+func sourceErr(err error) error {
+	switch {
+	case errors.Is(err, compiler.ErrNotFound):
+		return &exitError{exitInvalid, err}
+	case errors.Is(err, compiler.ErrBadRef):
+		return fmt.Errorf("%w\n    fix: name a branch, tag or commit of the rules repository (git -C <rules> branch -a lists them)", err)
+	}
+	return err
 }
 
 // report prints diagnostics: text on stderr, or JSON on stdout with --json.
@@ -122,7 +157,7 @@ It exits 0 when the rules are valid and 3 when they are not.`,
 func runValidate(io *streams, f *rulesFlags) error {
 	in, diags, err := compiler.Read(f.options())
 	if err != nil {
-		return &exitError{exitInvalid, err}
+		return sourceErr(err)
 	}
 	if !diags.HasErrors() {
 		var file *schema.File
