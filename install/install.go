@@ -7,8 +7,10 @@
 // and its bridle hook claude PreToolUse hook, recorded in
 // .claude/bridle.json. Those entries are shareable: the hook runs bridle
 // from PATH with --rules "$CLAUDE_PROJECT_DIR"/RULES, RULES relative to the
-// project. (The MCP entry keeps an absolute rules path and executable, as
-// before: it is the user's launch configuration.) Codex needs no wiring:
+// project. A project's own MCP config is shareable too (Options.Shared):
+// the rules path in it is relative to the project, and the caller passes
+// "bridle" (from PATH) as the command; a user's config gets absolute
+// paths. Codex needs no wiring:
 // it loads <project>/.codex/rules/*.rules, which render writes, once the
 // project is trusted.
 //
@@ -50,7 +52,7 @@ type Options struct {
 	Home       string // the user's home, for user-scoped configs
 	ConfigPath string // overrides the config file
 	Command    string // the bridle executable
-	Rules      string // rules path passed to bridle mcp (made absolute)
+	Rules      string // rules path passed to bridle mcp (relative to ProjectDir when Shared, else absolute)
 	Ref        string // optional git ref
 	Agent      string // agent to bind; defaults to Client
 	GiteaURL   string // serve a Gitea rules repository instead of Rules
@@ -108,10 +110,6 @@ func (o Options) args() []string {
 	if agent == "" {
 		agent = o.Client
 	}
-	rules, err := filepath.Abs(o.Rules)
-	if err != nil {
-		rules = o.Rules
-	}
 	if o.GiteaURL != "" {
 		// The token stays out of the config: the client's environment
 		// (GITEA_TOKEN or GITEA_TOKEN_FILE) provides it.
@@ -123,7 +121,34 @@ func (o Options) args() []string {
 	if ref == "" {
 		ref = "main"
 	}
-	return []string{"mcp", "--rules", rules, "--ref", ref, "--agent", agent}
+	return []string{"mcp", "--rules", o.rulesArg(), "--ref", ref, "--agent", agent}
+}
+
+// Shared reports whether the config is a project's own file, committed for
+// every teammate (ProjectDir set, no ConfigPath): it then holds no path of
+// this machine.
+func (o Options) Shared() bool { return o.ProjectDir != "" && o.ConfigPath == "" }
+
+// RulesArg is the rules path Install gives bridle mcp for o.
+func RulesArg(o Options) string { return o.rulesArg() }
+
+// rulesArg is the rules path bridle mcp is given: relative to the project
+// (slash-separated) in a shared config — bridle mcp finds a relative path
+// from the directory the agent starts in or any parent of it — and
+// absolute otherwise.
+func (o Options) rulesArg() string {
+	rules, err := filepath.Abs(o.Rules)
+	if err != nil {
+		return o.Rules
+	}
+	if o.Shared() {
+		if proj, err := filepath.Abs(o.ProjectDir); err == nil {
+			if rel, err := filepath.Rel(proj, rules); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return rules
 }
 
 // Install adds or updates Bridle's entry in the client's MCP config.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -32,6 +33,12 @@ left alone.
 
 --config overrides the file. --dry-run prints the diff and writes nothing.
 
+A project's config (--project) is meant to be committed for teammates: it
+launches bridle from PATH with --rules relative to the project (bridle mcp
+finds it from the directory the agent starts in, or any parent). A user's
+config gets this binary's and the rules' absolute paths. Install refuses
+--rules that hold no bridle.yaml or have none committed at --ref.
+
 claude --project DIR also wires DIR/.claude/settings.json as render --all
 does: the guardrails' enforce entries as permissions.deny/ask and, when they
 need it, a PreToolUse hook running bridle (from PATH) hook claude --rules
@@ -53,11 +60,25 @@ trusted in Codex.`,
 				return fmt.Errorf("install: no home directory: %w", err)
 			}
 			o.Home = home
+			if o.GiteaURL == "" {
+				if err := checkInstallRules(o); err != nil {
+					return err
+				}
+			}
 			if o.Command == "" {
-				if exe, err := os.Executable(); err == nil && !strings.Contains(exe, string(filepath.Separator)+"go-build") {
-					o.Command = exe
-				} else {
-					o.Command = "bridle"
+				o.Command = "bridle"
+				if exe, err := os.Executable(); err == nil && !o.Shared() && !strings.Contains(exe, string(filepath.Separator)+"go-build") {
+					o.Command = exe // a user's own config: this binary
+				}
+			}
+			if o.Command == "bridle" {
+				if _, err := exec.LookPath("bridle"); err != nil {
+					fmt.Fprintf(io.errOut, "warning: bridle is not on PATH, so %s cannot start it: go install ./cmd/bridle (from Bridle's checkout), or add its directory to PATH\n", o.Client)
+				}
+			}
+			if o.Shared() && o.GiteaURL == "" {
+				if abs, err := filepath.Abs(o.Rules); err == nil && filepath.IsAbs(install.RulesArg(o)) {
+					fmt.Fprintf(io.errOut, "warning: the rules (%s) are outside the project, so the project's config holds this machine's path: teammates need the rules at the same path (or serve them from Gitea with --gitea)\n", abs)
 				}
 			}
 			if o.Client == "claude" && o.ProjectDir != "" && o.GiteaURL == "" {
@@ -95,6 +116,12 @@ trusted in Codex.`,
 				fmt.Fprintf(io.errOut, "dry run: %s not changed\n", res.Path)
 			default:
 				fmt.Fprintf(io.errOut, "added bridle (agent %s) to %s; restart %s to load it\n", agentOr(o), res.Path, o.Client)
+				if o.Shared() {
+					fmt.Fprintf(io.errOut, "%s holds no path of this machine: commit it for your teammates\n", res.Path)
+					if o.Client == "claude" {
+						fmt.Fprintln(io.errOut, "Claude Code asks once to approve a project's MCP server: accept bridle when it asks (claude mcp list shows it)")
+					}
+				}
 			}
 			return nil
 		},
@@ -106,10 +133,35 @@ trusted in Codex.`,
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to bind (default: the client name)")
 	cmd.Flags().StringVar(&o.GiteaURL, "gitea", "", "serve the rules of a Gitea `URL` instead of --rules (the token comes from the client's GITEA_TOKEN)")
 	cmd.Flags().StringVar(&o.GiteaRepo, "repo", "", "the Gitea rules repository `OWNER/NAME`")
-	cmd.Flags().StringVar(&o.Command, "command", "", "bridle executable to launch (default: this binary)")
+	cmd.Flags().StringVar(&o.Command, "command", "", "bridle executable to launch (default: bridle from PATH in a project's config, this binary in a user's)")
 	cmd.Flags().StringVar(&o.RulesPath, "rules-path", "", "with claude --project, the rules `path` the hook reads, relative to the project (default: --rules relative to --project)")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "print the change, write nothing")
 	return cmd
+}
+
+// checkInstallRules refuses rules the sidecar could not serve: no
+// bridle.yaml at --rules, or none committed at --ref.
+func checkInstallRules(o install.Options) error {
+	ref := o.Ref
+	if ref == "" {
+		ref = "main"
+	}
+	if _, diags, err := compiler.Read(compiler.Options{Rules: o.Rules}); err != nil || diags.HasErrors() {
+		if err == nil {
+			err = errors.New(diags[0].Message)
+		}
+		return usageErr("--rules %s: %w\n    fix: point --rules at the directory holding bridle.yaml, or create the rules with bridle init %s", o.Rules, err, o.Rules)
+	}
+	_, diags, err := compiler.Read(compiler.Options{Rules: o.Rules, Ref: ref})
+	switch {
+	case errors.Is(err, compiler.ErrNotRepo):
+		return usageErr("--rules %s is not in a git repository, and the sidecar serves committed rules only\n    fix: commit them on %s: git -C %s init -b %s && git -C %s add . && git -C %s commit -m 'Bridle rules'", o.Rules, ref, o.Rules, ref, o.Rules, o.Rules)
+	case err != nil:
+		return usageErr("--rules %s: %w\n    fix: commit the rules on %s (bridle init commits them), or pass --ref", o.Rules, err, ref)
+	case diags.HasErrors():
+		return usageErr("--rules %s at %s: %s\n    fix: commit the rules on %s (git add, git commit), or pass --ref", o.Rules, ref, diags[0].Message, ref)
+	}
+	return nil
 }
 
 // loadForInstall compiles the rules whose enforce entries install wires

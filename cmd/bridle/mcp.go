@@ -85,6 +85,7 @@ audit log (bridle audit).`,
 				return usageErr("--log-level: %v", err)
 			}
 			log := slog.New(slog.NewTextHandler(io.errOut, &slog.HandlerOptions{Level: level}))
+			o.rules = findRules(o.rules)
 			cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: o.rules, GiteaURL: o.gitea, GiteaRepo: o.repo, Path: o.path, Version: version()})
 			if err != nil {
 				return err
