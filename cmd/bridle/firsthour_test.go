@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// withIdentity gives the test a git identity of its own (a temporary HOME).
+func withIdentity(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Mira Rossi\n\temail = mira@example.com\n"), 0o644)
+	t.Setenv("BRIDLE_STATE_DIR", t.TempDir())
+	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, stderr := bridle(t, args...)
+	if code != 0 {
+		t.Fatalf("bridle %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
+	}
+	return stderr
+}
+
+// fixCommand is the command a failed check names after "run: ", as args.
+func fixCommand(t *testing.T, stderr string) []string {
+	t.Helper()
+	_, after, ok := strings.Cut(stderr, "; run: bridle ")
+	if !ok {
+		t.Fatalf("the check names no command:\n%s", stderr)
+	}
+	line, _, _ := strings.Cut(after, "\n")
+	return strings.Fields(line)
+}
+
+// TestCommittedRendersOneRule: right after an approval the plain check, the
+// CI's check and the files a proposal committed agree; a stale file's hint
+// names a command that satisfies the check that printed it, --ref included.
+func TestCommittedRendersOneRule(t *testing.T) {
+	withIdentity(t)
+	dir := filepath.Join(t.TempDir(), "acme-rules")
+	mustRun(t, "init", dir)
+	mustRun(t, "propose", "guardrail", "--rules", dir, "--id", "no-force-push", "--severity", "hard-instruction",
+		"--statement", "Never force-push.", "--why", "We lost work.")
+	mustRun(t, "approve", "1", "--rules", dir, "--self")
+	out := filepath.Join(dir, "rendered")
+	for _, extra := range [][]string{nil, {"--no-history"}} {
+		if code, _, stderr := bridle(t, append([]string{"render", "--rules", dir, "--all", "--out", out, "--check"}, extra...)...); code != 0 {
+			t.Errorf("check %v after approve: exit %d\n%s", extra, code, stderr)
+		}
+	}
+	// A published render (--ref, approvals resolved) is checked with the
+	// same flags its hint repeats.
+	pub := filepath.Join(t.TempDir(), "published")
+	code, _, stderr := bridle(t, "render", "--rules", dir, "--ref", "main", "--all", "--out", pub, "--check")
+	if code != exitOutdated {
+		t.Fatalf("check of an empty dir: exit %d", code)
+	}
+	fix := fixCommand(t, stderr)
+	if !strings.Contains(strings.Join(fix, " "), "--ref main") {
+		t.Errorf("the hint drops --ref: %v", fix)
+	}
+	mustRun(t, fix[0:]...)
+	if code, _, stderr := bridle(t, "render", "--rules", dir, "--ref", "main", "--all", "--out", pub, "--check"); code != 0 {
+		t.Errorf("the hint's command did not satisfy its check:\n%s", stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(pub, "CLAUDE.md")); !bytes.Contains(b, []byte("approved by Mira Rossi")) {
+		t.Errorf("the published render lacks the approval")
+	}
+}
+
+// TestRenderIntoTheProjectRoot: --out . in a project never counts another
+// rules directory's renders as orphans, and the hint for a real orphan
+// removes it.
+func TestRenderIntoTheProjectRoot(t *testing.T) {
+	withIdentity(t)
+	proj := t.TempDir()
+	mustRun(t, "init", filepath.Join(proj, "rules-repo")) // a rules repository with rendered/ inside the project dir
+	rules := filepath.Join(proj, "rules-repo")
+	mustRun(t, "render", "--rules", rules, "--all", "--out", proj)
+	code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", proj, "--check")
+	if code != 0 || strings.Contains(stderr, "orphaned") {
+		t.Fatalf("--out . with a rules folder below: exit %d\n%s", code, stderr)
+	}
+	kimi, _ := os.ReadFile(filepath.Join(proj, "agents", "kimi", "AGENTS.md"))
+	os.MkdirAll(filepath.Join(proj, "agents", "gone"), 0o755)
+	os.WriteFile(filepath.Join(proj, "agents", "gone", "AGENTS.md"), kimi, 0o644)
+	code, _, stderr = bridle(t, "render", "--rules", rules, "--all", "--out", proj, "--check")
+	if code != exitOutdated || !strings.Contains(stderr, "orphaned") {
+		t.Fatalf("orphan not found: exit %d\n%s", code, stderr)
+	}
+	fix := fixCommand(t, stderr)
+	if fix[len(fix)-1] != "--prune" {
+		t.Errorf("the hint for an orphan does not remove it: %v", fix)
+	}
+	mustRun(t, fix...)
+	if code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", proj, "--check"); code != 0 {
+		t.Errorf("after the hint: exit %d\n%s", code, stderr)
+	}
+}
+
+// oneDocument fails unless s is exactly one JSON value.
+func oneDocument(t *testing.T, what, s string) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Errorf("%s: stdout is not JSON: %v\n%s", what, err, s)
+		return
+	}
+	if err := dec.Decode(&v); !errors.Is(err, io.EOF) {
+		t.Errorf("%s: stdout holds more than one JSON document:\n%s", what, s)
+	}
+}
+
+func TestJSONIsOneDocument(t *testing.T) {
+	withIdentity(t)
+	dir := filepath.Join(t.TempDir(), "rules")
+	mustRun(t, "init", dir)
+	for _, args := range [][]string{
+		{"render", "--rules", dir, "--all", "--out", filepath.Join(dir, "rendered"), "--check", "--json"},
+		{"render", "--rules", dir, "--all", "--out", t.TempDir(), "--check", "--json"},
+		{"compile", "--rules", dir, "--json", "-o", "-"},
+		{"compile", "--rules", dir, "--json", "-o", filepath.Join(t.TempDir(), "s.json")},
+		{"validate", "--rules", dir, "--json"},
+	} {
+		_, out, _ := bridle(t, args...)
+		oneDocument(t, strings.Join(args[:1], " ")+" "+strings.Join(args[len(args)-3:], " "), out)
+	}
+	_, out, _ := bridle(t, "render", "--rules", dir, "--all", "--out", t.TempDir(), "--check", "--json")
+	var doc struct {
+		Valid, Current bool
+		Fix            string
+		Files          []struct{ Path, State string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Valid || doc.Current || len(doc.Files) != 4 ||
+		!strings.HasPrefix(doc.Fix, "bridle render --rules ") {
+		t.Errorf("render --check --json = %+v (%v)", doc, err)
+	}
+}
+
+// TestInstallIsShareable: a project's MCP config names no path of this
+// machine, and rules the sidecar could not serve are refused at install.
+func TestInstallIsShareable(t *testing.T) {
+	withIdentity(t)
+	proj := t.TempDir()
+	mustRun(t, "init", filepath.Join(proj, "rules"))
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, "bridle.yaml"), []byte("schema_version: 1\n"), 0o644)
+	for _, c := range []struct {
+		rules, want string
+	}{
+		{filepath.Join(proj, "nope"), "fix: point --rules at the directory holding bridle.yaml"},
+		{t.TempDir(), "fix: point --rules at the directory holding bridle.yaml"},
+		{bad, "is not in a git repository"},
+	} {
+		code, _, stderr := bridle(t, "install", "claude", "--project", proj, "--rules", c.rules)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("install --rules %s: exit %d\n%s", c.rules, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".mcp.json")); err == nil {
+		t.Error("a refused install wrote .mcp.json")
+	}
+	mustRun(t, "install", "claude", "--project", proj, "--rules", filepath.Join(proj, "rules"))
+	mustRun(t, "install", "codex", "--project", proj, "--rules", filepath.Join(proj, "rules"))
+	for _, f := range []string{".mcp.json", ".codex/config.toml"} {
+		b, _ := os.ReadFile(filepath.Join(proj, f))
+		if bytes.Contains(b, []byte(proj)) || !bytes.Contains(b, []byte(`"rules"`)) || !bytes.Contains(b, []byte(`"bridle"`)) {
+			t.Errorf("%s is not shareable:\n%s", f, b)
+		}
+	}
+}
+
+// TestBadRefIsNotInvalidRules: a ref that does not exist is an operation
+// that failed (1), not invalid rules (3), with the fix.
+func TestBadRefIsNotInvalidRules(t *testing.T) {
+	withIdentity(t)
+	dir := filepath.Join(t.TempDir(), "rules")
+	mustRun(t, "init", dir)
+	for _, cmd := range []string{"validate", "compile", "explain"} {
+		args := []string{cmd, "--rules", dir, "--ref", "no-such-branch"}
+		if cmd == "explain" {
+			args = append(args, "--agent", "claude")
+		}
+		code, _, stderr := bridle(t, args...)
+		if code != exitFailure || !strings.Contains(stderr, `unknown git ref "no-such-branch"`) || !strings.Contains(stderr, "fix:") {
+			t.Errorf("%s with a bad ref: exit %d\n%s", cmd, code, stderr)
+		}
+	}
+}
