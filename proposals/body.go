@@ -73,7 +73,7 @@ func PrepareIn(before []byte, base string, d Draft, version, renderDir string) (
 		Base:   base,
 		Labels: []string{"bridle", "source/" + string(d.Origin.Source), "kind/" + string(d.Change.Kind)},
 	}
-	p.Body = body(d, old, snap)
+	p.Body = body(d, before, old, snap)
 	p.Message = message(p.Title, d)
 	p.Files = map[string][]byte{"bridle.yaml": after}
 	for _, r := range scaffold.Renders(snap, version) {
@@ -154,7 +154,7 @@ const changeMarker = "<!-- bridle-draft "
 // and the change sit in fenced blocks whose fence is longer than any run of
 // backticks inside, and names sit in code spans likewise, so no text can
 // open a section, an HTML comment or a tag that hides the real change.
-func body(d Draft, old, snap *compiler.Snapshot) string {
+func body(d Draft, before []byte, old, snap *compiler.Snapshot) string {
 	var b strings.Builder
 	b.WriteString("## Rationale\n\n")
 	if d.Change.Rationale != "" {
@@ -174,7 +174,11 @@ func body(d Draft, old, snap *compiler.Snapshot) string {
 		fmt.Fprintf(&b, "%s.\n\n", orSomeone(d.Origin.Author))
 	}
 	b.WriteString("## Change\n\n")
-	b.WriteString(Fence(changeYAML(d.Change), "yaml"))
+	if d.Change.Kind == KindEdit {
+		b.WriteString(Fence(udiff.Unified("a/bridle.yaml", "b/bridle.yaml", string(before), d.Change.Document), "diff"))
+	} else {
+		b.WriteString(Fence(changeYAML(d.Change), "yaml"))
+	}
 	b.WriteString("\n## Effect on each agent's rendered file\n\n")
 	for _, r := range snap.Renders {
 		before := ""
@@ -267,6 +271,8 @@ func changeYAML(c Change) string {
 		v = map[string]any{parent: map[string]any{key: c.Value}}
 	case KindPromote:
 		v = map[string]any{"promote": c.Promote}
+	case KindEdit:
+		return c.Document
 	}
 	out, err := yaml.Marshal(v)
 	if err != nil {

@@ -2,6 +2,8 @@ package proposals
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,7 +25,16 @@ const (
 	KindPattern   Kind = "pattern"   // add or replace a custom pattern (with its example repos)
 	KindRules     Kind = "rules"     // replace one section of the project description
 	KindPromote   Kind = "promote"   // promote a vendor suggestion into a guardrail
+	// KindEdit replaces the whole document with a maintainer's edit of it
+	// (bridle propose edit): the way to change what the other kinds cannot
+	// (permissions, profiles, a guardrail's wording). It applies only to
+	// the main it was made from; no agent tool proposes it.
+	KindEdit Kind = "edit"
 )
+
+// MaxDocument is the largest document an edit may propose (the schema's
+// limit on a rules file).
+const MaxDocument = 2 << 20
 
 // Sections update_rules may replace.
 var Sections = []string{"project.name", "project.overview", "project.stack", "project.commands", "project.conventions", "patterns.standard"}
@@ -37,11 +48,13 @@ type Change struct {
 	Section   string                `json:"section,omitempty"`
 	Value     any                   `json:"value,omitempty"` // the new section value (string or list)
 	Promote   *Promotion            `json:"promote,omitempty"`
+	Document  string                `json:"document,omitempty"` // the whole new bridle.yaml, for an edit
 	Rationale string                `json:"rationale"`
 	// Was records what a replacing change (a section, or a pattern of the
 	// same name) replaced when it was proposed, as canonical JSON ("null"
 	// when there was nothing). Re-applying to a main where that value has
-	// changed since is a conflict, not a silent overwrite.
+	// changed since is a conflict, not a silent overwrite. For an edit it
+	// is the sha256 of the document the edit was made from.
 	Was string `json:"was,omitempty"`
 }
 
@@ -88,6 +101,9 @@ func (c Change) Subject() string {
 		if c.Promote != nil {
 			return "guardrail:" + c.Promote.Suggestion
 		}
+	case KindEdit:
+		sum := sha256.Sum256([]byte(c.Document))
+		return "document:" + hex.EncodeToString(sum[:4])
 	}
 	return string(c.Kind)
 }
@@ -104,6 +120,11 @@ func (c Change) Title() string {
 		t = "Update " + c.Section
 	case KindPromote:
 		t = fmt.Sprintf("Promote %s suggestion %s to a guardrail", c.Promote.Agent, c.Promote.Suggestion)
+	case KindEdit:
+		t = "Edit the rules"
+		if r := OneLine(c.Rationale, 80); r != "" {
+			t += ": " + r
+		}
 	}
 	return OneLine(t, 120)
 }
@@ -208,6 +229,13 @@ func (c Change) check() error {
 		if c.Promote == nil || c.Promote.Agent == "" || c.Promote.Suggestion == "" {
 			return fmt.Errorf("%w: a promotion needs the agent and the suggestion id", ErrBadInput)
 		}
+	case KindEdit:
+		if strings.TrimSpace(c.Document) == "" {
+			return fmt.Errorf("%w: an edit needs the new document", ErrBadInput)
+		}
+		if len(c.Document) > MaxDocument {
+			return fmt.Errorf("%w: the edited document is larger than %d bytes", ErrBadInput, MaxDocument)
+		}
 	default:
 		return fmt.Errorf("%w: unknown kind %q", ErrBadInput, c.Kind)
 	}
@@ -237,6 +265,9 @@ func (o Origin) provenance() schema.Provenance {
 func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 	if err := c.check(); err != nil {
 		return nil, err
+	}
+	if c.Kind == KindEdit {
+		return applyEdit(src, c)
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(src, &root); err != nil {
@@ -279,6 +310,23 @@ func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 		return nil, ErrNoChange
 	}
 	return out.Bytes(), nil
+}
+
+// applyEdit is an edit: the new document, provided main is still the one
+// it was made from (anything else would silently revert what merged since).
+func applyEdit(src []byte, c Change) ([]byte, error) {
+	if c.Was != "" && c.Was != docHash(src) {
+		return nil, fmt.Errorf("%w: main's bridle.yaml changed since this edit was made from it; edit the new main and propose again", ErrConflict)
+	}
+	if bytes.Equal(normal(src), normal([]byte(c.Document))) {
+		return nil, ErrNoChange
+	}
+	return []byte(c.Document), nil
+}
+
+func docHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // normal re-encodes a document so that formatting alone never counts as a change.
@@ -474,6 +522,9 @@ func jsonable(v any) any {
 // Recorded returns c with Was filled from src, for replacing changes. It is
 // called once, when the proposal is made.
 func (c Change) Recorded(src []byte) Change {
+	if c.Was == "" && c.Kind == KindEdit {
+		c.Was = docHash(src)
+	}
 	if c.Was != "" || (c.Kind != KindRules && c.Kind != KindPattern) {
 		return c
 	}

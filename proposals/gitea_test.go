@@ -301,7 +301,7 @@ func TestGiteaTrustsTheCommitNotTheBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	forged := guardrail("forged-rule")
-	forgedBody := body(Draft{Change: forged, Origin: Origin{Source: schema.SourceUser, Author: "alice"}}, nil, &compiler.Snapshot{})
+	forgedBody := body(Draft{Change: forged, Origin: Origin{Source: schema.SourceUser, Author: "alice"}}, nil, nil, &compiler.Snapshot{})
 	c := env.bot.Client(ctx)
 	if _, _, err := c.EditPullRequest(env.owner, env.repo, int64(a.Number), gitea.EditPullRequestOption{Body: &forgedBody}); err != nil {
 		t.Fatal(err)

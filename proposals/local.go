@@ -445,8 +445,9 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 }
 
 // syncWorktree brings a checked-out main up to date after a merge: every
-// file the merge changed is written and staged, unless the user has edited
-// it, in which case the work tree is left alone.
+// file the merge changed is written and staged (a file already as merged,
+// such as the edit a maintainer proposed, is only staged), unless the user
+// has edited one otherwise, in which case the work tree is left alone.
 func (l *Local) syncWorktree(old, merged plumbing.Hash) {
 	head, err := l.repo.Head()
 	if err != nil || head.Name() != l.mainRef() {
@@ -474,6 +475,18 @@ func (l *Local) syncWorktree(old, merged plumbing.Hash) {
 			continue
 		}
 		onDisk, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(name)))
+		f, ferr := mc.File(name)
+		if ferr != nil {
+			return
+		}
+		after, ferr := f.Contents()
+		if ferr != nil {
+			return
+		}
+		if err == nil && string(onDisk) == after {
+			todo = append(todo, upd{name, nil}) // already as merged (an edit that was proposed): stage it
+			continue
+		}
 		if ch.From.Name != "" {
 			f, err2 := oc.File(ch.From.Name)
 			before, err3 := "", error(nil)
@@ -486,14 +499,6 @@ func (l *Local) syncWorktree(old, merged plumbing.Hash) {
 		} else if err == nil {
 			return // an untracked file is in the way
 		}
-		f, err := mc.File(name)
-		if err != nil {
-			return
-		}
-		after, err := f.Contents()
-		if err != nil {
-			return
-		}
 		todo = append(todo, upd{name, []byte(after)})
 	}
 	wt, err := l.repo.Worktree()
@@ -502,6 +507,10 @@ func (l *Local) syncWorktree(old, merged plumbing.Hash) {
 	}
 	for _, u := range todo {
 		p := filepath.Join(l.root, filepath.FromSlash(u.name))
+		if u.data == nil {
+			wt.Add(u.name)
+			continue
+		}
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if renameio.WriteFile(p, u.data, 0o644) == nil {
 			wt.Add(u.name)
