@@ -35,12 +35,13 @@ import (
 	"github.com/google/renameio/v2"
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
 
-// Clients Bridle can install into.
-var Clients = []string{"claude", "codex", "kimi"}
+// Clients Bridle can install into: the agents registry's installable agents.
+var Clients = agents.Installable()
 
 // ServerName is the name Bridle's entry gets in every config.
 const ServerName = "bridle"
@@ -79,30 +80,30 @@ type Result struct {
 // ErrUnknownClient is returned for a client Bridle cannot configure.
 var ErrUnknownClient = errors.New("unknown client")
 
-// Path returns the config file Install would change.
+// Path returns the config file Install would change: --config, else the
+// agent's project-scoped or user file from the agents registry.
 func Path(o Options) (string, error) {
-	if o.ConfigPath != "" {
+	cfg, err := clientConfig(o.Client)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case o.ConfigPath != "":
 		return o.ConfigPath, nil
+	case o.ProjectDir != "":
+		return filepath.Join(o.ProjectDir, filepath.FromSlash(cfg.Project)), nil
+	default:
+		return filepath.Join(o.Home, filepath.FromSlash(cfg.User)), nil
 	}
-	base := o.ProjectDir
-	switch o.Client {
-	case "claude":
-		if base != "" {
-			return filepath.Join(base, ".mcp.json"), nil
-		}
-		return filepath.Join(o.Home, ".claude.json"), nil
-	case "codex":
-		if base == "" {
-			base = o.Home
-		}
-		return filepath.Join(base, ".codex", "config.toml"), nil
-	case "kimi":
-		if base == "" {
-			base = o.Home
-		}
-		return filepath.Join(base, ".kimi", "mcp.json"), nil
+}
+
+// clientConfig is where the agent's MCP client keeps its configuration.
+func clientConfig(client string) (*agents.Config, error) {
+	a, ok := agents.Lookup(client)
+	if !ok || a.Config == nil {
+		return nil, fmt.Errorf("install %q: %w (use one of %s)", client, ErrUnknownClient, strings.Join(Clients, ", "))
 	}
-	return "", fmt.Errorf("install %q: %w (use one of %s)", o.Client, ErrUnknownClient, strings.Join(Clients, ", "))
+	return a.Config, nil
 }
 
 func (o Options) args() []string {
@@ -161,10 +162,12 @@ func Install(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	cfg, _ := clientConfig(o.Client) // Path checked it
 	var after []byte
-	if o.Client == "codex" {
+	switch cfg.Format {
+	case agents.TOMLServers:
 		after, err = mergeTOML(before, o.Command, o.args())
-	} else {
+	default:
 		after, err = mergeJSON(before, o.Command, o.args())
 	}
 	if err != nil {

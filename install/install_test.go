@@ -2,13 +2,17 @@ package install
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/bridle-dev/bridle/agents"
+	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -179,5 +183,46 @@ func TestClaudeWiresProjectSettings(t *testing.T) {
 	}
 	if b2, _ := os.ReadFile(settings); string(b2) != s {
 		t.Error("second install rewrote settings.json")
+	}
+}
+
+// TestAgentRegistryDrivesEverything: each registered agent's defaults are
+// what a bare profile resolves to, its renderer is the one its format and
+// style pick, and install writes the config file the registry names.
+func TestAgentRegistryDrivesEverything(t *testing.T) {
+	want := map[string]struct{ renderer, output, project, user string }{
+		"claude":   {"claude-md", "CLAUDE.md", ".mcp.json", ".claude.json"},
+		"codex":    {"agents-md", "AGENTS.md", ".codex/config.toml", ".codex/config.toml"},
+		"kimi":     {"agents-md-stepwise", "agents/kimi/AGENTS.md", ".kimi/mcp.json", ".kimi/mcp.json"},
+		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md", "", ""},
+	}
+	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
+	for _, a := range agents.All() {
+		doc.AgentProfiles[a.Name] = schema.AgentProfile{}
+	}
+	for _, a := range agents.All() {
+		w, ok := want[a.Name]
+		if !ok {
+			t.Errorf("agent %s: add its expected renderer and paths to this table", a.Name)
+			continue
+		}
+		p := doc.Resolved(a.Name)
+		if p.DisplayName != a.DisplayName || p.Output != w.output || string(p.Style) != a.Style || !slices.Equal(p.MCPClients, a.MCPClients) {
+			t.Errorf("%s resolves to %+v", a.Name, p)
+		}
+		if r := renderers.For(p).Name(); r != w.renderer {
+			t.Errorf("%s renders with %s, want %s", a.Name, r, w.renderer)
+		}
+		proj, err1 := Path(Options{Client: a.Name, ProjectDir: "/p"})
+		user, err2 := Path(Options{Client: a.Name, Home: "/h"})
+		if w.project == "" {
+			if !errors.Is(err1, ErrUnknownClient) {
+				t.Errorf("%s: install without a client config: %v", a.Name, err1)
+			}
+			continue
+		}
+		if err1 != nil || err2 != nil || proj != "/p/"+w.project || user != "/h/"+w.user {
+			t.Errorf("%s: install paths %s %s (%v %v)", a.Name, proj, user, err1, err2)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type claudeMD struct{}
 
 func (claudeMD) Name() string { return "claude-md" }
 
+// Fits CLAUDE.md-format agents.
+func (claudeMD) Fits(p schema.AgentProfile) bool { return p.InstructionFormat == schema.ClaudeMD }
+
 func (claudeMD) Render(in Input) []byte {
 	return reference(in, voice{
 		title:       "# %s — project rules for Claude",
@@ -45,6 +48,9 @@ func (claudeMD) Render(in Input) []byte {
 type agentsMD struct{}
 
 func (agentsMD) Name() string { return "agents-md" }
+
+// Fits every other agent: AGENTS.md is the common format.
+func (agentsMD) Fits(schema.AgentProfile) bool { return true }
 
 func (agentsMD) Render(in Input) []byte {
 	return reference(in, voice{

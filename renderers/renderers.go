@@ -53,12 +53,16 @@ type Input struct {
 type Renderer interface {
 	// Name identifies the renderer, e.g. claude-md.
 	Name() string
+	// Fits reports whether the renderer is the one for a resolved
+	// profile; For asks the registry in order.
+	Fits(p schema.AgentProfile) bool
 	// Render returns the file's content.
 	Render(in Input) []byte
 }
 
-// registry is every renderer, in one flat list.
-var registry = []Renderer{claudeMD{}, agentsMD{}, stepwise{}}
+// registry is every renderer, in one flat list, most specific first: the
+// stepwise style decides before the instruction format.
+var registry = []Renderer{stepwise{}, claudeMD{}, agentsMD{}}
 
 // Names lists the renderers' names.
 func Names() []string {
@@ -69,17 +73,15 @@ func Names() []string {
 	return out
 }
 
-// For picks the renderer for a resolved profile: stepwise style first, then
-// the instruction format.
+// For picks the renderer for a resolved profile from the registry: the
+// first that fits.
 func For(p schema.AgentProfile) Renderer {
-	switch {
-	case p.Style == schema.Stepwise:
-		return stepwise{}
-	case p.InstructionFormat == schema.ClaudeMD:
-		return claudeMD{}
-	default:
-		return agentsMD{}
+	for _, r := range registry {
+		if r.Fits(p) {
+			return r
+		}
 	}
+	return agentsMD{}
 }
 
 // File is one rendered file.

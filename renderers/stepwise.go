@@ -17,6 +17,9 @@ type stepwise struct{}
 
 func (stepwise) Name() string { return "agents-md-stepwise" }
 
+// Fits stepwise-style agents, whatever their format.
+func (stepwise) Fits(p schema.AgentProfile) bool { return p.Style == schema.Stepwise }
+
 func (stepwise) Render(in Input) []byte {
 	d := in.Doc
 	gs := guardrailsFor(d, in.Agent)

@@ -1,47 +1,21 @@
 package schema
 
 import (
-	"path"
 	"slices"
 	"strings"
+
+	"github.com/bridle-dev/bridle/agents"
 )
 
 // Instruction file names.
 const (
-	ClaudeMD = "CLAUDE.md"
-	AgentsMD = "AGENTS.md"
+	ClaudeMD = agents.ClaudeMD
+	AgentsMD = agents.AgentsMD
 )
 
-// builtin holds the defaults for agents Bridle knows. A document that declares
-// one of these profiles gets these values for every field it leaves empty.
-var builtin = map[string]AgentProfile{
-	"claude": {
-		DisplayName: "Claude Code", Vendor: "Anthropic",
-		InstructionFormat: ClaudeMD, Style: Reference, MCPClients: []string{"claude-code"},
-	},
-	"codex": {
-		DisplayName: "Codex CLI", Vendor: "OpenAI",
-		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"codex-mcp-client"},
-	},
-	"kimi": {
-		DisplayName: "Kimi", Vendor: "Moonshot AI",
-		InstructionFormat: AgentsMD, Style: Stepwise,
-	},
-	"deepseek": {
-		DisplayName: "DeepSeek", Vendor: "DeepSeek",
-		InstructionFormat: AgentsMD, Style: Stepwise,
-	},
-}
-
-// BuiltinAgents lists the agents with built-in defaults, sorted.
-func BuiltinAgents() []string {
-	names := make([]string, 0, len(builtin))
-	for n := range builtin {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+// BuiltinAgents lists the agents with built-in defaults (the agents
+// registry), sorted.
+func BuiltinAgents() []string { return agents.Names() }
 
 // Resolved returns agent's profile with built-in defaults filled in:
 // instruction format, style, display name, MCP client names and output path.
@@ -54,9 +28,10 @@ func BuiltinAgents() []string {
 // resolve to the same path.
 func (d *Document) Resolved(agent string) AgentProfile {
 	p := d.AgentProfiles[agent]
-	def, known := builtin[agent]
-	if !known {
-		def = AgentProfile{DisplayName: agent, InstructionFormat: AgentsMD, Style: Reference}
+	def := AgentProfile{DisplayName: agent, InstructionFormat: AgentsMD, Style: Reference}
+	if a, known := agents.Lookup(agent); known {
+		def = AgentProfile{DisplayName: a.DisplayName, Vendor: a.Vendor, InstructionFormat: a.InstructionFormat,
+			Style: Style(a.Style), MCPClients: a.MCPClients}
 	}
 	if p.DisplayName == "" {
 		p.DisplayName = def.DisplayName
@@ -74,14 +49,7 @@ func (d *Document) Resolved(agent string) AgentProfile {
 		p.MCPClients = slices.Clone(def.MCPClients)
 	}
 	if p.Output == "" {
-		switch {
-		case p.InstructionFormat == ClaudeMD:
-			p.Output = ClaudeMD
-		case p.Style == Stepwise:
-			p.Output = path.Join("agents", agent, AgentsMD)
-		default:
-			p.Output = AgentsMD
-		}
+		p.Output = agents.Output(agent, p.InstructionFormat, string(p.Style))
 	}
 	return p
 }
