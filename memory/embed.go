@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/bridle-dev/bridle/redact"
 )
 
 // Embedder turns texts into vectors.
@@ -302,9 +304,6 @@ func snippet(b []byte) string {
 
 func scrub(err error, secret string) string { return scrubText(err.Error(), secret) }
 
-func scrubText(s, secret string) string {
-	if secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "[REDACTED]")
-}
+// scrubText masks the API key in s, in every form redact knows (an error
+// may quote it URL- or JSON-escaped).
+func scrubText(s, secret string) string { return redact.New(secret).Redact(s) }

@@ -75,14 +75,15 @@ func (s *SQLite) migrate(ctx context.Context) error {
 	return err
 }
 
-// busy reports SQLite's "database is locked/busy" answers.
+// busy reports SQLite's "database is locked/busy" answers, by the driver's
+// result code (the primary code: SQLITE_BUSY_SNAPSHOT and the like count).
 func busy(err error) bool {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		c := se.Code() & 0xff
 		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 	}
-	return err != nil && strings.Contains(err.Error(), "database is locked")
+	return false
 }
 
 // retry runs f until it does not fail with a busy database (the busy
