@@ -3,9 +3,16 @@
 # from process start to decision, beside `true` and `bridle version` (the
 # binary's own start-up floor) in the same hyperfine run, on a rules
 # repository with enforce entries.
-# Usage: bench/hook.sh [RUNS]   (default 60; needs hyperfine)
+# Usage: bench/hook.sh [RUNS]   (default 60)
+# Needs go, git and hyperfine (apt-get install hyperfine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Prerequisites, all checked before any work (package names are Debian's).
+missing=""
+for req in "go:Go 1.26 or later from https://go.dev/dl/" "git:apt-get install git" "hyperfine:apt-get install hyperfine"; do
+  command -v "${req%%:*}" >/dev/null 2>&1 || missing+="  ${req%%:*} not found: ${req#*:}"$'\n'
+done
+[ -z "$missing" ] || { printf 'bench/hook.sh needs:\n%s' "$missing" >&2; exit 1; }
 RUNS="${1:-60}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

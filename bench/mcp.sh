@@ -5,8 +5,16 @@
 # get_rules calls. The in-process get_rules latency is a Go benchmark:
 #   go test ./mcp -run '^$' -bench GetRules
 # Usage: bench/mcp.sh [RUNS]   (default 50)
+# Needs go and git; rulesync needs node and npm (skipped without them, or
+# with SKIP_RULESYNC=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Prerequisites, all checked before any work (package names are Debian's).
+missing=""
+for req in "go:Go 1.26 or later from https://go.dev/dl/" "git:apt-get install git"; do
+  command -v "${req%%:*}" >/dev/null 2>&1 || missing+="  ${req%%:*} not found: ${req#*:}"$'\n'
+done
+[ -z "$missing" ] || { printf 'bench/mcp.sh needs:\n%s' "$missing" >&2; exit 1; }
 RUNS="${1:-50}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -29,5 +37,7 @@ if command -v npm >/dev/null && [ "${SKIP_RULESYNC:-}" = "" ]; then
     && printf -- '---\nroot: true\ntargets: ["*"]\n---\n# rules\n' > "$WORK/rs/.rulesync/rules/overview.md" \
     && (cd "$WORK/rs" && "$WORK/mcpstart" -runs 5 -name "rulesync mcp" -- "$WORK/node_modules/.bin/rulesync" mcp) \
     || echo "rulesync mcp: could not be measured here"
+elif [ "${SKIP_RULESYNC:-}" = "" ]; then
+  echo "rulesync mcp: not measured, npm not found (apt-get install nodejs npm; Node 20 or later)"
 fi
 go test ./mcp -run '^$' -bench 'GetRules' -benchtime 2000x | grep -E 'Benchmark|ok'

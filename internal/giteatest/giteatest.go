@@ -63,12 +63,29 @@ var (
 	sharedOnce sync.Once
 )
 
+// Available reports whether the Gitea that Shared starts is built: nil, or
+// an error naming what is missing. The binary is $BRIDLE_GITEA_BIN, else
+// gitea-<Version> in the cache ($BRIDLE_GITEA_CACHE, else
+// ~/.cache/bridle/gitea) beside the module source it serves files from,
+// as scripts/gitea.sh build leaves them.
+func Available() error {
+	bin, src := paths()
+	if fi, err := os.Stat(bin); err != nil || fi.IsDir() {
+		return fmt.Errorf("real Gitea not built (%s missing)", bin)
+	}
+	if src != "" {
+		if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+			return fmt.Errorf("real Gitea not built (%s missing)", src)
+		}
+	}
+	return nil
+}
+
 // Shared starts one Gitea for the whole test binary; Stop it from TestMain.
 func Shared(t testing.TB) *Server {
 	t.Helper()
-	bin, _ := paths()
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("real Gitea not built (%s missing); run scripts/gitea.sh build, or scripts/test.sh which builds it", bin)
+	if err := Available(); err != nil {
+		msg := err.Error() + "; run scripts/gitea.sh build, or scripts/test.sh which builds it"
 		if os.Getenv("BRIDLE_REQUIRE_GITEA") == "1" {
 			t.Fatal(msg)
 		}
