@@ -5,7 +5,7 @@
 #   scripts/gitea.sh build   → prints the path of the built binary
 #   scripts/gitea.sh path    → prints where the binary is (built or not)
 #
-# About 6 minutes cold on 2 cores; later runs reuse the cached binary.
+# About 7.5 minutes cold on 2 cores; later runs reuse the cached binary.
 set -euo pipefail
 VERSION="${GITEA_VERSION:-v1.26.0}"
 CACHE="${BRIDLE_GITEA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bridle/gitea}"
