@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
+
+	"github.com/bridle-dev/bridle/internal/identity"
 )
 
 // Local keeps proposals in a local git repository: a proposal is a branch
@@ -200,24 +201,31 @@ func (l *Local) OnMain(_ context.Context, commit string) (bool, error) {
 	return false, nil
 }
 
-// Whoami is the approver of a merge made here: the user's git identity.
-func (l *Local) Whoami(context.Context) (string, error) { return l.signature("").Name, nil }
+// Whoami is the approver of a merge made here, and whoever rejects: git's
+// committer identity (see package identity), or an error saying how to set
+// one.
+func (l *Local) Whoami(context.Context) (string, error) {
+	p, err := identity.Of(identity.Committer, l.repo)
+	return p.Name, err
+}
 
-// signature is the user's git identity (global config), or fallback.
-func (l *Local) signature(name string) *object.Signature {
-	sig := &object.Signature{Name: name, Email: "bridle@localhost", When: l.now()}
-	if cfg, err := l.repo.ConfigScoped(gitconfig.GlobalScope); err == nil {
-		if sig.Name == "" {
-			sig.Name = cfg.User.Name
+// signature signs what a person does here in role. With name given (--as,
+// or a proposal's recorded author) the e-mail is git's only when git names
+// the same person; without it, the person is git's identity for role, and
+// there is none when git has none: no name is made up.
+func (l *Local) signature(name string, role identity.Role) (*object.Signature, error) {
+	p, err := identity.Of(role, l.repo)
+	if name == "" {
+		if err != nil {
+			return nil, err
 		}
-		if cfg.User.Email != "" && (name == "" || name == cfg.User.Name) {
-			sig.Email = cfg.User.Email
-		}
+		return &object.Signature{Name: p.Name, Email: p.Email, When: l.now()}, nil
 	}
-	if sig.Name == "" {
-		sig.Name = "bridle"
+	sig := &object.Signature{Name: name, When: l.now()}
+	if err == nil && p.Name == name {
+		sig.Email = p.Email
 	}
-	return sig
+	return sig, nil
 }
 
 // commitFiles writes a commit whose tree is base's with files (by slash
@@ -337,9 +345,11 @@ func (l *Local) Create(_ context.Context, p Prepared) (Proposal, error) {
 		branch = fmt.Sprintf("%s-%d", p.Branch, i)
 	}
 	base := plumbing.NewHash(p.Base)
-	author := l.signature(p.Draft.Origin.Author)
+	var author *object.Signature
 	if p.Draft.Origin.Source == "agent" {
 		author = &object.Signature{Name: "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")", Email: "bridle@localhost", When: l.now()}
+	} else if author, err = l.signature(p.Draft.Origin.Author, identity.Author); err != nil {
+		return Proposal{}, fmt.Errorf("create proposal: %w", err)
 	}
 	head, err := l.commitFiles([]plumbing.Hash{base}, base, p.Files, p.Message, author)
 	if err != nil {
@@ -482,7 +492,10 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 	if err != nil {
 		return Proposal{}, err
 	}
-	sig := l.signature(approver)
+	sig, err := l.signature(approver, identity.Committer)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
+	}
 	msg := fmt.Sprintf("Merge proposal #%d: %s\n\nBridle-Proposal: %d\nBridle-Approved-By: %s\n", n, m.Title, n, OneLine(sig.Name, 80))
 	main := plumbing.NewHash(mainCommit)
 	// The proposal was made on main (re-applied above if main had moved), so
@@ -598,7 +611,11 @@ func (l *Local) Close(_ context.Context, n int, by, reason string) (Proposal, er
 		return Proposal{}, err
 	}
 	defer unlock()
-	m.State, m.ClosedBy, m.Mergeable = Closed, l.signature(by).Name, false
+	sig, err := l.signature(by, identity.Committer)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("reject #%d: %w", n, err)
+	}
+	m.State, m.ClosedBy, m.Mergeable = Closed, sig.Name, false
 	if reason = strings.TrimSpace(reason); reason != "" {
 		m.Conflict = "rejected: " + OneLine(reason, 500)
 	}

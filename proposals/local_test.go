@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -309,4 +310,43 @@ func FuzzDraftFromBody(f *testing.F) {
 	f.Add("<!-- bridle-draft !!! -->")
 	f.Add("nothing")
 	f.Fuzz(func(t *testing.T, body string) { DraftFromBody(body) })
+}
+
+// TestLocalIdentity: whoever proposes, approves or rejects without a name
+// given is git's identity (package identity); without one, nothing is
+// recorded under a made-up name.
+func TestLocalIdentity(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"} {
+		t.Setenv(v, "")
+	}
+	dir, repo := rulesRepo(t)
+	l, _ := OpenLocal(dir, "test")
+	svc := Service{Backend: l}
+	ctx := context.Background()
+	if _, err := svc.Propose(ctx, Draft{Change: guardrail("no-name"), Origin: Origin{Source: schema.SourceUser}}); !errors.Is(err, identity.ErrUnknown) {
+		t.Errorf("propose without a name: %v, want identity.ErrUnknown", err)
+	}
+	pr, err := svc.Propose(ctx, Draft{Change: guardrail("rule-a"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Approve(ctx, pr.Number, Principal{}); !errors.Is(err, identity.ErrUnknown) {
+		t.Errorf("approve without a name: %v, want identity.ErrUnknown", err)
+	}
+	if _, err := svc.Reject(ctx, pr.Number, "", ""); !errors.Is(err, identity.ErrUnknown) {
+		t.Errorf("reject without a name: %v, want identity.ErrUnknown", err)
+	}
+	t.Setenv("GIT_COMMITTER_NAME", "Mira Okafor")
+	t.Setenv("GIT_COMMITTER_EMAIL", "mira@example.com")
+	merged, err := svc.Approve(ctx, pr.Number, Principal{})
+	if err != nil || merged.MergedBy != "Mira Okafor" {
+		t.Fatalf("approve as git's committer: %v, %+v", err, merged)
+	}
+	mc, _ := repo.CommitObject(plumbing.NewHash(merged.MergeCommit))
+	if mc.Author.Name != "Mira Okafor" || mc.Author.Email != "mira@example.com" {
+		t.Errorf("merge commit author = %s <%s>", mc.Author.Name, mc.Author.Email)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -65,15 +65,26 @@ func proposalErr(io *streams, err error) error {
 	return err
 }
 
-func whoami(as string) string {
-	if as != "" {
-		return as
+// person is the human a command records: --as when given, else git's
+// identity for role, read in the repository at rules (package identity:
+// GIT_AUTHOR_* or GIT_COMMITTER_*, then git config). Without a name it
+// fails, saying how to set one.
+func person(as string, role identity.Role, rules string) (string, error) {
+	if as = strings.TrimSpace(as); as != "" {
+		return as, nil
 	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return os.Getenv("USER")
+	p, err := identity.At(role, rules)
+	return p.Name, err
 }
+
+// identityHelp is what the Long help of every command that records a
+// human says about who that is.
+const identityHelp = `Who you are is decided as git decides it for a commit: the proposer is git's
+author (GIT_AUTHOR_NAME, else author.name or user.name in the repository's,
+your global or the system git config); whoever approves or rejects is git's
+committer (GIT_COMMITTER_NAME, else committer.name or user.name). --as
+overrides both. Without a name the command refuses: set one with
+git config --global user.name "Your Name".`
 
 func printProposal(io *streams, p proposals.Proposal, asJSON bool, verb string) error {
 	if asJSON {
@@ -123,7 +134,11 @@ YAML and its effect on every agent's file. Merging the pull request is the
 approval. An invalid proposal is refused with diagnostics and creates nothing.
 
 With --gitea (or GITEA_URL) the proposal is a Gitea pull request; otherwise it
-lives in the local rules repository and bridle approve merges it.`,
+lives in the local rules repository and bridle approve merges it.
+
+` + identityHelp + `
+Inside a coding agent's session the proposal is the agent's, whatever --as
+says.`,
 		Example: `  bridle propose guardrail --id no-force-push --severity hard-instruction \
     --statement "Never force-push to shared branches." --why "We lost work twice."
   bridle propose rules --section project.overview --value-file overview.md --why "New scope"
@@ -142,7 +157,11 @@ lives in the local rules repository and bridle approve merges it.`,
 			}
 			ctx, cancel := ctx30()
 			defer cancel()
-			p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: cliOrigin(io, o.as)})
+			origin, err := cliOrigin(io, o.as, o.backend.rules)
+			if err != nil {
+				return err
+			}
+			p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: origin})
 			if err != nil {
 				return proposalErr(io, err)
 			}
@@ -152,7 +171,7 @@ lives in the local rules repository and bridle approve merges it.`,
 	o.backend.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.why, "why", "", "the rationale, shown in the pull request")
-	f.StringVar(&o.as, "as", "", "your name as the proposer (default: your user name)")
+	f.StringVar(&o.as, "as", "", "your `name` as the proposer (default: git's author identity, GIT_AUTHOR_NAME or user.name)")
 	f.StringVar(&o.id, "id", "", "guardrail: its id")
 	f.StringVar(&o.statement, "statement", "", "guardrail: the rule, in one line")
 	f.StringVar(&o.severity, "severity", "guidance", "guardrail: guidance, hard-instruction or enforcement")
@@ -382,10 +401,14 @@ func agentEnv() string {
 // cliOrigin is who proposes from the CLI: the human, or — inside a coding
 // agent's session — that agent, whatever --as says, so that an agent cannot
 // launder its proposal as a human's and then approve it.
-func cliOrigin(io *streams, as string) proposals.Origin {
+func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
 	v := agentEnv()
 	if v == "" {
-		return proposals.Origin{Source: schema.SourceUser, Author: whoami(as)}
+		name, err := person(as, identity.Author, rules)
+		if err != nil {
+			return proposals.Origin{}, fmt.Errorf("propose: %w", err)
+		}
+		return proposals.Origin{Source: schema.SourceUser, Author: name}, nil
 	}
 	agent := strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
 	switch {
@@ -398,7 +421,7 @@ func cliOrigin(io *streams, as string) proposals.Origin {
 		agent = "unknown"
 	}
 	fmt.Fprintf(io.errOut, "note: %s is set, so this runs inside an agent's session: proposing as agent %s (--as is ignored)\n", v, agent)
-	return proposals.Origin{Source: schema.SourceAgent, Agent: agent, Session: "shell"}
+	return proposals.Origin{Source: schema.SourceAgent, Agent: agent, Session: "shell"}, nil
 }
 
 func newApproveCmd(io *streams) *cobra.Command {
@@ -417,7 +440,10 @@ The change is read from the proposal's own commit and checked against its
 branch: a branch changed by hand is refused. Nobody approves their own
 proposal (a sole maintainer may pass --self for one of their own), and the
 command refuses to run inside a coding agent's session (BRIDLE_AGENT,
-CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.`,
+CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.
+
+` + identityHelp + `
+On Gitea the approver is the token's user.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if v := agentEnv(); v != "" {
@@ -433,7 +459,7 @@ CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.`,
 		},
 	}
 	b.register(cmd)
-	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's name (default: your git user.name)")
+	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name)")
 	cmd.Flags().BoolVar(&self, "self", false, "approve a proposal of your own (a sole maintainer's choice; agents' proposals never need it)")
 	return cmd
 }
@@ -444,10 +470,14 @@ func newRejectCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reject N",
 		Short: "Reject a proposal (close it without merging)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Reject closes an open proposal without merging it and records why (--reason).
+
+` + identityHelp + `
+On Gitea the pull request is closed as the token's user.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
-				p, err := svc.Backend.Close(ctx, n, whoami(as), reason)
+				p, err := svc.Reject(ctx, n, as, reason)
 				if err != nil {
 					return proposalErr(io, err)
 				}
@@ -457,7 +487,7 @@ func newRejectCmd(io *streams) *cobra.Command {
 	}
 	b.register(cmd)
 	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the proposal")
-	cmd.Flags().StringVar(&as, "as", "", "your name (default: your user name)")
+	cmd.Flags().StringVar(&as, "as", "", "your `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name; on Gitea, the token's user)")
 	return cmd
 }
 
