@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -96,9 +95,7 @@ from the sidecars' log in the user state directory.`,
 				if all == nil {
 					all = []audit.Event{}
 				}
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(all)
+				return writeJSON(io, all)
 			}
 			if len(all) == 0 {
 				fmt.Fprintf(io.errOut, "no events for project %s\n", project)
@@ -123,7 +120,7 @@ from the sidecars' log in the user state directory.`,
 			return nil
 		},
 	}
-	o.rules.register(cmd, true)
+	o.rules.registerRules(cmd, "print the events, oldest first, as a JSON array on stdout", false)
 	cmd.Flags().StringVar(&o.backend.gitea, "gitea", "", "read the history from this Gitea `URL` (default $GITEA_URL)")
 	cmd.Flags().StringVar(&o.backend.repo, "repo", "", "the Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
 	cmd.Flags().StringVar(&o.project, "project", "", "project `id` (default: from the rules)")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -29,7 +28,7 @@ func newExplainCmd(io *streams) *cobra.Command {
 			if o.agent == "" {
 				return usageErr("explain needs --agent NAME")
 			}
-			snap, err := o.rules.compile(io)
+			snap, err := o.rules.compileData(io)
 			if err != nil {
 				return err
 			}
@@ -57,15 +56,13 @@ func newExplainCmd(io *streams) *cobra.Command {
 				}
 			}
 			if o.rules.json {
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(e)
+				return writeJSON(io, e)
 			}
 			printExplanation(io, e)
 			return nil
 		},
 	}
-	o.rules.register(cmd, true)
+	o.rules.registerRules(cmd, "print the explanation as one JSON object on stdout (invalid rules: the diagnostics instead)", true)
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the `agent` to explain")
 	return cmd
 }

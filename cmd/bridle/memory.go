@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,8 +28,10 @@ type memoryFlags struct {
 	agent   string
 }
 
-func (f *memoryFlags) register(cmd *cobra.Command, filters bool) {
-	f.rules.register(cmd, true)
+// register adds the memory flags; the rules only name the project, so
+// --no-history, which changes nothing here, is not offered.
+func (f *memoryFlags) register(cmd *cobra.Command, filters bool, jsonUsage string) {
+	f.rules.registerRules(cmd, jsonUsage, false)
 	cmd.Flags().StringVar(&f.project, "project", "", "project `id` (default: from the rules)")
 	if filters {
 		cmd.Flags().StringVar(&f.kind, "kind", "", "only this kind: decision, context, history or note")
@@ -61,20 +61,6 @@ func (f *memoryFlags) open() (*memory.Memory, func(), error) {
 // stores and errors: memories written before masking at write time existed,
 // or by a sidecar that knew other secrets, may still hold one.
 var cliRedactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(os.Environ()) })
-
-func writeJSON(io *streams, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, cliRedactor().JSON(b), "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err = io.out.Write(out.Bytes())
-	return err
-}
 
 func newMemoryCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
@@ -117,7 +103,7 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 			return nil
 		},
 	}
-	search.register(searchCmd, true)
+	search.register(searchCmd, true, "print the matches, best first, as a JSON array on stdout")
 	searchCmd.Flags().IntVarP(&k, "k", "k", 5, "how many results")
 	searchCmd.Flags().StringVar(&mode, "mode", "hybrid", "hybrid, vector or keyword")
 
@@ -149,7 +135,7 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 			return nil
 		},
 	}
-	list.register(listCmd, true)
+	list.register(listCmd, true, "print the memories as a JSON array on stdout")
 	listCmd.Flags().IntVar(&limit, "limit", 50, "at most this many")
 
 	var forget memoryFlags
@@ -166,11 +152,14 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 			if err := m.Forget(context.Background(), args[0]); err != nil {
 				return memoryErr(err)
 			}
+			if forget.rules.json {
+				return writeJSON(io, map[string]string{"project": m.Project, "forgot": args[0]})
+			}
 			fmt.Fprintf(io.errOut, "forgot %s\n", args[0])
 			return nil
 		},
 	}
-	forget.register(forgetCmd, false)
+	forget.register(forgetCmd, false, `print {"project": …, "forgot": ID} on stdout`)
 
 	var purge memoryFlags
 	var yes bool
@@ -191,11 +180,14 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 			if err != nil {
 				return memoryErr(err)
 			}
+			if purge.rules.json {
+				return writeJSON(io, map[string]any{"project": m.Project, "purged": n})
+			}
 			fmt.Fprintf(io.errOut, "purged %s of project %s\n", plural(n, "memory"), m.Project)
 			return nil
 		},
 	}
-	purge.register(purgeCmd, true)
+	purge.register(purgeCmd, true, `print {"project": …, "purged": N} on stdout`)
 	purgeCmd.Flags().BoolVar(&yes, "yes", false, "really delete")
 	cmd.AddCommand(searchCmd, listCmd, forgetCmd, purgeCmd)
 	return cmd
@@ -237,7 +229,7 @@ see the old set until the new one is complete. A progress bar shows on a
 terminal; nothing but the summary when piped.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			snap, err := rf.compile(io)
+			snap, err := rf.compileData(io)
 			if err != nil {
 				return err
 			}
@@ -271,7 +263,7 @@ terminal; nothing but the summary when piped.`,
 			return nil
 		},
 	}
-	rf.register(indexCmd, false)
+	rf.registerRules(indexCmd, "", false)
 
 	var lf rulesFlags
 	listCmd := &cobra.Command{
@@ -279,7 +271,7 @@ terminal; nothing but the summary when piped.`,
 		Short: "List every pattern example with its chunk count and last index time",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			snap, err := lf.compile(io)
+			snap, err := lf.compileData(io)
 			if err != nil {
 				return err
 			}
@@ -325,7 +317,7 @@ terminal; nothing but the summary when piped.`,
 			return nil
 		},
 	}
-	lf.register(listCmd, true)
+	lf.registerRules(listCmd, "print the examples as a JSON array on stdout (invalid rules: the diagnostics instead)", false)
 	cmd.AddCommand(indexCmd, listCmd)
 	return cmd
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -27,12 +26,13 @@ type backendFlags struct {
 	json  bool
 }
 
-func (f *backendFlags) register(cmd *cobra.Command) {
+// register adds the backend flags; jsonUsage says what --json prints.
+func (f *backendFlags) register(cmd *cobra.Command, jsonUsage string) {
 	cmd.Flags().StringVar(&f.rules, "rules", ".", "local rules `path` (a git repository); ignored with --gitea")
 	cmd.Flags().StringVar(&f.gitea, "gitea", "", "Gitea `URL` (default $GITEA_URL); the token comes from $GITEA_TOKEN or $GITEA_TOKEN_FILE")
 	cmd.Flags().StringVar(&f.repo, "repo", "", "Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
 	cmd.Flags().StringVar(&f.path, "path", "", "rules file inside the Gitea repository (default bridle.yaml)")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print results as JSON on stdout")
+	cmd.Flags().BoolVar(&f.json, "json", false, jsonUsage)
 }
 
 func (f *backendFlags) service() (proposals.Service, error) {
@@ -88,9 +88,7 @@ git config --global user.name "Your Name".`
 
 func printProposal(io *streams, p proposals.Proposal, asJSON bool, verb string) error {
 	if asJSON {
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return writeJSON(io, p)
 	}
 	fmt.Fprintf(io.errOut, "%s proposal #%d: %s\n", verb, p.Number, p.Title)
 	fmt.Fprintf(io.errOut, "  state:  %s\n  branch: %s\n", p.State, p.Branch)
@@ -168,7 +166,7 @@ says.`,
 			return printProposal(io, p, o.backend.json, "opened")
 		},
 	}
-	o.backend.register(cmd)
+	o.backend.register(cmd, "print the opened proposal as one JSON object on stdout")
 	f := cmd.Flags()
 	f.StringVar(&o.why, "why", "", "the rationale, shown in the pull request")
 	f.StringVar(&o.as, "as", "", "your `name` as the proposer (default: git's author identity, GIT_AUTHOR_NAME or user.name)")
@@ -267,9 +265,7 @@ func newProposalsCmd(io *streams) *cobra.Command {
 				if ps == nil {
 					ps = []proposals.Proposal{}
 				}
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(ps)
+				return writeJSON(io, ps)
 			}
 			if len(ps) == 0 {
 				fmt.Fprintf(io.errOut, "no %s proposals\n", state)
@@ -291,7 +287,7 @@ func newProposalsCmd(io *streams) *cobra.Command {
 		},
 	}
 	list.Flags().StringVar(&state, "state", "open", "open, merged, closed or all")
-	b.register(list)
+	b.register(list, "print the proposals as a JSON array on stdout (without their descriptions)")
 	cmd.AddCommand(list, newShowCmd(io), newRebaseCmd(io), newCheckCmd(io))
 	return cmd
 }
@@ -358,7 +354,7 @@ func newShowCmd(io *streams) *cobra.Command {
 			})
 		},
 	}
-	b.register(cmd)
+	b.register(cmd, "print the proposal as one JSON object on stdout, with its description and recorded draft")
 	return cmd
 }
 
@@ -382,7 +378,7 @@ replaces changed since) is reported as a conflict, and nothing changes.`,
 			})
 		},
 	}
-	b.register(cmd)
+	b.register(cmd, "print the rebased proposal as one JSON object on stdout")
 	return cmd
 }
 
@@ -458,7 +454,7 @@ On Gitea the approver is the token's user.`,
 			})
 		},
 	}
-	b.register(cmd)
+	b.register(cmd, "print the merged proposal as one JSON object on stdout")
 	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name)")
 	cmd.Flags().BoolVar(&self, "self", false, "approve a proposal of your own (a sole maintainer's choice; agents' proposals never need it)")
 	return cmd
@@ -485,7 +481,7 @@ On Gitea the pull request is closed as the token's user.`,
 			})
 		},
 	}
-	b.register(cmd)
+	b.register(cmd, "print the rejected proposal as one JSON object on stdout")
 	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the proposal")
 	cmd.Flags().StringVar(&as, "as", "", "your `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name; on Gitea, the token's user)")
 	return cmd
@@ -514,13 +510,17 @@ makes them fail the check (exit 1).`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
+				if err := writeJSON(io, r); err != nil {
 					return err
 				}
 			}
 			ci := os.Getenv("GITEA_ACTIONS") == "true" || os.Getenv("GITHUB_ACTIONS") == "true"
+			// The runners read workflow commands from stderr too: with
+			// --json they go there, and stdout stays one document.
+			annotations := io.out
+			if asJSON {
+				annotations = io.errOut
+			}
 			switch {
 			case r.ByBridle:
 				fmt.Fprintf(io.errOut, "made by Bridle: one proposal commit (%s) whose recorded change matches its content\n", r.Subject)
@@ -530,7 +530,7 @@ makes them fail the check (exit 1).`,
 				for _, s := range r.Sensitive {
 					msg := fmt.Sprintf("hand-made change to %s: review it with care (it decides what agents may do or who approved what)", s)
 					if ci {
-						fmt.Fprintf(io.out, "::warning title=bridle::%s\n", msg)
+						fmt.Fprintf(annotations, "::warning title=bridle::%s\n", msg)
 					}
 					fmt.Fprintln(io.errOut, "warning: "+msg)
 				}
@@ -544,7 +544,7 @@ makes them fail the check (exit 1).`,
 	cmd.Flags().StringVar(&rules, "rules", ".", "the rules repository `path`")
 	cmd.Flags().StringVar(&base, "base", "main", "the `ref` the change is to be merged into")
 	cmd.Flags().StringVar(&head, "head", "HEAD", "the change's `ref`")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (CI annotations then go to stderr)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail (exit 1) when a hand-made change touches permissions or provenance")
 	return cmd
 }
