@@ -35,3 +35,55 @@ func TestVersionFlag(t *testing.T) {
 		t.Errorf("--version: exit %d, %q (stderr %q); want %q, as bridle version prints", code, out, stderr, want)
 	}
 }
+
+// TestProposeKinds: each kind of proposal is its own command with only its
+// own flags; the invocation `bridle propose guardrail --id …` is unchanged.
+func TestProposeKinds(t *testing.T) {
+	own := map[string][]string{
+		"guardrail": {"--id", "--statement", "--severity", "--rationale", "--applies-to", "--enforced-by", "--scope-approval"},
+		"pattern":   {"--file"},
+		"rules":     {"--section", "--value", "--value-file"},
+		"promote":   {"--agent", "--suggestion", "--applies-to"},
+	}
+	_, parent, _ := bridle(t, "propose", "--help")
+	for kind, flags := range own {
+		if !strings.Contains(parent, "  "+kind+" ") {
+			t.Errorf("propose --help does not list %s:\n%s", kind, parent)
+		}
+		code, help, _ := bridle(t, "propose", kind, "--help")
+		if code != 0 || !strings.Contains(help, "bridle propose "+kind) || !strings.Contains(help, "--why") || !strings.Contains(help, "--as") {
+			t.Errorf("propose %s --help: exit %d\n%s", kind, code, help)
+		}
+		for other, otherFlags := range own {
+			for _, f := range otherFlags {
+				mine := false
+				for _, g := range flags {
+					mine = mine || g == f
+				}
+				switch {
+				case mine && !strings.Contains(help, f+" "):
+					t.Errorf("propose %s --help lacks its flag %s", kind, f)
+				case !mine && strings.Contains(help, f+" "):
+					t.Errorf("propose %s --help offers %s, a flag of propose %s", kind, f, other)
+				}
+			}
+		}
+	}
+	propose, _, _ := newRoot(&streams{}).Find([]string{"propose"})
+	for _, f := range []string{"statement", "section", "suggestion", "file", "why"} {
+		if propose.Flags().Lookup(f) != nil {
+			t.Errorf("propose still has --%s: the kinds' flags are in one flat list", f)
+		}
+	}
+	if code, _, stderr := bridle(t, "propose", "pattern", "--statement", "x"); code != exitUsage || !strings.Contains(stderr, "unknown flag: --statement") {
+		t.Errorf("propose pattern --statement: exit %d, %s", code, stderr)
+	}
+	for _, args := range [][]string{{"propose"}, {"propose", "policy"}} {
+		if code, _, stderr := bridle(t, args...); code != exitUsage || !strings.Contains(stderr, "guardrail, pattern, rules or promote") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	if code, _, stderr := bridle(t, "propose", "guardrail", "--rules", t.TempDir(), "--id", "x"); code != exitUsage || !strings.Contains(stderr, "needs --id and --statement") {
+		t.Errorf("propose guardrail without --statement: exit %d, %s", code, stderr)
+	}
+}

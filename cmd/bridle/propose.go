@@ -104,32 +104,26 @@ func printProposal(io *streams, p proposals.Proposal, asJSON bool, verb string) 
 	return nil
 }
 
+// proposeOptions are the flags every kind of proposal shares.
 type proposeOptions struct {
 	backend backendFlags
 	why     string
 	as      string
-	// guardrail
-	id, statement, severity, rationale string
-	appliesTo, enforcedBy              []string
-	scope                              bool
-	// pattern
-	file string
-	// rules
-	section, value, valueFile string
-	// promote
-	agent, suggestion string
 }
 
+// proposeKinds is the one list of proposal kinds the CLI offers.
+const proposeKinds = "guardrail, pattern, rules or promote"
+
 func newProposeCmd(io *streams) *cobra.Command {
-	var o proposeOptions
 	cmd := &cobra.Command{
-		Use:   "propose guardrail|pattern|rules|promote",
+		Use:   "propose",
 		Short: "Propose a change to the rules as a pull request",
 		Long: `Propose validates a change against main, then opens a proposal: a branch
 bridle/user/<you>/<change> with one commit (bridle.yaml and the renders in
 rendered/) and a pull request whose body gives the rationale, the change in
 YAML and its effect on every agent's file. Merging the pull request is the
 approval. An invalid proposal is refused with diagnostics and creates nothing.
+Each kind of change is a command with its own flags and examples.
 
 With --gitea (or GITEA_URL) the proposal is a Gitea pull request; otherwise it
 lives in the local rules repository and bridle approve merges it.
@@ -142,101 +136,178 @@ says.`,
   bridle propose rules --section project.overview --value-file overview.md --why "New scope"
   bridle propose pattern --file outbox.yaml --why "Document the outbox"
   bridle propose promote --agent claude --suggestion read-before-edit --why "Worked well"`,
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"guardrail", "pattern", "rules", "promote"},
+		Args: cobra.ArbitraryArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			change, err := o.change(args[0])
-			if err != nil {
-				return err
+			if len(args) == 0 {
+				return usageErr("propose what? %s", proposeKinds)
 			}
-			svc, err := o.backend.service()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := ctx30()
-			defer cancel()
-			origin, err := cliOrigin(io, o.as, o.backend.rules)
-			if err != nil {
-				return err
-			}
-			p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: origin})
-			if err != nil {
-				return proposalErr(io, err)
-			}
-			return printProposal(io, p, o.backend.json, "opened")
+			return usageErr("no kind of proposal %q: propose %s", args[0], proposeKinds)
 		},
 	}
-	o.backend.register(cmd, "print the opened proposal as one JSON object on stdout")
-	f := cmd.Flags()
-	f.StringVar(&o.why, "why", "", "the rationale, shown in the pull request")
-	f.StringVar(&o.as, "as", "", "your `name` as the proposer (default: git's author identity, GIT_AUTHOR_NAME or user.name)")
-	f.StringVar(&o.id, "id", "", "guardrail: its id")
-	f.StringVar(&o.statement, "statement", "", "guardrail: the rule, in one line")
-	f.StringVar(&o.severity, "severity", "guidance", "guardrail: guidance, hard-instruction or enforcement")
-	f.StringVar(&o.rationale, "rationale", "", "guardrail: why the rule exists, in one line")
-	f.StringSliceVar(&o.appliesTo, "applies-to", nil, "guardrail: agents it applies to (default all_agents); promote: agents the promoted rule applies to")
-	f.StringSliceVar(&o.enforcedBy, "enforced-by", nil, "guardrail: permission Bridle checks, for enforcement rules")
-	f.BoolVar(&o.scope, "scope-approval", false, "guardrail: agents must call request_scope_approval before acting beyond the task")
-	f.StringVar(&o.file, "file", "", "pattern: a YAML `file` holding one custom pattern (name, description, example_repos)")
-	f.StringVar(&o.section, "section", "", "rules: the section to replace: "+strings.Join(proposals.Sections, ", "))
-	f.StringVar(&o.value, "value", "", "rules: the new value (text)")
-	f.StringVar(&o.valueFile, "value-file", "", "rules: a `file` with the new value (YAML for lists, text otherwise)")
-	f.StringVar(&o.agent, "agent", "", "promote: the profile holding the suggestion")
-	f.StringVar(&o.suggestion, "suggestion", "", "promote: the suggestion id")
+	cmd.AddCommand(newProposeGuardrailCmd(io), newProposePatternCmd(io), newProposeRulesCmd(io), newProposePromoteCmd(io))
 	return cmd
 }
 
-func (o *proposeOptions) change(kind string) (proposals.Change, error) {
-	c := proposals.Change{Kind: proposals.Kind(kind), Rationale: o.why}
-	switch c.Kind {
-	case proposals.KindGuardrail:
-		if o.id == "" || o.statement == "" {
-			return c, usageErr("propose guardrail needs --id and --statement")
-		}
-		c.Guardrail = &schema.Guardrail{ID: o.id, Statement: o.statement, Severity: schema.Severity(o.severity), Rationale: o.rationale,
-			AppliesTo: o.appliesTo, EnforcedBy: o.enforcedBy, ScopeApproval: o.scope}
-	case proposals.KindPattern:
-		if o.file == "" {
-			return c, usageErr("propose pattern needs --file with the pattern in YAML")
-		}
-		b, err := os.ReadFile(o.file)
+// proposeCmd is one kind's command: its own flags (added by the caller),
+// the shared ones, and change, which builds the change from the flags.
+func proposeCmd(io *streams, c *cobra.Command, o *proposeOptions, change func() (proposals.Change, error)) *cobra.Command {
+	c.Args = cobra.NoArgs
+	c.RunE = func(*cobra.Command, []string) error {
+		ch, err := change()
 		if err != nil {
-			return c, err
+			return err
+		}
+		ch.Rationale = o.why
+		svc, err := o.backend.service()
+		if err != nil {
+			return err
+		}
+		origin, err := cliOrigin(io, o.as, o.backend.rules)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := ctx30()
+		defer cancel()
+		p, err := svc.Propose(ctx, proposals.Draft{Change: ch, Origin: origin})
+		if err != nil {
+			return proposalErr(io, err)
+		}
+		return printProposal(io, p, o.backend.json, "opened")
+	}
+	c.Flags().StringVar(&o.why, "why", "", "the rationale, shown in the pull request")
+	c.Flags().StringVar(&o.as, "as", "", "your `name` as the proposer (default: git's author identity, GIT_AUTHOR_NAME or user.name)")
+	o.backend.register(c, "print the opened proposal as one JSON object on stdout")
+	return c
+}
+
+func newProposeGuardrailCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var id, statement, severity, rationale string
+	var appliesTo, enforcedBy []string
+	var scope bool
+	c := &cobra.Command{
+		Use:   "guardrail",
+		Short: "Propose a new guardrail",
+		Long: `Propose guardrail adds one guardrail to the rules. Its severity is its tier:
+guidance (the agent may deviate, and says so), hard-instruction (required;
+with --scope-approval the agent asks before acting beyond the task) or
+enforcement (Bridle gates the action through the --enforced-by permission).`,
+		Example: `  bridle propose guardrail --id no-force-push --severity hard-instruction \
+    --statement "Never force-push to shared branches." --why "We lost work twice."
+  bridle propose guardrail --id no-secret-access --severity enforcement \
+    --enforced-by secrets.read --statement "Never read secrets." --why "Audit finding"`,
+	}
+	f := c.Flags()
+	f.StringVar(&id, "id", "", "the guardrail's `id` (lower-case, with hyphens)")
+	f.StringVar(&statement, "statement", "", "the rule, in one line")
+	f.StringVar(&severity, "severity", "guidance", "guidance, hard-instruction or enforcement")
+	f.StringVar(&rationale, "rationale", "", "why the rule exists, in one line (rendered with the rule)")
+	f.StringSliceVar(&appliesTo, "applies-to", nil, "the `agents` it applies to (default all_agents)")
+	f.StringSliceVar(&enforcedBy, "enforced-by", nil, "the `permission` Bridle checks, for enforcement rules")
+	f.BoolVar(&scope, "scope-approval", false, "agents must call request_scope_approval before acting beyond the task")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if id == "" || statement == "" {
+			return proposals.Change{}, usageErr("propose guardrail needs --id and --statement")
+		}
+		return proposals.Change{Kind: proposals.KindGuardrail, Guardrail: &schema.Guardrail{ID: id, Statement: statement, Severity: schema.Severity(severity),
+			Rationale: rationale, AppliesTo: appliesTo, EnforcedBy: enforcedBy, ScopeApproval: scope}}, nil
+	})
+}
+
+func newProposePatternCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var file string
+	c := &cobra.Command{
+		Use:   "pattern",
+		Short: "Propose a custom pattern, or a new version of one",
+		Long: `Propose pattern adds a custom pattern, or replaces the one of the same name.
+The pattern is read from a YAML file with its name, description and
+example_repos (which bridle patterns index clones and indexes once merged).`,
+		Example: `  bridle propose pattern --file outbox.yaml --why "Document the outbox"
+
+  # outbox.yaml
+  name: outbox
+  description: Write events to an outbox table in the same transaction.`,
+	}
+	c.Flags().StringVar(&file, "file", "", "a YAML `file` holding one custom pattern (name, description, example_repos)")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if file == "" {
+			return proposals.Change{}, usageErr("propose pattern needs --file with the pattern in YAML")
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return proposals.Change{}, err
 		}
 		var p schema.CustomPattern
 		if err := yaml.Unmarshal(b, &p); err != nil {
-			return c, usageErr("--file %s: %v", o.file, err)
+			return proposals.Change{}, usageErr("--file %s: %w", file, err)
 		}
-		c.Pattern = &p
-	case proposals.KindRules:
-		if o.section == "" || (o.value == "") == (o.valueFile == "") {
-			return c, usageErr("propose rules needs --section and one of --value or --value-file")
+		return proposals.Change{Kind: proposals.KindPattern, Pattern: &p}, nil
+	})
+}
+
+func newProposeRulesCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var section, value, valueFile string
+	c := &cobra.Command{
+		Use:   "rules",
+		Short: "Propose a new value for one section of the project description",
+		Long: `Propose rules replaces one section of the rules with a new value. The sections:
+  ` + strings.Join(proposals.Sections, ", ") + `
+Give the value as text with --value, or in a file with --value-file: text for
+project.name and project.overview, YAML for the lists.`,
+		Example: `  bridle propose rules --section project.overview --value-file overview.md --why "New scope"
+  bridle propose rules --section project.name --value "Runic Gateway" --why "Renamed"`,
+	}
+	f := c.Flags()
+	f.StringVar(&section, "section", "", "the `section` to replace: "+strings.Join(proposals.Sections, ", "))
+	f.StringVar(&value, "value", "", "the new value, as text")
+	f.StringVar(&valueFile, "value-file", "", "a `file` with the new value (YAML for lists, text otherwise)")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if section == "" || (value == "") == (valueFile == "") {
+			return proposals.Change{}, usageErr("propose rules needs --section and one of --value or --value-file")
 		}
-		c.Section = o.section
-		if o.valueFile != "" {
-			b, err := os.ReadFile(o.valueFile)
+		ch := proposals.Change{Kind: proposals.KindRules, Section: section, Value: value}
+		if valueFile != "" {
+			b, err := os.ReadFile(valueFile)
 			if err != nil {
-				return c, err
+				return ch, err
 			}
 			var v any = string(b)
-			if o.section != "project.overview" && o.section != "project.name" {
+			if section != "project.overview" && section != "project.name" {
 				if err := yaml.Unmarshal(b, &v); err != nil {
-					return c, usageErr("--value-file %s: %v", o.valueFile, err)
+					return ch, usageErr("--value-file %s: %w", valueFile, err)
 				}
 			}
-			c.Value = v
-		} else {
-			c.Value = o.value
+			ch.Value = v
 		}
-	case proposals.KindPromote:
-		if o.agent == "" || o.suggestion == "" {
-			return c, usageErr("propose promote needs --agent and --suggestion")
-		}
-		c.Promote = &proposals.Promotion{Agent: o.agent, Suggestion: o.suggestion, AppliesTo: o.appliesTo}
-	default:
-		return c, usageErr("propose what? guardrail, pattern, rules or promote")
+		return ch, nil
+	})
+}
+
+func newProposePromoteCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var agent, suggestion string
+	var appliesTo []string
+	c := &cobra.Command{
+		Use:   "promote",
+		Short: "Propose a vendor suggestion of an agent profile as a guardrail",
+		Long: `Propose promote turns one of an agent profile's vendor_guardrail_suggestions
+(rules the vendor recommends, which are not policy) into a guardrail of the
+project. The proposal's source is vendor, promoted by you.`,
+		Example: `  bridle propose promote --agent claude --suggestion read-before-edit --why "Worked well"
+  bridle propose promote --agent claude --suggestion read-before-edit --applies-to claude,codex --why "Both need it"`,
 	}
-	return c, nil
+	f := c.Flags()
+	f.StringVar(&agent, "agent", "", "the `profile` holding the suggestion")
+	f.StringVar(&suggestion, "suggestion", "", "the suggestion's `id`")
+	f.StringSliceVar(&appliesTo, "applies-to", nil, "the `agents` the promoted guardrail applies to (default all_agents)")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if agent == "" || suggestion == "" {
+			return proposals.Change{}, usageErr("propose promote needs --agent and --suggestion")
+		}
+		return proposals.Change{Kind: proposals.KindPromote, Promote: &proposals.Promotion{Agent: agent, Suggestion: suggestion, AppliesTo: appliesTo}}, nil
+	})
 }
 
 func newProposalsCmd(io *streams) *cobra.Command {
