@@ -87,3 +87,41 @@ func TestProposeKinds(t *testing.T) {
 		t.Errorf("propose guardrail without --statement: exit %d, %s", code, stderr)
 	}
 }
+
+// TestNoHistoryOnlyWhereItCounts: --no-history is offered only by commands
+// whose output depends on the rules' history.
+func TestNoHistoryOnlyWhereItCounts(t *testing.T) {
+	root := newRoot(&streams{})
+	// validate ignores it too, but registers it in rules.go (see the report).
+	for _, path := range []string{"explain", "render", "compile", "validate"} {
+		c, _, _ := root.Find([]string{path})
+		if c.Flags().Lookup("no-history") == nil {
+			t.Errorf("%s lost --no-history", path)
+		}
+	}
+	for _, path := range [][]string{{"audit"}, {"memory", "search"}, {"memory", "list"}, {"memory", "forget"}, {"memory", "purge"}, {"patterns", "index"}, {"patterns", "list"}} {
+		c, _, _ := root.Find(path)
+		if c.Flags().Lookup("no-history") != nil {
+			t.Errorf("%s offers --no-history, which it ignores", c.CommandPath())
+		}
+	}
+}
+
+// TestBadRefIsAFailure: a ref git cannot resolve is a failed operation
+// (exit 1), not invalid rules (exit 3); missing rules stay invalid.
+func TestBadRefIsAFailure(t *testing.T) {
+	dir := rulesInit(t)
+	for _, args := range [][]string{
+		{"explain", "--rules", dir, "--ref", "no-such-branch", "--agent", "claude"},
+		{"patterns", "list", "--rules", dir, "--ref", "no-such-branch"},
+		{"explain", "--rules", t.TempDir(), "--ref", "main", "--agent", "claude"}, // not a repository
+	} {
+		code, _, stderr := bridle(t, args...)
+		if code != exitFailure {
+			t.Errorf("%v: exit %d, want %d; %s", args, code, exitFailure, stderr)
+		}
+	}
+	if code, _, _ := bridle(t, "explain", "--rules", "/no/such/path", "--agent", "claude"); code != exitInvalid {
+		t.Errorf("missing rules: exit %d, want %d", code, exitInvalid)
+	}
+}
