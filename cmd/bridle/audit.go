@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -98,11 +97,16 @@ from the sidecars' log in the user state directory.`,
 				return writeJSON(io, all)
 			}
 			if len(all) == 0 {
-				fmt.Fprintf(io.errOut, "no events for project %s\n", project)
+				if f != (audit.Filter{}) {
+					none(io, "no events match the filters for project "+project, "drop --agent, --kind, --source or --since to see them all")
+				} else {
+					none(io, "no events yet for project "+project, "bridle approve records merges, and bridle mcp what agents do")
+				}
 				return nil
 			}
+			w := table(io.out, "TIME", "KIND", "AGENT", "SUMMARY")
 			for _, e := range all {
-				line := fmt.Sprintf("%s  %-14s %-9s %s", e.Time.UTC().Format(time.RFC3339), e.Kind, e.Agent, e.Summary)
+				line := e.Summary
 				if e.Permission != "" {
 					line += " (needs " + e.Permission + ")"
 				}
@@ -110,14 +114,11 @@ from the sidecars' log in the user state directory.`,
 					line += " [" + e.ID + "]"
 				}
 				if a, ok := e.Detail["action"].(string); ok {
-					line += ": " + strings.ReplaceAll(a, "\n", " ")
+					line += ": " + a
 				}
-				if e.Session != "" && e.Kind == audit.KindMerge {
-					line += " — session " + e.Session
-				}
-				fmt.Fprintln(io.out, line)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), cell(e.Kind), cell(e.Agent), cell(line))
 			}
-			return nil
+			return w.Flush()
 		},
 	}
 	o.rules.registerRules(cmd, "print the events, oldest first, as a JSON array on stdout", false)

@@ -94,13 +94,15 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 				}
 				return writeJSON(io, hits)
 			}
-			for _, h := range hits {
-				printMemory(io, h.Record, h.Score)
-			}
 			if len(hits) == 0 {
-				fmt.Fprintln(io.errOut, "no memories match")
+				none(io, "no memories match", rememberHint)
+				return nil
 			}
-			return nil
+			w := table(io.out, "ID", "SCORE", "CREATED", "KIND", "AGENT", "TEXT")
+			for _, h := range hits {
+				fmt.Fprintf(w, "%s\t%.3f\t%s\n", h.Record.ID, h.Score, memoryCells(h.Record))
+			}
+			return w.Flush()
 		},
 	}
 	search.register(searchCmd, true, "print the matches, best first, as a JSON array on stdout")
@@ -129,10 +131,19 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 				}
 				return writeJSON(io, recs)
 			}
-			for _, r := range recs {
-				printMemory(io, r, 0)
+			if len(recs) == 0 {
+				if list.kind != "" || len(list.tags) > 0 || list.agent != "" {
+					none(io, "no memories match the filters", rememberHint)
+				} else {
+					none(io, "no memories yet", rememberHint)
+				}
+				return nil
 			}
-			return nil
+			w := table(io.out, "ID", "CREATED", "KIND", "AGENT", "TEXT")
+			for _, r := range recs {
+				fmt.Fprintf(w, "%s\t%s\n", r.ID, memoryCells(r))
+			}
+			return w.Flush()
 		},
 	}
 	list.register(listCmd, true, "print the memories as a JSON array on stdout")
@@ -200,15 +211,17 @@ func memoryErr(err error) error {
 	return err
 }
 
-func printMemory(io *streams, r memory.Record, score float64) {
-	line := fmt.Sprintf("%s  %-8s %-9s %s", r.Created.Format(time.DateOnly), r.Payload["kind"], r.Payload["agent"], strings.ReplaceAll(r.Text, "\n", " "))
+// rememberHint is how memories are added: there is no CLI command for it.
+const rememberHint = "agents add them with the remember tool of bridle mcp"
+
+// memoryCells are a memory's CREATED, KIND, AGENT and TEXT cells (its tags
+// after the text), masked like every other output.
+func memoryCells(r memory.Record) string {
+	text := cell(r.Text)
 	if len(r.Tags) > 0 {
-		line += "  #" + strings.Join(r.Tags, " #")
+		text += "  #" + strings.Join(r.Tags, " #")
 	}
-	if score != 0 {
-		line += fmt.Sprintf("  (%.3f)", score)
-	}
-	fmt.Fprintf(io.out, "%s  %s\n", r.ID, cliRedactor().Redact(line))
+	return cliRedactor().Redact(strings.Join([]string{r.Created.Format(time.DateOnly), cell(r.Payload["kind"]), cell(r.Payload["agent"]), text}, "\t"))
 }
 
 func newPatternsCmd(io *streams) *cobra.Command {
@@ -307,14 +320,19 @@ terminal; nothing but the summary when piped.`,
 				}
 				return writeJSON(io, rows)
 			}
+			if len(rows) == 0 {
+				none(io, "no pattern examples yet", "add one with bridle propose pattern --file FILE (a custom pattern with example_repos)")
+				return nil
+			}
+			w := table(io.out, "PATTERN", "REFERENCE TAG", "CHUNKS", "LAST INDEXED", "URL")
 			for _, r := range rows {
 				when := r.LastIndexed
 				if when == "" {
-					when = "never indexed"
+					when = "never"
 				}
-				fmt.Fprint(io.out, cliRedactor().Redact(fmt.Sprintf("%-16s %-28s %6d chunks  %-22s %s\n", r.Pattern, r.ReferenceTag, r.Chunks, when, r.URL)))
+				fmt.Fprint(w, cliRedactor().Redact(fmt.Sprintf("%s\t%s\t%d\t%s\t%s\n", cell(r.Pattern), cell(r.ReferenceTag), r.Chunks, cell(when), cell(r.URL))))
 			}
-			return nil
+			return w.Flush()
 		},
 	}
 	lf.registerRules(listCmd, "print the examples as a JSON array on stdout (invalid rules: the diagnostics instead)", false)

@@ -322,6 +322,11 @@ func newProposalsCmd(io *streams) *cobra.Command {
 		Short: "List proposals with their state and mergeability",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			switch proposals.State(state) {
+			case proposals.Open, proposals.Merged, proposals.Closed, proposals.All:
+			default:
+				return usageErr("--state %q: use open, merged, closed or all", state)
+			}
 			svc, err := b.service()
 			if err != nil {
 				return err
@@ -339,8 +344,10 @@ func newProposalsCmd(io *streams) *cobra.Command {
 				return writeJSON(io, ps)
 			}
 			if len(ps) == 0 {
-				fmt.Fprintf(io.errOut, "no %s proposals\n", state)
+				emptyProposals(io, proposals.State(state))
+				return nil
 			}
+			w := table(io.out, "#", "STATE", "TITLE", "NOTE")
 			for _, p := range ps {
 				status := string(p.State)
 				if p.State == proposals.Open {
@@ -349,18 +356,29 @@ func newProposalsCmd(io *streams) *cobra.Command {
 						status = "open, conflict"
 					}
 				}
-				fmt.Fprintf(io.out, "#%-4d %-20s %s\n", p.Number, status, p.Title)
-				if p.Conflict != "" {
-					fmt.Fprintf(io.out, "       %s\n", p.Conflict)
-				}
+				fmt.Fprintf(w, "#%d\t%s\t%s\t%s\n", p.Number, status, cell(p.Title), cell(p.Conflict))
 			}
-			return nil
+			return w.Flush()
 		},
 	}
-	list.Flags().StringVar(&state, "state", "open", "open, merged, closed or all")
+	list.Flags().StringVar(&state, "state", "open", "list the proposals in this `state`: open, merged, closed or all")
 	b.register(list, "print the proposals as a JSON array on stdout (without their descriptions)")
 	cmd.AddCommand(list, newShowCmd(io), newRebaseCmd(io), newCheckCmd(io))
 	return cmd
+}
+
+// emptyProposals says there is no proposal in state, and how one gets there.
+func emptyProposals(io *streams, state proposals.State) {
+	switch state {
+	case proposals.Merged:
+		none(io, "no merged proposals yet", "approve one with bridle approve N")
+	case proposals.Closed:
+		none(io, "no closed proposals yet", "reject one with bridle reject N")
+	case proposals.All:
+		none(io, "no proposals yet", "add one with bridle propose KIND ("+proposeKinds+")")
+	default:
+		none(io, "no "+string(state)+" proposals yet", "add one with bridle propose KIND ("+proposeKinds+")")
+	}
 }
 
 // onProposal runs f on proposal args[0] of the selected backend.
