@@ -83,12 +83,12 @@ from the sidecars' log in the user state directory.`,
 				return err
 			}
 			if bad > 0 {
-				fmt.Fprintf(io.errOut, "warning: skipped %s that could not be read\n", plural(bad, "damaged line"))
+				fmt.Fprintf(io.errOut, "warning: skipped %s that could not be read\n", count(bad, "damaged line", "damaged lines"))
 			}
 			all := audit.Combine(f, events, audit.FromMerges(project, merges), audit.FromUnapproved(project, unreviewed))
 			if len(unreviewed) > 0 && !o.rules.json {
 				fmt.Fprintf(io.errOut, "warning: %s on main that no approved merge produced (kind unreviewed below); they grant nothing until a proposal approves them\n",
-					plural(len(unreviewed), "unreviewed change"))
+					count(len(unreviewed), "unreviewed change", "unreviewed changes"))
 			}
 			if o.rules.json {
 				if all == nil {
@@ -179,7 +179,7 @@ func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string,
 	case err != nil:
 		return merges, nil, project, fmt.Errorf("unreviewed changes: %w", err)
 	case snap == nil:
-		return merges, nil, project, fmt.Errorf("unreviewed changes: the rules at %s are invalid (%d problems; bridle validate --ref %s)", opts.Ref, len(diags), opts.Ref)
+		return merges, nil, project, fmt.Errorf("unreviewed changes: the rules at %s are invalid (%s; bridle validate --ref %s)", opts.Ref, count(len(diags), "problem", "problems"), opts.Ref)
 	case snap.Approval != nil:
 		unreviewed = snap.Approval.Unapproved
 	}

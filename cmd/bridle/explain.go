@@ -34,7 +34,7 @@ func newExplainCmd(io *streams) *cobra.Command {
 			}
 			f, ok := snap.Render(o.agent)
 			if !ok {
-				return usageErr("no agent profile %q in the rules; agents: %v", o.agent, snap.Document.Agents())
+				return usageErr("no agent profile %q in the rules; agents: %s", o.agent, strings.Join(snap.Document.Agents(), ", "))
 			}
 			e := renderers.Explain(&snap.Document, f)
 			rules, err := enforce.New(&snap.Document, o.agent)

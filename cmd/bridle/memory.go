@@ -194,7 +194,7 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 			if purge.rules.json {
 				return writeJSON(io, map[string]any{"project": m.Project, "purged": n})
 			}
-			fmt.Fprintf(io.errOut, "purged %s of project %s\n", plural(n, "memory"), m.Project)
+			fmt.Fprintf(io.errOut, "purged %s of project %s\n", count(n, "memory", "memories"), m.Project)
 			return nil
 		},
 	}
@@ -267,7 +267,7 @@ terminal; nothing but the summary when piped.`,
 					if err != nil {
 						return fmt.Errorf("index %s: %w", ex.ReferenceTag, err)
 					}
-					fmt.Fprintf(io.errOut, "indexed %s: %s, %s in %s\n", ex.ReferenceTag, plural(stats.Files, "file"), plural(stats.Chunks, "chunk"), stats.Duration.Round(time.Millisecond))
+					fmt.Fprintf(io.errOut, "indexed %s: %s, %s in %s\n", ex.ReferenceTag, count(stats.Files, "file", "files"), count(stats.Chunks, "chunk", "chunks"), stats.Duration.Round(time.Millisecond))
 				}
 			}
 			if !found && len(args) == 1 {

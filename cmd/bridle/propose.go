@@ -624,7 +624,7 @@ makes them fail the check (exit 1).`,
 					fmt.Fprintln(io.errOut, "warning: "+msg)
 				}
 				if strict {
-					return &exitError{exitFailure, fmt.Errorf("proposals check: %d sensitive hand-made changes", len(r.Sensitive))}
+					return &exitError{exitFailure, fmt.Errorf("proposals check: %s", count(len(r.Sensitive), "sensitive hand-made change", "sensitive hand-made changes"))}
 				}
 			}
 			return nil
