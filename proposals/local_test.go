@@ -278,6 +278,13 @@ func TestDraftRoundTripsThroughBody(t *testing.T) {
 	if _, ok := DraftFromBody("no marker"); ok {
 		t.Error("found a draft in a body without one")
 	}
+	desc := Description(p.Body)
+	if strings.Contains(desc, changeMarker) || !strings.HasSuffix(desc, "Merging this pull request approves the change.\n") {
+		t.Errorf("description keeps the encoded draft:\n%s", desc)
+	}
+	if Description("no marker") != "no marker" {
+		t.Error("a body without a draft changed")
+	}
 }
 
 // FuzzApply: hostile rules documents and changes never panic Apply, and

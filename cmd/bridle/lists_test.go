@@ -91,3 +91,18 @@ func TestEmptyListsSayHowToAddOne(t *testing.T) {
 		}
 	}
 }
+
+// TestShowHidesTheDraftEncoding: proposals show prints the recorded change
+// decoded, never the base64 copy Bridle keeps in the description.
+func TestShowHidesTheDraftEncoding(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	proposeGuardrail(t, dir, "shown-rule", "--as", "jonas")
+	code, out, stderr := bridle(t, "proposals", "show", "1", "--rules", dir)
+	if code != 0 || !strings.Contains(out, "id: shown-rule") || !strings.Contains(out, "## Rationale") {
+		t.Fatalf("show: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if strings.Contains(out, "bridle-draft") || strings.Contains(out, "eyJ") {
+		t.Errorf("show prints the encoded draft:\n%s", out)
+	}
+}

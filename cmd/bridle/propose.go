@@ -438,7 +438,7 @@ func newShowCmd(io *streams) *cobra.Command {
 				}
 				fmt.Fprintln(io.out, "Description (written by the proposer; it may have been edited since):")
 				fmt.Fprintln(io.out)
-				fmt.Fprint(io.out, p.Body)
+				fmt.Fprint(io.out, proposals.Description(p.Body))
 				return nil
 			})
 		},
