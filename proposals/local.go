@@ -518,7 +518,32 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 	l.syncWorktree(main, merge)
 	now := l.now().UTC()
 	m.State, m.MergedBy, m.MergedAt, m.MergeCommit, m.Mergeable, m.Conflict = Merged, sig.Name, &now, merge.String(), false, ""
+	if err := l.deleteBranch(m.Branch, headCommit.Hash); err != nil {
+		m.Conflict = fmt.Sprintf("merged; the branch %s is left behind: %v", m.Branch, err)
+	}
 	return m.Proposal, l.save(m)
+}
+
+// deleteBranch removes a merged proposal's branch, as a forge does after a
+// merge. Nothing needs it any more: the commit is the merge's second parent,
+// and the record keeps the branch's name and head. A branch that moved since
+// the merge, or that is checked out, is left alone.
+func (l *Local) deleteBranch(branch string, merged plumbing.Hash) error {
+	name := plumbing.NewBranchReferenceName(branch)
+	ref, err := l.repo.Reference(name, false)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if ref.Hash() != merged {
+		return fmt.Errorf("it moved to %s after the merge", ref.Hash().String()[:12])
+	}
+	if head, err := l.repo.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target() == name {
+		return errors.New("it is checked out")
+	}
+	return l.repo.Storer.RemoveReference(name)
 }
 
 // syncWorktree brings a checked-out main up to date after a merge: every

@@ -111,6 +111,14 @@ func TestLocalProposeAndApprove(t *testing.T) {
 	if !strings.Contains(string(onDisk), "pin-go-version") {
 		t.Error("the checked-out work tree was not brought up to date")
 	}
+	// The merged branch is deleted (its commit stays, the merge's second
+	// parent); the record keeps its name and head.
+	if _, err := repo.Reference(plumbing.NewBranchReferenceName(pr.Branch), false); !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		t.Errorf("the merged branch %s is left behind: %v", pr.Branch, err)
+	}
+	if got, err := l.Get(ctx, 1); err != nil || got.Branch != pr.Branch || got.Head != pr.Head {
+		t.Errorf("record after the merge: %+v, %v", got, err)
+	}
 	if _, err := l.Merge(ctx, 1, "x", ""); !errors.Is(err, ErrState) {
 		t.Errorf("merging twice: %v", err)
 	}
