@@ -29,7 +29,7 @@ func newAuditCmd(io *streams) *cobra.Command {
 	var o auditOptions
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "One timeline: approved proposals from the rules history, and the sidecars' events",
+		Short: "Show one timeline of approvals, unreviewed changes and events",
 		Long: `Audit prints one timeline of the project's rules:
 
   merge           a proposal merged into main, from the rules repository's history:
@@ -45,7 +45,11 @@ func newAuditCmd(io *streams) *cobra.Command {
 
 The history comes from --rules (a local rules repository; --ref picks the
 branch) or, with --gitea/--repo, from the Gitea repository; the events come
-from the sidecars' log in the user state directory.`,
+from the sidecars' log in the user state directory ($BRIDLE_STATE_DIR
+overrides). Events are oldest first; merges, which git records to the
+second, come after the events of the same second. The text output has a
+TIME, KIND, AGENT and SUMMARY column; a merge's summary names who proposed
+it and who approved it.`,
 		Example: `  bridle audit --rules .
   bridle audit --gitea https://gitea.example.com --repo acme/rules --agent codex --since 168h --json
   bridle audit --rules . --source vendor`,
@@ -126,7 +130,7 @@ from the sidecars' log in the user state directory.`,
 	cmd.Flags().StringVar(&o.backend.repo, "repo", "", "the Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
 	cmd.Flags().StringVar(&o.project, "project", "", "project `id` (default: from the rules)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "only events of this `agent` (for merges: the proposing agent)")
-	cmd.Flags().StringVar(&o.kind, "kind", "", "only events of this `kind`: merge, write, refusal, scope_request, scope_pending, scope_decision")
+	cmd.Flags().StringVar(&o.kind, "kind", "", "only events of this `kind`: merge, unreviewed, write, refusal, scope_request, scope_pending or scope_decision")
 	cmd.Flags().StringVar(&o.source, "source", "", "only events whose origin is this `source`: user, agent or vendor")
 	cmd.Flags().StringVar(&o.since, "since", "", "only events since a `duration` ago (24h) or a date")
 	return cmd

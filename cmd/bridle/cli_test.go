@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+	"unicode"
+
+	"github.com/spf13/cobra"
 )
 
 // TestUsageErrorsPointAtTheCommandsHelp: a usage error names the help of
@@ -124,4 +127,98 @@ func TestBadRefIsAFailure(t *testing.T) {
 	if code, _, _ := bridle(t, "explain", "--rules", "/no/such/path", "--agent", "claude"); code != exitInvalid {
 		t.Errorf("missing rules: exit %d, want %d", code, exitInvalid)
 	}
+}
+
+// allCommands is every command under root, root included, except cobra's
+// own help and completion commands.
+func allCommands(root *cobra.Command) []*cobra.Command {
+	out := []*cobra.Command{root}
+	for _, c := range root.Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		out = append(out, allCommands(c)...)
+	}
+	return out
+}
+
+// TestShortLines: every command's one-line summary reads the same way: a
+// capitalised phrase, no final period, short enough that the command list
+// ("  name        Short") fits 80 columns.
+func TestShortLines(t *testing.T) {
+	for _, c := range allCommands(newRoot(&streams{})) {
+		s := c.Short
+		switch {
+		case s == "":
+			t.Errorf("%s has no Short", c.CommandPath())
+		case !unicode.IsUpper([]rune(s)[0]) || strings.HasSuffix(s, "."):
+			t.Errorf("%s: Short %q: start with a capital, end without a period", c.CommandPath(), s)
+		case len(s) > 66:
+			t.Errorf("%s: Short %q is %d characters; keep it to 66 (say more in Long)", c.CommandPath(), s, len(s))
+		}
+	}
+}
+
+// TestExamplesParse: every example in every --help names a real command
+// with flags it has and the arguments it takes.
+func TestExamplesParse(t *testing.T) {
+	for _, c := range allCommands(newRoot(&streams{})) {
+		for _, line := range strings.Split(strings.ReplaceAll(c.Example, "\\\n", " "), "\n") {
+			for _, part := range strings.Split(line, "|") {
+				words := shellWords(part)
+				for len(words) > 0 && strings.Contains(words[0], "=") { // VAR=value bridle …
+					words = words[1:]
+				}
+				if len(words) == 0 || words[0] != "bridle" {
+					continue
+				}
+				root := newRoot(&streams{})
+				cmd, args, err := root.Find(words[1:])
+				if err == nil {
+					err = cmd.ParseFlags(args)
+				}
+				if err == nil {
+					err = cmd.ValidateArgs(cmd.Flags().Args())
+				}
+				if err != nil {
+					t.Errorf("%s: example %q: %v", c.CommandPath(), strings.TrimSpace(part), err)
+				}
+			}
+		}
+	}
+}
+
+// shellWords splits s as a shell would for the examples: words, with single
+// and double quotes grouping; a redirection ends the command.
+func shellWords(s string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, rune(0)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == '>' || r == '<' || r == '#':
+			if in {
+				words = append(words, w.String())
+			}
+			return words
+		case unicode.IsSpace(r):
+			if in {
+				words, in = append(words, w.String()), false
+				w.Reset()
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
 }

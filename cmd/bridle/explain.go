@@ -20,7 +20,12 @@ func newExplainCmd(io *streams) *cobra.Command {
 	var o explainOptions
 	cmd := &cobra.Command{
 		Use:   "explain",
-		Short: "Show what an agent receives: sections, guardrails per tier, size",
+		Short: "Show what an agent receives: sections, guardrails, size",
+		Long: `Explain shows what one agent receives from the rules: its renderer and
+instruction file, the file's size in bytes and tokens, its MCP clients and
+permissions, its guardrails per tier (and those not applied to it, or not
+approved), what its harness enforces, and the sections of its file. Changes
+served without approval are listed on stderr.`,
 		Example: `  bridle explain --rules . --agent kimi
   bridle explain --rules . --agent claude --json`,
 		Args: cobra.NoArgs,

@@ -34,9 +34,9 @@ func (f *memoryFlags) register(cmd *cobra.Command, filters bool, jsonUsage strin
 	f.rules.registerRules(cmd, jsonUsage, false)
 	cmd.Flags().StringVar(&f.project, "project", "", "project `id` (default: from the rules)")
 	if filters {
-		cmd.Flags().StringVar(&f.kind, "kind", "", "only this kind: decision, context, history or note")
-		cmd.Flags().StringSliceVar(&f.tags, "tag", nil, "only memories with this tag (repeatable: all must match)")
-		cmd.Flags().StringVar(&f.agent, "agent", "", "only memories this agent stored")
+		cmd.Flags().StringVar(&f.kind, "kind", "", "only this `kind`: decision, context, history or note")
+		cmd.Flags().StringSliceVar(&f.tags, "tag", nil, "only memories with this `tag` (repeatable: all must match)")
+		cmd.Flags().StringVar(&f.agent, "agent", "", "only memories this `agent` stored")
 	}
 }
 
@@ -76,8 +76,14 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 	var mode string
 	searchCmd := &cobra.Command{
 		Use:   "search QUERY",
-		Short: "Search memories, best first (hybrid: vector and keyword)",
-		Args:  cobra.MinimumNArgs(1),
+		Short: "Search memories, best first",
+		Long: `Search finds the project's memories closest to QUERY (all the words after
+search), best first, with their score (higher is closer). --mode hybrid, the
+default, ranks by meaning (vector) and by words (keyword) at once; vector
+and keyword use one alone. --kind, --tag and --agent narrow the search.`,
+		Example: `  bridle memory search queue retries --rules .
+  bridle memory search "why sqlite" --project runic-gateway --kind decision -k 3 --json`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			m, done, err := search.open()
 			if err != nil {
@@ -106,15 +112,17 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 		},
 	}
 	search.register(searchCmd, true, "print the matches, best first, as a JSON array on stdout")
-	searchCmd.Flags().IntVarP(&k, "k", "k", 5, "how many results")
-	searchCmd.Flags().StringVar(&mode, "mode", "hybrid", "hybrid, vector or keyword")
+	searchCmd.Flags().IntVarP(&k, "k", "k", 5, "how many results, at most")
+	searchCmd.Flags().StringVar(&mode, "mode", "hybrid", "how to search: hybrid, vector or keyword")
 
 	var list memoryFlags
 	var limit int
 	listCmd := &cobra.Command{
 		Use:   "list",
 		Short: "List memories, newest first",
-		Args:  cobra.NoArgs,
+		Example: `  bridle memory list --rules .
+  bridle memory list --project runic-gateway --agent claude --tag db --limit 10`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			m, done, err := list.open()
 			if err != nil {
@@ -147,13 +155,14 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 		},
 	}
 	list.register(listCmd, true, "print the memories as a JSON array on stdout")
-	listCmd.Flags().IntVar(&limit, "limit", 50, "at most this many")
+	listCmd.Flags().IntVar(&limit, "limit", 50, "how many memories, at most")
 
 	var forget memoryFlags
 	forgetCmd := &cobra.Command{
-		Use:   "forget ID",
-		Short: "Delete one memory",
-		Args:  cobra.ExactArgs(1),
+		Use:     "forget ID",
+		Short:   "Delete one memory by its id",
+		Example: `  bridle memory forget m-3f2a9c0d1e4b5a67 --rules .`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			m, done, err := forget.open()
 			if err != nil {
@@ -177,7 +186,11 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 	purgeCmd := &cobra.Command{
 		Use:   "purge",
 		Short: "Delete every memory of the project that matches the filters",
-		Args:  cobra.NoArgs,
+		Long: `Purge deletes, for good, every memory of the project that matches --kind,
+--tag and --agent (all of them, without a filter). It needs --yes.`,
+		Example: `  bridle memory purge --rules . --agent kimi --yes
+  bridle memory purge --project runic-gateway --kind note --yes`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if !yes {
 				return usageErr("purge deletes memories for good; add --yes")
@@ -199,7 +212,7 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 		},
 	}
 	purge.register(purgeCmd, true, `print {"project": …, "purged": N} on stdout`)
-	purgeCmd.Flags().BoolVar(&yes, "yes", false, "really delete")
+	purgeCmd.Flags().BoolVar(&yes, "yes", false, "really delete them")
 	cmd.AddCommand(searchCmd, listCmd, forgetCmd, purgeCmd)
 	return cmd
 }
@@ -228,6 +241,9 @@ func newPatternsCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "patterns",
 		Short: "Index and list the example repositories of custom patterns",
+		Long: `Patterns works on the example repositories the rules' custom patterns name
+(example_repos): index embeds them in the memory store, where agents search
+them with the search_pattern_examples tool; list shows what is indexed.`,
 	}
 	var rf rulesFlags
 	indexCmd := &cobra.Command{
@@ -240,6 +256,8 @@ walks it (skipping vendored, generated, binary and oversized files), chunks it
 chunks in batches and replaces the example's previous index at once: searches
 see the old set until the new one is complete. A progress bar shows on a
 terminal; nothing but the summary when piped.`,
+		Example: `  bridle patterns index --rules .
+  bridle patterns index outbox-risk-engine --rules .`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			snap, err := rf.compileData(io)
@@ -281,8 +299,10 @@ terminal; nothing but the summary when piped.`,
 	var lf rulesFlags
 	listCmd := &cobra.Command{
 		Use:   "list",
-		Short: "List every pattern example with its chunk count and last index time",
-		Args:  cobra.NoArgs,
+		Short: "List the pattern examples, their chunks and last index",
+		Example: `  bridle patterns list --rules .
+  bridle patterns list --rules . --json`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			snap, err := lf.compileData(io)
 			if err != nil {

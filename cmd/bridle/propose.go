@@ -251,7 +251,7 @@ func newProposeRulesCmd(io *streams) *cobra.Command {
 	var section, value, valueFile string
 	c := &cobra.Command{
 		Use:   "rules",
-		Short: "Propose a new value for one section of the project description",
+		Short: "Propose a new value for one section of the rules",
 		Long: `Propose rules replaces one section of the rules with a new value. The sections:
   ` + strings.Join(proposals.Sections, ", ") + `
 Give the value as text with --value, or in a file with --value-file: text for
@@ -291,7 +291,7 @@ func newProposePromoteCmd(io *streams) *cobra.Command {
 	var appliesTo []string
 	c := &cobra.Command{
 		Use:   "promote",
-		Short: "Propose a vendor suggestion of an agent profile as a guardrail",
+		Short: "Propose a profile's vendor suggestion as a guardrail",
 		Long: `Propose promote turns one of an agent profile's vendor_guardrail_suggestions
 (rules the vendor recommends, which are not policy) into a guardrail of the
 project. The proposal's source is vendor, promoted by you.`,
@@ -316,11 +316,18 @@ func newProposalsCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proposals",
 		Short: "List, show, rebase and check proposals",
+		Long: `Proposals works on the open and past proposals of the rules repository: the
+local one (--rules), or the Gitea repository with --gitea and --repo.`,
 	}
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List proposals with their state and mergeability",
-		Args:  cobra.NoArgs,
+		Long: `List prints one proposal a row: its number, its state (open and mergeable,
+open with a conflict, merged or closed), its title and a note, e.g. that
+approving re-applies it to a main that has moved. --state picks which.`,
+		Example: `  bridle proposals list --rules .
+  bridle proposals list --rules . --state all --json`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			switch proposals.State(state) {
 			case proposals.Open, proposals.Merged, proposals.Closed, proposals.All:
@@ -408,8 +415,14 @@ func newShowCmd(io *streams) *cobra.Command {
 	var b backendFlags
 	cmd := &cobra.Command{
 		Use:   "show N",
-		Short: "Show a proposal: state, mergeability, the change its commit records, and its description",
-		Args:  cobra.ExactArgs(1),
+		Short: "Show a proposal and the change its commit records",
+		Long: `Show prints a proposal's state (on stderr), then, for an open one, the change
+its commit records, decoded and checked against its branch, which is what
+approving it merges, and last the description its proposer wrote, which
+may have been edited since.`,
+		Example: `  bridle proposals show 3 --rules .
+  bridle proposals show 3 --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Backend.Get(ctx, n)
@@ -456,7 +469,8 @@ func newRebaseCmd(io *streams) *cobra.Command {
 a guardrail added is still a guardrail added, whatever else main gained. A
 change that no longer applies (the same id was added, or the section it
 replaces changed since) is reported as a conflict, and nothing changes.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  bridle proposals rebase 3 --rules .`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Rebase(ctx, n)
@@ -528,7 +542,10 @@ command refuses to run inside a coding agent's session (BRIDLE_AGENT,
 CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.
 
 ` + identityHelp + `
-On Gitea the approver is the token's user.`,
+On Gitea the approver is always the token's user.`,
+		Example: `  bridle approve 3 --rules .
+  GIT_COMMITTER_NAME="Mira Okafor" bridle approve 3 --rules .
+  bridle approve 3 --rules . --self --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if v := agentEnv(); v != "" {
@@ -559,7 +576,8 @@ func newRejectCmd(io *streams) *cobra.Command {
 
 ` + identityHelp + `
 On Gitea the pull request is closed as the token's user.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  bridle reject 4 --rules . --reason "Duplicate of #3"`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Reject(ctx, n, as, reason)
@@ -571,7 +589,7 @@ On Gitea the pull request is closed as the token's user.`,
 		},
 	}
 	b.register(cmd, "print the rejected proposal as one JSON object on stdout")
-	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the proposal")
+	cmd.Flags().StringVar(&reason, "reason", "", "why it is rejected, recorded on the proposal")
 	cmd.Flags().StringVar(&as, "as", "", "your `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name; on Gitea, the token's user)")
 	return cmd
 }
@@ -581,7 +599,7 @@ func newCheckCmd(io *streams) *cobra.Command {
 	var asJSON, strict bool
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "For the rules repository's CI: flag a hand-made change to permissions or provenance",
+		Short: "Flag hand-made changes to permissions or provenance (CI)",
 		Long: `Check compares --head with its merge base with --base, the way the rules
 repository's CI sees a pull request. A change Bridle made is one proposal
 commit whose recorded change reproduces its content exactly. Any other change

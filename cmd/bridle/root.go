@@ -133,7 +133,7 @@ func version() string {
 func newVersionCmd(io *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the bridle version",
+		Short: "Print the bridle version (as bridle --version does)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprint(io.out, versionLine())
