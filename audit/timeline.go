@@ -37,18 +37,21 @@ func FromUnapproved(project string, us []schema.Unapproved) []Event {
 	return out
 }
 
-// FromMerges turns the rules repository's merges into timeline events. The
-// agent of a merge is the proposing agent ("user" for people).
+// FromMerges turns the rules repository's merges, as compiler.Timeline
+// lists them (newest first), into timeline events in history order, oldest
+// first: merges made within one second (git's precision) then keep the
+// order main has them in. The agent of a merge is the proposing agent
+// ("user" for people); the summary says who proposed and who approved it.
 func FromMerges(project string, merges []compiler.Merge) []Event {
 	var out []Event
-	for _, m := range merges {
+	for _, m := range slices.Backward(merges) {
 		who := m.Agent
 		if who == "" {
 			who = "user"
 		}
-		summary := fmt.Sprintf("merged: %s (approved by %s)", m.Title, m.ApprovedBy)
+		summary := fmt.Sprintf("merged: %s (%s, approved by %s)", m.Title, proposer(m), m.ApprovedBy)
 		if m.PullRequest != "" {
-			summary = fmt.Sprintf("merged #%s: %s (approved by %s)", m.PullRequest, m.Title, m.ApprovedBy)
+			summary = fmt.Sprintf("merged #%s: %s (%s, approved by %s)", m.PullRequest, m.Title, proposer(m), m.ApprovedBy)
 		}
 		d := map[string]any{"approved_by": m.ApprovedBy, "source": m.Source, "commit": m.Commit}
 		if m.ProposedBy != "" {
@@ -63,7 +66,32 @@ func FromMerges(project string, merges []compiler.Merge) []Event {
 	return out
 }
 
+// proposer says who proposed a merge: an agent (and its session), a
+// vendor's suggestion and who promoted it, or a person.
+func proposer(m compiler.Merge) string {
+	switch {
+	case m.Source == string(schema.SourceAgent) && m.Session != "":
+		return fmt.Sprintf("proposed by agent %s in session %s", m.Agent, m.Session)
+	case m.Source == string(schema.SourceAgent):
+		return "proposed by agent " + m.Agent
+	case m.Source == string(schema.SourceVendor):
+		return fmt.Sprintf("a %s vendor suggestion promoted by %s", m.Agent, orUnknown(m.ProposedBy))
+	}
+	return "proposed by " + orUnknown(m.ProposedBy)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unrecorded proposer"
+	}
+	return s
+}
+
 // Combine merges timelines oldest first, keeping only events that match f.
+// The order is deterministic: by time at full precision, except that within
+// one second (the precision of merges) a merge sorts after the events that
+// led to it; ties keep the order of the lists and of each list (the log's
+// order, the history's).
 func Combine(f Filter, lists ...[]Event) []Event {
 	var out []Event
 	for _, l := range lists {
@@ -73,8 +101,6 @@ func Combine(f Filter, lists ...[]Event) []Event {
 			}
 		}
 	}
-	// Forges record merges to the second: within one second a merge sorts
-	// after the events that led to it.
 	slices.SortStableFunc(out, func(a, b Event) int {
 		if c := a.Time.Truncate(time.Second).Compare(b.Time.Truncate(time.Second)); c != 0 {
 			return c

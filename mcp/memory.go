@@ -265,7 +265,7 @@ func (s *Server) refreshPatternTool() Tool {
 					return nil, stats, err
 				}
 				s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "refresh_pattern_example",
-					ID: ex.ReferenceTag, Summary: fmt.Sprintf("re-indexed %s: %d files, %d chunks", ex.ReferenceTag, stats.Files, stats.Chunks)})
+					ID: ex.ReferenceTag, Summary: fmt.Sprintf("re-indexed %s (files: %d, chunks: %d)", ex.ReferenceTag, stats.Files, stats.Chunks)})
 				return nil, stats, nil
 			}
 		}

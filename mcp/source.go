@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -184,6 +185,9 @@ func (s *source) settle(snap *compiler.Snapshot, st stamp, err error, now time.T
 	if s.snap == nil {
 		c, cerr := s.loadCache()
 		if cerr != nil {
+			if errors.Is(cerr, fs.ErrNotExist) {
+				return nil, Status{}, fmt.Errorf("load rules: %w (and no last good snapshot to serve)", err)
+			}
 			return nil, Status{}, fmt.Errorf("load rules: %w (and no cached snapshot: %v)", err, cerr)
 		}
 		s.snap = c.Snapshot
@@ -272,7 +276,14 @@ func (s *source) compile(opts compiler.Options) (snap *compiler.Snapshot, hit bo
 		return snap, hit, nil
 	}
 	if len(diags) > 0 {
-		return nil, false, fmt.Errorf("rules are invalid: %s (and %d more)", diags[0].String(), len(diags)-1)
+		switch more := len(diags) - 1; more {
+		case 0:
+			return nil, false, fmt.Errorf("rules are invalid: %s", diags[0].String())
+		case 1:
+			return nil, false, fmt.Errorf("rules are invalid: %s (and 1 more problem)", diags[0].String())
+		default:
+			return nil, false, fmt.Errorf("rules are invalid: %s (and %d more problems)", diags[0].String(), more)
+		}
 	}
 	return nil, false, errors.New("rules are invalid")
 }

@@ -259,7 +259,7 @@ func (o *OpenAI) embedBatch(ctx context.Context, texts []string) ([][]float32, e
 			} `json:"data"`
 		}
 		if err := json.Unmarshal(data, &r); err != nil || len(r.Data) != len(texts) {
-			return nil, fmt.Errorf("%w at %s sent a malformed answer (%d vectors for %d texts)", ErrEmbeddings, o.URL, len(r.Data), len(texts))
+			return nil, fmt.Errorf("%w at %s sent a malformed answer (vectors: %d, for texts: %d)", ErrEmbeddings, o.URL, len(r.Data), len(texts))
 		}
 		out := make([][]float32, len(texts))
 		for _, d := range r.Data {

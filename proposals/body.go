@@ -281,6 +281,23 @@ func changeYAML(c Change) string {
 	return string(out)
 }
 
+// Description is a proposal's body as a person reads it: without the
+// machine-readable copy of the draft (base64 in an HTML comment, hidden
+// where the forge renders markdown) that Bridle appends to it.
+func Description(body string) string {
+	i := strings.LastIndex(body, changeMarker)
+	if i < 0 {
+		return body
+	}
+	rest := body[i:]
+	j := strings.Index(rest, " -->")
+	if j < 0 {
+		return body
+	}
+	after := strings.TrimPrefix(rest[j+len(" -->"):], "\n")
+	return strings.TrimRight(body[:i], "\n") + "\n" + after
+}
+
 // DraftFromBody recovers the draft stored in a proposal's body.
 func DraftFromBody(body string) (Draft, bool) {
 	i := strings.LastIndex(body, changeMarker)

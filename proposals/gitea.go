@@ -448,7 +448,8 @@ func (g *Gitea) Update(ctx context.Context, n int, p Prepared) (Proposal, error)
 }
 
 // Merge implements Backend. Gitea records the token's user as the merger;
-// approver is not used. Gitea answers 405 both while it is still checking
+// approver is not used. Gitea deletes the merged branch, as Local does; it
+// keeps the pull request's head, which is all Bridle reads afterwards. Gitea answers 405 both while it is still checking
 // mergeability ("Please try again later", retried for a while) and when the
 // account may not merge ("User not allowed to merge PR"); the call is made
 // directly so that the two can be told apart.
@@ -461,7 +462,7 @@ func (g *Gitea) Merge(ctx context.Context, n int, _, head string) (Proposal, err
 		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, cur.State)
 	}
 	form := map[string]any{"Do": "merge", "MergeTitleField": fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
-		"MergeMessageField": fmt.Sprintf("Bridle-Proposal: %d\n", n)}
+		"MergeMessageField": fmt.Sprintf("Bridle-Proposal: %d\n", n), "delete_branch_after_merge": true}
 	if head != "" {
 		if cur.Head != head {
 			return Proposal{}, fmt.Errorf("approve #%d: %w: the proposal changed after it was checked; check it again", n, ErrConflict)
@@ -487,7 +488,16 @@ func (g *Gitea) Merge(ctx context.Context, n int, _, head string) (Proposal, err
 		msg := strings.ReplaceAll(answer.Message, g.o.Token, "[REDACTED]")
 		switch {
 		case resp.StatusCode < 300:
-			return g.Get(ctx, n)
+			p, err := g.Get(ctx, n)
+			if err == nil && cur.Branch != "" {
+				// Gitea does not say when it could not delete the branch.
+				if _, bresp, berr := g.Client(ctx).GetRepoBranch(g.o.Owner, g.o.Repo, cur.Branch); berr == nil {
+					p.Conflict = fmt.Sprintf("merged; Gitea kept the branch %s (delete it by hand)", cur.Branch)
+				} else if bresp == nil || bresp.StatusCode != http.StatusNotFound {
+					p.Conflict = fmt.Sprintf("merged; whether Gitea deleted the branch %s is unknown: %v", cur.Branch, g.fail("read branch", bresp, berr))
+				}
+			}
+			return p, err
 		case resp.StatusCode == 405 && strings.Contains(msg, "try again later") && i < 60:
 			select {
 			case <-ctx.Done():

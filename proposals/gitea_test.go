@@ -129,6 +129,13 @@ func TestGiteaProposeAndMerge(t *testing.T) {
 	if b, _, err := env.bot.Client(ctx).GetFile(env.owner, env.repo, "main", "rendered/CLAUDE.md"); err != nil || !strings.Contains(string(b), "pin-go-version") {
 		t.Errorf("rendered/CLAUDE.md on main: %v", err)
 	}
+	// The merged branch is deleted; the pull request still knows its head.
+	if bs := env.branches(t); slices.Contains(bs, pr.Branch) {
+		t.Errorf("the merged branch %s is left behind: %v", pr.Branch, bs)
+	}
+	if after, err := env.bot.Get(ctx, pr.Number); err != nil || after.Head != pr.Head || after.Conflict != "" {
+		t.Errorf("after the branch is deleted: %+v, %v", after, err)
+	}
 }
 
 func TestGiteaMainIsProtected(t *testing.T) {

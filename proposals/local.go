@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -22,6 +21,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/bridle-dev/bridle/internal/gittree"
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/scaffold"
 )
 
@@ -204,24 +204,31 @@ func (l *Local) OnMain(_ context.Context, commit string) (bool, error) {
 	return false, nil
 }
 
-// Whoami is the approver of a merge made here: the user's git identity.
-func (l *Local) Whoami(context.Context) (string, error) { return l.signature("").Name, nil }
+// Whoami is the approver of a merge made here, and whoever rejects: git's
+// committer identity (see package identity), or an error saying how to set
+// one.
+func (l *Local) Whoami(context.Context) (string, error) {
+	p, err := identity.Of(identity.Committer, l.repo)
+	return p.Name, err
+}
 
-// signature is the user's git identity (global config), or fallback.
-func (l *Local) signature(name string) *object.Signature {
-	sig := &object.Signature{Name: name, Email: "bridle@localhost", When: l.now()}
-	if cfg, err := l.repo.ConfigScoped(gitconfig.GlobalScope); err == nil {
-		if sig.Name == "" {
-			sig.Name = cfg.User.Name
+// signature signs what a person does here in role. With name given (--as,
+// or a proposal's recorded author) the e-mail is git's only when git names
+// the same person; without it, the person is git's identity for role, and
+// there is none when git has none: no name is made up.
+func (l *Local) signature(name string, role identity.Role) (*object.Signature, error) {
+	p, err := identity.Of(role, l.repo)
+	if name == "" {
+		if err != nil {
+			return nil, err
 		}
-		if cfg.User.Email != "" && (name == "" || name == cfg.User.Name) {
-			sig.Email = cfg.User.Email
-		}
+		return &object.Signature{Name: p.Name, Email: p.Email, When: l.now()}, nil
 	}
-	if sig.Name == "" {
-		sig.Name = "bridle"
+	sig := &object.Signature{Name: name, When: l.now()}
+	if err == nil && p.Name == name {
+		sig.Email = p.Email
 	}
-	return sig
+	return sig, nil
 }
 
 // commitFiles writes a commit whose tree is base's with files (by slash
@@ -273,9 +280,11 @@ func (l *Local) Create(_ context.Context, p Prepared) (Proposal, error) {
 		branch = fmt.Sprintf("%s-%d", p.Branch, i)
 	}
 	base := plumbing.NewHash(p.Base)
-	author := l.signature(p.Draft.Origin.Author)
+	var author *object.Signature
 	if p.Draft.Origin.Source == "agent" {
 		author = &object.Signature{Name: "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")", Email: "bridle@localhost", When: l.now()}
+	} else if author, err = l.signature(p.Draft.Origin.Author, identity.Author); err != nil {
+		return Proposal{}, fmt.Errorf("create proposal: %w", err)
 	}
 	head, err := l.commitFiles([]plumbing.Hash{base}, base, p.Files, p.Message, author)
 	if err != nil {
@@ -418,7 +427,10 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 	if err != nil {
 		return Proposal{}, err
 	}
-	sig := l.signature(approver)
+	sig, err := l.signature(approver, identity.Committer)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
+	}
 	msg := fmt.Sprintf("Merge proposal #%d: %s\n\nBridle-Proposal: %d\nBridle-Approved-By: %s\n", n, m.Title, n, OneLine(sig.Name, 80))
 	main := plumbing.NewHash(mainCommit)
 	// The proposal was made on main (re-applied above if main had moved), so
@@ -441,7 +453,32 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 	l.syncWorktree(main, merge)
 	now := l.now().UTC()
 	m.State, m.MergedBy, m.MergedAt, m.MergeCommit, m.Mergeable, m.Conflict = Merged, sig.Name, &now, merge.String(), false, ""
+	if err := l.deleteBranch(m.Branch, headCommit.Hash); err != nil {
+		m.Conflict = fmt.Sprintf("merged; the branch %s is left behind: %v", m.Branch, err)
+	}
 	return m.Proposal, l.save(m)
+}
+
+// deleteBranch removes a merged proposal's branch, as a forge does after a
+// merge. Nothing needs it any more: the commit is the merge's second parent,
+// and the record keeps the branch's name and head. A branch that moved since
+// the merge, or that is checked out, is left alone.
+func (l *Local) deleteBranch(branch string, merged plumbing.Hash) error {
+	name := plumbing.NewBranchReferenceName(branch)
+	ref, err := l.repo.Reference(name, false)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if ref.Hash() != merged {
+		return fmt.Errorf("it moved to %s after the merge", ref.Hash().String()[:12])
+	}
+	if head, err := l.repo.Storer.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && head.Target() == name {
+		return errors.New("it is checked out")
+	}
+	return l.repo.Storer.RemoveReference(name)
 }
 
 // syncWorktree brings a checked-out main up to date after a merge: every
@@ -543,7 +580,11 @@ func (l *Local) Close(_ context.Context, n int, by, reason string) (Proposal, er
 		return Proposal{}, err
 	}
 	defer unlock()
-	m.State, m.ClosedBy, m.Mergeable = Closed, l.signature(by).Name, false
+	sig, err := l.signature(by, identity.Committer)
+	if err != nil {
+		return Proposal{}, fmt.Errorf("reject #%d: %w", n, err)
+	}
+	m.State, m.ClosedBy, m.Mergeable = Closed, sig.Name, false
 	if reason = strings.TrimSpace(reason); reason != "" {
 		m.Conflict = "rejected: " + OneLine(reason, 500)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -109,6 +110,14 @@ func TestLocalProposeAndApprove(t *testing.T) {
 	onDisk, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
 	if !strings.Contains(string(onDisk), "pin-go-version") {
 		t.Error("the checked-out work tree was not brought up to date")
+	}
+	// The merged branch is deleted (its commit stays, the merge's second
+	// parent); the record keeps its name and head.
+	if _, err := repo.Reference(plumbing.NewBranchReferenceName(pr.Branch), false); !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		t.Errorf("the merged branch %s is left behind: %v", pr.Branch, err)
+	}
+	if got, err := l.Get(ctx, 1); err != nil || got.Branch != pr.Branch || got.Head != pr.Head {
+		t.Errorf("record after the merge: %+v, %v", got, err)
 	}
 	if _, err := l.Merge(ctx, 1, "x", ""); !errors.Is(err, ErrState) {
 		t.Errorf("merging twice: %v", err)
@@ -277,6 +286,13 @@ func TestDraftRoundTripsThroughBody(t *testing.T) {
 	if _, ok := DraftFromBody("no marker"); ok {
 		t.Error("found a draft in a body without one")
 	}
+	desc := Description(p.Body)
+	if strings.Contains(desc, changeMarker) || !strings.HasSuffix(desc, "Merging this pull request approves the change.\n") {
+		t.Errorf("description keeps the encoded draft:\n%s", desc)
+	}
+	if Description("no marker") != "no marker" {
+		t.Error("a body without a draft changed")
+	}
 }
 
 // FuzzApply: hostile rules documents and changes never panic Apply, and
@@ -309,4 +325,43 @@ func FuzzDraftFromBody(f *testing.F) {
 	f.Add("<!-- bridle-draft !!! -->")
 	f.Add("nothing")
 	f.Fuzz(func(t *testing.T, body string) { DraftFromBody(body) })
+}
+
+// TestLocalIdentity: whoever proposes, approves or rejects without a name
+// given is git's identity (package identity); without one, nothing is
+// recorded under a made-up name.
+func TestLocalIdentity(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	for _, v := range []string{"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"} {
+		t.Setenv(v, "")
+	}
+	dir, repo := rulesRepo(t)
+	l, _ := OpenLocal(dir, "test")
+	svc := Service{Backend: l}
+	ctx := context.Background()
+	if _, err := svc.Propose(ctx, Draft{Change: guardrail("no-name"), Origin: Origin{Source: schema.SourceUser}}); !errors.Is(err, identity.ErrUnknown) {
+		t.Errorf("propose without a name: %v, want identity.ErrUnknown", err)
+	}
+	pr, err := svc.Propose(ctx, Draft{Change: guardrail("rule-a"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Approve(ctx, pr.Number, Principal{}); !errors.Is(err, identity.ErrUnknown) {
+		t.Errorf("approve without a name: %v, want identity.ErrUnknown", err)
+	}
+	if _, err := svc.Reject(ctx, pr.Number, "", ""); !errors.Is(err, identity.ErrUnknown) {
+		t.Errorf("reject without a name: %v, want identity.ErrUnknown", err)
+	}
+	t.Setenv("GIT_COMMITTER_NAME", "Mira Okafor")
+	t.Setenv("GIT_COMMITTER_EMAIL", "mira@example.com")
+	merged, err := svc.Approve(ctx, pr.Number, Principal{})
+	if err != nil || merged.MergedBy != "Mira Okafor" {
+		t.Fatalf("approve as git's committer: %v, %+v", err, merged)
+	}
+	mc, _ := repo.CommitObject(plumbing.NewHash(merged.MergeCommit))
+	if mc.Author.Name != "Mira Okafor" || mc.Author.Email != "mira@example.com" {
+		t.Errorf("merge commit author = %s <%s>", mc.Author.Name, mc.Author.Email)
+	}
 }

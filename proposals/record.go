@@ -135,12 +135,8 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 		return Proposal{}, fmt.Errorf("approve: %w", err)
 	}
 	if p.Agent == "" && p.Human == "" {
-		if w, ok := s.Backend.(interface {
-			Whoami(context.Context) (string, error)
-		}); ok {
-			if p.Human, err = w.Whoami(ctx); err != nil {
-				return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
-			}
+		if p.Human, err = s.whoami(ctx); err != nil {
+			return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
 		}
 	}
 	if p.Agent == "" && strings.TrimSpace(p.Human) == "" {
@@ -155,6 +151,30 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 	}
 	// Merge exactly the commit checked above: a push in between is refused.
 	return s.Backend.Merge(ctx, n, name, pr.Head)
+}
+
+// Reject closes proposal n without merging it, as by; with by empty, as the
+// backend's user, like an approver: the token's user on Gitea, git's
+// committer identity locally.
+func (s Service) Reject(ctx context.Context, n int, by, reason string) (Proposal, error) {
+	if strings.TrimSpace(by) == "" {
+		var err error
+		if by, err = s.whoami(ctx); err != nil {
+			return Proposal{}, fmt.Errorf("reject #%d: %w", n, err)
+		}
+	}
+	return s.Backend.Close(ctx, n, by, reason)
+}
+
+// whoami is the backend's user, or "" for a backend that cannot tell.
+func (s Service) whoami(ctx context.Context) (string, error) {
+	w, ok := s.Backend.(interface {
+		Whoami(context.Context) (string, error)
+	})
+	if !ok {
+		return "", nil
+	}
+	return w.Whoami(ctx)
 }
 
 func (p Principal) mayApprove(o Origin) error {

@@ -53,16 +53,16 @@ func (stepwise) Render(in Input) []byte {
 		pre = append(pre, "Is the action inside the task sentence from Step 1? If NO: STOP and ask the human before you do it.")
 	}
 	if len(must) > 0 {
-		pre = append(pre, fmt.Sprintf("Check the action against every R rule, R1 to R%d, one at a time. If it breaks any of them: STOP. Do not do it. Find another way that follows the rule, or ask the human.", len(must)))
+		pre = append(pre, fmt.Sprintf("Check the action against %s. If it breaks %s: STOP. Do not do it. Find another way that follows the rule, or ask the human.", span("R", len(must), "every R rule, %s, one at a time", "rule R1"), pick(len(must), "it", "any of them")))
 	}
 	if len(enf) > 0 {
-		pre = append(pre, fmt.Sprintf("Does the action touch something in E1 to E%d? Then do it only through the Bridle tools. If Bridle refuses: STOP. Tell the human what was refused. Never try another way around it.", len(enf)))
+		pre = append(pre, fmt.Sprintf("Does the action touch something in %s? Then do it only through the Bridle tools. If Bridle refuses: STOP. Tell the human what was refused. Never try another way around it.", span("E", len(enf), "%s", "E1")))
 	}
 	if len(d.Project.Conventions) > 0 {
-		pre = append(pre, fmt.Sprintf("Will the result follow conventions C1 to C%d? If NO: change your plan until it does.", len(d.Project.Conventions)))
+		pre = append(pre, fmt.Sprintf("Will the result follow %s? If NO: change your plan until it does.", span("C", len(d.Project.Conventions), "conventions %s", "convention C1")))
 	}
 	if len(should) > 0 {
-		pre = append(pre, fmt.Sprintf("Does the action go against a G rule (G1 to G%d)? You may still do it, but write down which rule and why, for Step 4.", len(should)))
+		pre = append(pre, fmt.Sprintf("Does the action go against %s? You may still do it, but write down which rule and why, for Step 4.", span("G", len(should), "a G rule (%s)", "rule G1")))
 	}
 	steps(&b, pre...)
 
@@ -203,4 +203,21 @@ func rule(b *strings.Builder, label string, g *schema.Guardrail) {
 
 func origin(b *strings.Builder, g *schema.Guardrail) {
 	b.WriteString("  - Origin: " + Origin(g.Provenance) + ".\n")
+}
+
+// span names n numbered rules with prefix p: "R1 to R5" inside many (a
+// format with one %s), or one when there is a single rule ("rule R1", not
+// "R1 to R1").
+func span(p string, n int, many, one string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf(many, fmt.Sprintf("%s1 to %s%d", p, p, n))
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

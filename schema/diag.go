@@ -153,8 +153,9 @@ func (ds Diagnostics) Limit(n int) Diagnostics {
 			}
 		}
 		more := Diagnostic{File: rest[0].File, Line: rest[0].Line, Col: rest[0].Col, Level: Warning,
-			Message: fmt.Sprintf("%d more problems not shown (%d errors, %d warnings)", len(rest), errs, len(rest)-errs),
-			Fix:     "fix the problems above and run again"}
+			Message: fmt.Sprintf("%s not shown (%s, %s)", count(len(rest), "more problem", "more problems"),
+				count(errs, "error", "errors"), count(len(rest)-errs, "warning", "warnings")),
+			Fix: "fix the problems above and run again"}
 		if errs > 0 {
 			more.Level = Error
 		}
@@ -166,4 +167,12 @@ func (ds Diagnostics) Limit(n int) Diagnostics {
 		d.Suggest = bound(d.Suggest, MaxQuote)
 	}
 	return ds
+}
+
+// count is n with the noun in the right number.
+func count(n int, singular, pluralForm string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, singular)
+	}
+	return fmt.Sprintf("%d %s", n, pluralForm)
 }

@@ -74,3 +74,17 @@ func TestDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitCountsInWords: the diagnostic standing for those left out says
+// how many in words that agree with the count ("1 more problem", not
+// "1 more problems … 1 errors").
+func TestLimitCountsInWords(t *testing.T) {
+	ds := Diagnostics{{File: "f", Line: 1, Level: Error, Message: "a"}, {File: "f", Line: 2, Level: Error, Message: "b"}}
+	if got, want := ds.Limit(1)[1].Message, "1 more problem not shown (1 error, 0 warnings)"; got != want {
+		t.Errorf("Limit(1) = %q, want %q", got, want)
+	}
+	ds = append(ds, Diagnostic{File: "f", Line: 3, Level: Warning, Message: "c"})
+	if got, want := ds.Limit(1)[1].Message, "2 more problems not shown (1 error, 1 warning)"; got != want {
+		t.Errorf("Limit(1) = %q, want %q", got, want)
+	}
+}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,7 +29,7 @@ func newAuditCmd(io *streams) *cobra.Command {
 	var o auditOptions
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "One timeline: approved proposals from the rules history, and the sidecars' events",
+		Short: "Show one timeline of approvals, unreviewed changes and events",
 		Long: `Audit prints one timeline of the project's rules:
 
   merge           a proposal merged into main, from the rules repository's history:
@@ -47,7 +45,11 @@ func newAuditCmd(io *streams) *cobra.Command {
 
 The history comes from --rules (a local rules repository; --ref picks the
 branch) or, with --gitea/--repo, from the Gitea repository; the events come
-from the sidecars' log in the user state directory.`,
+from the sidecars' log in the user state directory ($BRIDLE_STATE_DIR
+overrides). Events are oldest first; merges, which git records to the
+second, come after the events of the same second. The text output has a
+TIME, KIND, AGENT and SUMMARY column; a merge's summary names who proposed
+it and who approved it.`,
 		Example: `  bridle audit --rules .
   bridle audit --gitea https://gitea.example.com --repo acme/rules --agent codex --since 168h --json
   bridle audit --rules . --source vendor`,
@@ -85,27 +87,30 @@ from the sidecars' log in the user state directory.`,
 				return err
 			}
 			if bad > 0 {
-				fmt.Fprintf(io.errOut, "warning: skipped %s that could not be read\n", plural(bad, "damaged line"))
+				fmt.Fprintf(io.errOut, "warning: skipped %s that could not be read\n", count(bad, "damaged line", "damaged lines"))
 			}
 			all := audit.Combine(f, events, audit.FromMerges(project, merges), audit.FromUnapproved(project, unreviewed))
 			if len(unreviewed) > 0 && !o.rules.json {
 				fmt.Fprintf(io.errOut, "warning: %s on main that no approved merge produced (kind unreviewed below); they grant nothing until a proposal approves them\n",
-					plural(len(unreviewed), "unreviewed change"))
+					count(len(unreviewed), "unreviewed change", "unreviewed changes"))
 			}
 			if o.rules.json {
 				if all == nil {
 					all = []audit.Event{}
 				}
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(all)
+				return writeJSON(io, all)
 			}
 			if len(all) == 0 {
-				fmt.Fprintf(io.errOut, "no events for project %s\n", project)
+				if f != (audit.Filter{}) {
+					none(io, "no events match the filters for project "+project, "drop --agent, --kind, --source or --since to see them all")
+				} else {
+					none(io, "no events yet for project "+project, "bridle approve records merges, and bridle mcp what agents do")
+				}
 				return nil
 			}
+			w := table(io.out, "TIME", "KIND", "AGENT", "SUMMARY")
 			for _, e := range all {
-				line := fmt.Sprintf("%s  %-14s %-9s %s", e.Time.UTC().Format(time.RFC3339), e.Kind, e.Agent, e.Summary)
+				line := e.Summary
 				if e.Permission != "" {
 					line += " (needs " + e.Permission + ")"
 				}
@@ -113,22 +118,19 @@ from the sidecars' log in the user state directory.`,
 					line += " [" + e.ID + "]"
 				}
 				if a, ok := e.Detail["action"].(string); ok {
-					line += ": " + strings.ReplaceAll(a, "\n", " ")
+					line += ": " + a
 				}
-				if e.Session != "" && e.Kind == audit.KindMerge {
-					line += " — session " + e.Session
-				}
-				fmt.Fprintln(io.out, line)
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", e.Time.UTC().Format(time.RFC3339), cell(e.Kind), cell(e.Agent), cell(line))
 			}
-			return nil
+			return w.Flush()
 		},
 	}
-	o.rules.register(cmd, true)
+	o.rules.register(cmd, "print the events, oldest first, as a JSON array on stdout", false)
 	cmd.Flags().StringVar(&o.backend.gitea, "gitea", "", "read the history from this Gitea `URL` (default $GITEA_URL)")
 	cmd.Flags().StringVar(&o.backend.repo, "repo", "", "the Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
 	cmd.Flags().StringVar(&o.project, "project", "", "project `id` (default: from the rules)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "only events of this `agent` (for merges: the proposing agent)")
-	cmd.Flags().StringVar(&o.kind, "kind", "", "only events of this `kind`: merge, write, refusal, scope_request, scope_pending, scope_decision")
+	cmd.Flags().StringVar(&o.kind, "kind", "", "only events of this `kind`: merge, unreviewed, write, refusal, scope_request, scope_pending or scope_decision")
 	cmd.Flags().StringVar(&o.source, "source", "", "only events whose origin is this `source`: user, agent or vendor")
 	cmd.Flags().StringVar(&o.since, "since", "", "only events since a `duration` ago (24h) or a date")
 	return cmd
@@ -181,7 +183,7 @@ func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string,
 	case err != nil:
 		return merges, nil, project, fmt.Errorf("unreviewed changes: %w", err)
 	case snap == nil:
-		return merges, nil, project, fmt.Errorf("unreviewed changes: the rules at %s are invalid (%d problems; bridle validate --ref %s)", opts.Ref, len(diags), opts.Ref)
+		return merges, nil, project, fmt.Errorf("unreviewed changes: the rules at %s are invalid (%s; bridle validate --ref %s)", opts.Ref, count(len(diags), "problem", "problems"), opts.Ref)
 	case snap.Approval != nil:
 		unreviewed = snap.Approval.Unapproved
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -21,7 +20,12 @@ func newExplainCmd(io *streams) *cobra.Command {
 	var o explainOptions
 	cmd := &cobra.Command{
 		Use:   "explain",
-		Short: "Show what an agent receives: sections, guardrails per tier, size",
+		Short: "Show what an agent receives: sections, guardrails, size",
+		Long: `Explain shows what one agent receives from the rules: its renderer and
+instruction file, the file's size in bytes and tokens, its MCP clients and
+permissions, its guardrails per tier (and those not applied to it, or not
+approved), what its harness enforces, and the sections of its file. Changes
+served without approval are listed on stderr.`,
 		Example: `  bridle explain --rules . --agent kimi
   bridle explain --rules . --agent claude --json`,
 		Args: cobra.NoArgs,
@@ -29,13 +33,13 @@ func newExplainCmd(io *streams) *cobra.Command {
 			if o.agent == "" {
 				return usageErr("explain needs --agent NAME")
 			}
-			snap, err := o.rules.compile(io)
+			snap, err := o.rules.compileData(io)
 			if err != nil {
 				return err
 			}
 			f, ok := snap.Render(o.agent)
 			if !ok {
-				return usageErr("no agent profile %q in the rules; agents: %v", o.agent, snap.Document.Agents())
+				return usageErr("no agent profile %q in the rules; agents: %s", o.agent, strings.Join(snap.Document.Agents(), ", "))
 			}
 			e := renderers.Explain(&snap.Document, f)
 			rules, err := enforce.New(&snap.Document, o.agent)
@@ -57,15 +61,13 @@ func newExplainCmd(io *streams) *cobra.Command {
 				}
 			}
 			if o.rules.json {
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(e)
+				return writeJSON(io, e)
 			}
 			printExplanation(io, e)
 			return nil
 		},
 	}
-	o.rules.register(cmd, true)
+	o.rules.register(cmd, "print the explanation as one JSON object on stdout (invalid rules: the diagnostics instead)", true)
 	cmd.Flags().StringVar(&o.agent, "agent", "", "the `agent` to explain")
 	return cmd
 }

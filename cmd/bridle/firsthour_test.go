@@ -3,9 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,34 +107,12 @@ func TestRenderIntoTheProjectRoot(t *testing.T) {
 	}
 }
 
-// oneDocument fails unless s is exactly one JSON value.
-func oneDocument(t *testing.T, what, s string) {
-	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(s))
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Errorf("%s: stdout is not JSON: %v\n%s", what, err, s)
-		return
-	}
-	if err := dec.Decode(&v); !errors.Is(err, io.EOF) {
-		t.Errorf("%s: stdout holds more than one JSON document:\n%s", what, s)
-	}
-}
-
-func TestJSONIsOneDocument(t *testing.T) {
+// TestRenderCheckJSON: render --check --json is one object that says
+// whether the files are current and the command that makes them so.
+func TestRenderCheckJSON(t *testing.T) {
 	withIdentity(t)
 	dir := filepath.Join(t.TempDir(), "rules")
 	mustRun(t, "init", dir)
-	for _, args := range [][]string{
-		{"render", "--rules", dir, "--all", "--out", filepath.Join(dir, "rendered"), "--check", "--json"},
-		{"render", "--rules", dir, "--all", "--out", t.TempDir(), "--check", "--json"},
-		{"compile", "--rules", dir, "--json", "-o", "-"},
-		{"compile", "--rules", dir, "--json", "-o", filepath.Join(t.TempDir(), "s.json")},
-		{"validate", "--rules", dir, "--json"},
-	} {
-		_, out, _ := bridle(t, args...)
-		oneDocument(t, strings.Join(args[:1], " ")+" "+strings.Join(args[len(args)-3:], " "), out)
-	}
 	_, out, _ := bridle(t, "render", "--rules", dir, "--all", "--out", t.TempDir(), "--check", "--json")
 	var doc struct {
 		Valid, Current bool
@@ -197,4 +174,40 @@ func TestBadRefIsNotInvalidRules(t *testing.T) {
 			t.Errorf("%s with a bad ref: exit %d\n%s", cmd, code, stderr)
 		}
 	}
+}
+
+// TestOwnersEditIsApproved: a maintainer edits bridle.yaml in a project
+// (a permission, which no other kind of proposal can change), proposes the
+// edit and approves it; the agents then get the permission, the checkout is
+// clean and the agents' files are current.
+func TestOwnersEditIsApproved(t *testing.T) {
+	withIdentity(t)
+	proj := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", proj}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "the project")
+	rules := filepath.Join(proj, "rules")
+	mustRun(t, "init", rules)
+	p := filepath.Join(rules, "bridle.yaml")
+	src, _ := os.ReadFile(p)
+	edited := strings.Replace(string(src), "  deepseek:\n    memory: {read: true}", "  deepseek:\n    memory: {read: true, write: true}", 1)
+	if edited == string(src) {
+		t.Fatal("the scaffold changed: fix this test's edit")
+	}
+	os.WriteFile(p, []byte(edited), 0o644)
+	mustRun(t, "propose", "edit", "--rules", rules, "--why", "deepseek keeps notes too")
+	mustRun(t, "approve", "1", "--rules", rules, "--self")
+	_, out, stderr := bridle(t, "explain", "--rules", rules, "--ref", "main", "--agent", "deepseek")
+	if !strings.Contains(out, "memory.write") || strings.Contains(out+stderr, "NOT APPROVED") {
+		t.Errorf("the approved edit does not grant memory.write:\n%s\n%s", out, stderr)
+	}
+	if st, err := exec.Command("git", "-C", proj, "status", "--porcelain").Output(); err != nil || len(st) != 0 {
+		t.Errorf("after approving the edit, git status: %v\n%s", err, st)
+	}
+	mustRun(t, "render", "--rules", rules, "--all", "--out", proj, "--check")
 }

@@ -37,6 +37,8 @@ func TestGiteaCLI(t *testing.T) {
 	t.Setenv("BRIDLE_GITEA_REPO", repo)
 	t.Setenv("BRIDLE_STATE_DIR", t.TempDir())
 	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
+	// A proposer without --as is git's author: never made up.
+	t.Setenv("GIT_AUTHOR_NAME", "jonas")
 
 	t.Setenv("GITEA_TOKEN", srv.AdminToken)
 	if code, _, stderr := bridle(t, "init", "--gitea", srv.URL, "--repo", repo, "--writers", "bridle-bot", "--approvers", "alice"); code != 0 {

@@ -18,12 +18,12 @@ type hookOptions struct {
 func newHookCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
-		Short: "Agent harness hooks that enforce the guardrails' enforce entries",
+		Short: "Run the agent harness hooks that enforce guardrails",
 	}
 	var o hookOptions
 	claude := &cobra.Command{
 		Use:   "claude",
-		Short: "Claude Code PreToolUse hook: deny or ask for a tool call a guardrail forbids",
+		Short: "Deny or ask for a Claude Code tool call (PreToolUse hook)",
 		Long: `Claude runs this before every tool call (bridle install claude and
 bridle render --all wire it into .claude/settings.json). It reads the hook's
 JSON on stdin, checks Bash commands and file reads and edits against the

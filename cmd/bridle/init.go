@@ -30,7 +30,7 @@ func newInitCmd(io *streams) *cobra.Command {
 	var o initOptions
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
-		Short: "Create the rules: a rules repository, or a rules folder in a project",
+		Short: "Create the rules: a folder in a project, or a repository",
 		Long: `Init creates the rules and commits them on main, so that bridle mcp (which
 serves main) answers with them at once: a commented bridle.yaml that
 validates as written, its schema (bridle.schema.json, for editors), the
@@ -130,7 +130,7 @@ func runInit(io *streams, dir string, o initOptions) error {
 	}
 	if res.Commit != "" {
 		fmt.Fprintf(io.errOut, "committed %s on main as %s (only these files: the rest of the work tree and the index are as they were)\n",
-			plural(len(res.Files), "file"), res.Commit[:12])
+			count(len(res.Files), "file", "files"), res.Commit[:12])
 	} else {
 		fmt.Fprintf(io.errOut, "not committed: %s. The agents are served the rules committed on main: commit these files there (git switch main, git add them, git commit)\n", res.NotCommitted)
 	}
@@ -206,7 +206,7 @@ func runInitGitea(io *streams, o initOptions) error {
 	}
 	fmt.Fprintf(io.errOut, "created %s with the scaffold; main is protected (pull requests only)\n", repo.HTMLURL)
 	if len(o.approvers) > 0 {
-		fmt.Fprintf(io.errOut, "only %v may merge into main\n", o.approvers)
+		fmt.Fprintf(io.errOut, "only %s may merge into main\n", strings.Join(o.approvers, ", "))
 	}
 	fmt.Fprintf(io.errOut, "next: bridle mcp --gitea %s --repo %s --agent claude   (with GITEA_TOKEN of a writer)\n", cfg.GiteaURL, cfg.GiteaRepo)
 	return nil

@@ -170,7 +170,7 @@ func checkInstallRules(o install.Options) error {
 func loadForInstall(io *streams, o install.Options) *schema.Document {
 	snap, diags, err := compiler.Compile(compiler.Options{Rules: o.Rules, Ref: o.Ref, BridleVersion: version()})
 	if err == nil && snap == nil {
-		err = fmt.Errorf("the rules are invalid (%d problems; run bridle validate)", len(diags))
+		err = fmt.Errorf("the rules are invalid (%s; run bridle validate)", count(len(diags), "problem", "problems"))
 	}
 	if err != nil {
 		fmt.Fprintf(io.errOut, "warning: not wiring .claude/settings.json: %v\n", err)

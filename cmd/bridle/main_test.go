@@ -216,10 +216,11 @@ func TestSchemaAndExplain(t *testing.T) {
 }
 
 func TestHelpOnEveryCommand(t *testing.T) {
-	for _, c := range newRoot(&streams{}).Commands() {
-		code, out, _ := bridle(t, c.Name(), "--help")
+	for _, c := range allCommands(newRoot(&streams{})) {
+		args := append(strings.Fields(c.CommandPath())[1:], "--help")
+		code, out, _ := bridle(t, args...)
 		if code != 0 || !strings.Contains(out, "Usage:") {
-			t.Errorf("%s --help: exit %d\n%s", c.Name(), code, out)
+			t.Errorf("%s --help: exit %d\n%s", c.CommandPath(), code, out)
 		}
 	}
 }

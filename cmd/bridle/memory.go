@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,13 +28,15 @@ type memoryFlags struct {
 	agent   string
 }
 
-func (f *memoryFlags) register(cmd *cobra.Command, filters bool) {
-	f.rules.register(cmd, true)
+// register adds the memory flags; the rules only name the project, so
+// --no-history, which changes nothing here, is not offered.
+func (f *memoryFlags) register(cmd *cobra.Command, filters bool, jsonUsage string) {
+	f.rules.register(cmd, jsonUsage, false)
 	cmd.Flags().StringVar(&f.project, "project", "", "project `id` (default: from the rules)")
 	if filters {
-		cmd.Flags().StringVar(&f.kind, "kind", "", "only this kind: decision, context, history or note")
-		cmd.Flags().StringSliceVar(&f.tags, "tag", nil, "only memories with this tag (repeatable: all must match)")
-		cmd.Flags().StringVar(&f.agent, "agent", "", "only memories this agent stored")
+		cmd.Flags().StringVar(&f.kind, "kind", "", "only this `kind`: decision, context, history or note")
+		cmd.Flags().StringSliceVar(&f.tags, "tag", nil, "only memories with this `tag` (repeatable: all must match)")
+		cmd.Flags().StringVar(&f.agent, "agent", "", "only memories this `agent` stored")
 	}
 }
 
@@ -62,20 +62,6 @@ func (f *memoryFlags) open() (*memory.Memory, func(), error) {
 // or by a sidecar that knew other secrets, may still hold one.
 var cliRedactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(os.Environ()) })
 
-func writeJSON(io *streams, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, cliRedactor().JSON(b), "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err = io.out.Write(out.Bytes())
-	return err
-}
-
 func newMemoryCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",
@@ -90,8 +76,14 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 	var mode string
 	searchCmd := &cobra.Command{
 		Use:   "search QUERY",
-		Short: "Search memories, best first (hybrid: vector and keyword)",
-		Args:  cobra.MinimumNArgs(1),
+		Short: "Search memories, best first",
+		Long: `Search finds the project's memories closest to QUERY (all the words after
+search), best first, with their score (higher is closer). --mode hybrid, the
+default, ranks by meaning (vector) and by words (keyword) at once; vector
+and keyword use one alone. --kind, --tag and --agent narrow the search.`,
+		Example: `  bridle memory search queue retries --rules .
+  bridle memory search "why sqlite" --project runic-gateway --kind decision -k 3 --json`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			m, done, err := search.open()
 			if err != nil {
@@ -108,25 +100,29 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 				}
 				return writeJSON(io, hits)
 			}
-			for _, h := range hits {
-				printMemory(io, h.Record, h.Score)
-			}
 			if len(hits) == 0 {
-				fmt.Fprintln(io.errOut, "no memories match")
+				none(io, "no memories match", rememberHint)
+				return nil
 			}
-			return nil
+			w := table(io.out, "ID", "SCORE", "CREATED", "KIND", "AGENT", "TEXT")
+			for _, h := range hits {
+				fmt.Fprintf(w, "%s\t%.3f\t%s\n", h.Record.ID, h.Score, memoryCells(h.Record))
+			}
+			return w.Flush()
 		},
 	}
-	search.register(searchCmd, true)
-	searchCmd.Flags().IntVarP(&k, "k", "k", 5, "how many results")
-	searchCmd.Flags().StringVar(&mode, "mode", "hybrid", "hybrid, vector or keyword")
+	search.register(searchCmd, true, "print the matches, best first, as a JSON array on stdout")
+	searchCmd.Flags().IntVarP(&k, "k", "k", 5, "how many results, at most")
+	searchCmd.Flags().StringVar(&mode, "mode", "hybrid", "how to search: hybrid, vector or keyword")
 
 	var list memoryFlags
 	var limit int
 	listCmd := &cobra.Command{
 		Use:   "list",
 		Short: "List memories, newest first",
-		Args:  cobra.NoArgs,
+		Example: `  bridle memory list --rules .
+  bridle memory list --project runic-gateway --agent claude --tag db --limit 10`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			m, done, err := list.open()
 			if err != nil {
@@ -143,20 +139,30 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 				}
 				return writeJSON(io, recs)
 			}
-			for _, r := range recs {
-				printMemory(io, r, 0)
+			if len(recs) == 0 {
+				if list.kind != "" || len(list.tags) > 0 || list.agent != "" {
+					none(io, "no memories match the filters", rememberHint)
+				} else {
+					none(io, "no memories yet", rememberHint)
+				}
+				return nil
 			}
-			return nil
+			w := table(io.out, "ID", "CREATED", "KIND", "AGENT", "TEXT")
+			for _, r := range recs {
+				fmt.Fprintf(w, "%s\t%s\n", r.ID, memoryCells(r))
+			}
+			return w.Flush()
 		},
 	}
-	list.register(listCmd, true)
-	listCmd.Flags().IntVar(&limit, "limit", 50, "at most this many")
+	list.register(listCmd, true, "print the memories as a JSON array on stdout")
+	listCmd.Flags().IntVar(&limit, "limit", 50, "how many memories, at most")
 
 	var forget memoryFlags
 	forgetCmd := &cobra.Command{
-		Use:   "forget ID",
-		Short: "Delete one memory",
-		Args:  cobra.ExactArgs(1),
+		Use:     "forget ID",
+		Short:   "Delete one memory by its id",
+		Example: `  bridle memory forget m-3f2a9c0d1e4b5a67 --rules .`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			m, done, err := forget.open()
 			if err != nil {
@@ -166,18 +172,25 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 			if err := m.Forget(context.Background(), args[0]); err != nil {
 				return memoryErr(err)
 			}
+			if forget.rules.json {
+				return writeJSON(io, map[string]string{"project": m.Project, "forgot": args[0]})
+			}
 			fmt.Fprintf(io.errOut, "forgot %s\n", args[0])
 			return nil
 		},
 	}
-	forget.register(forgetCmd, false)
+	forget.register(forgetCmd, false, `print {"project": …, "forgot": ID} on stdout`)
 
 	var purge memoryFlags
 	var yes bool
 	purgeCmd := &cobra.Command{
 		Use:   "purge",
 		Short: "Delete every memory of the project that matches the filters",
-		Args:  cobra.NoArgs,
+		Long: `Purge deletes, for good, every memory of the project that matches --kind,
+--tag and --agent (all of them, without a filter). It needs --yes.`,
+		Example: `  bridle memory purge --rules . --agent kimi --yes
+  bridle memory purge --project runic-gateway --kind note --yes`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if !yes {
 				return usageErr("purge deletes memories for good; add --yes")
@@ -191,12 +204,15 @@ EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 			if err != nil {
 				return memoryErr(err)
 			}
-			fmt.Fprintf(io.errOut, "purged %s of project %s\n", plural(n, "memory"), m.Project)
+			if purge.rules.json {
+				return writeJSON(io, map[string]any{"project": m.Project, "purged": n})
+			}
+			fmt.Fprintf(io.errOut, "purged %s of project %s\n", count(n, "memory", "memories"), m.Project)
 			return nil
 		},
 	}
-	purge.register(purgeCmd, true)
-	purgeCmd.Flags().BoolVar(&yes, "yes", false, "really delete")
+	purge.register(purgeCmd, true, `print {"project": …, "purged": N} on stdout`)
+	purgeCmd.Flags().BoolVar(&yes, "yes", false, "really delete them")
 	cmd.AddCommand(searchCmd, listCmd, forgetCmd, purgeCmd)
 	return cmd
 }
@@ -208,21 +224,26 @@ func memoryErr(err error) error {
 	return err
 }
 
-func printMemory(io *streams, r memory.Record, score float64) {
-	line := fmt.Sprintf("%s  %-8s %-9s %s", r.Created.Format(time.DateOnly), r.Payload["kind"], r.Payload["agent"], strings.ReplaceAll(r.Text, "\n", " "))
+// rememberHint is how memories are added: there is no CLI command for it.
+const rememberHint = "agents add them with the remember tool of bridle mcp"
+
+// memoryCells are a memory's CREATED, KIND, AGENT and TEXT cells (its tags
+// after the text), masked like every other output.
+func memoryCells(r memory.Record) string {
+	text := cell(r.Text)
 	if len(r.Tags) > 0 {
-		line += "  #" + strings.Join(r.Tags, " #")
+		text += "  #" + strings.Join(r.Tags, " #")
 	}
-	if score != 0 {
-		line += fmt.Sprintf("  (%.3f)", score)
-	}
-	fmt.Fprintf(io.out, "%s  %s\n", r.ID, cliRedactor().Redact(line))
+	return cliRedactor().Redact(strings.Join([]string{r.Created.Format(time.DateOnly), cell(r.Payload["kind"]), cell(r.Payload["agent"]), text}, "\t"))
 }
 
 func newPatternsCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "patterns",
 		Short: "Index and list the example repositories of custom patterns",
+		Long: `Patterns works on the example repositories the rules' custom patterns name
+(example_repos): index embeds them in the memory store, where agents search
+them with the search_pattern_examples tool; list shows what is indexed.`,
 	}
 	var rf rulesFlags
 	indexCmd := &cobra.Command{
@@ -235,9 +256,11 @@ walks it (skipping vendored, generated, binary and oversized files), chunks it
 chunks in batches and replaces the example's previous index at once: searches
 see the old set until the new one is complete. A progress bar shows on a
 terminal; nothing but the summary when piped.`,
+		Example: `  bridle patterns index --rules .
+  bridle patterns index outbox-risk-engine --rules .`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			snap, err := rf.compile(io)
+			snap, err := rf.compileData(io)
 			if err != nil {
 				return err
 			}
@@ -262,7 +285,7 @@ terminal; nothing but the summary when piped.`,
 					if err != nil {
 						return fmt.Errorf("index %s: %w", ex.ReferenceTag, err)
 					}
-					fmt.Fprintf(io.errOut, "indexed %s: %s, %s in %s\n", ex.ReferenceTag, plural(stats.Files, "file"), plural(stats.Chunks, "chunk"), stats.Duration.Round(time.Millisecond))
+					fmt.Fprintf(io.errOut, "indexed %s: %s, %s in %s\n", ex.ReferenceTag, count(stats.Files, "file", "files"), count(stats.Chunks, "chunk", "chunks"), stats.Duration.Round(time.Millisecond))
 				}
 			}
 			if !found && len(args) == 1 {
@@ -271,15 +294,17 @@ terminal; nothing but the summary when piped.`,
 			return nil
 		},
 	}
-	rf.register(indexCmd, false)
+	rf.register(indexCmd, "", false)
 
 	var lf rulesFlags
 	listCmd := &cobra.Command{
 		Use:   "list",
-		Short: "List every pattern example with its chunk count and last index time",
-		Args:  cobra.NoArgs,
+		Short: "List the pattern examples, their chunks and last index",
+		Example: `  bridle patterns list --rules .
+  bridle patterns list --rules . --json`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			snap, err := lf.compile(io)
+			snap, err := lf.compileData(io)
 			if err != nil {
 				return err
 			}
@@ -315,17 +340,22 @@ terminal; nothing but the summary when piped.`,
 				}
 				return writeJSON(io, rows)
 			}
+			if len(rows) == 0 {
+				none(io, "no pattern examples yet", "add one with bridle propose pattern --file FILE (a custom pattern with example_repos)")
+				return nil
+			}
+			w := table(io.out, "PATTERN", "REFERENCE TAG", "CHUNKS", "LAST INDEXED", "URL")
 			for _, r := range rows {
 				when := r.LastIndexed
 				if when == "" {
-					when = "never indexed"
+					when = "never"
 				}
-				fmt.Fprint(io.out, cliRedactor().Redact(fmt.Sprintf("%-16s %-28s %6d chunks  %-22s %s\n", r.Pattern, r.ReferenceTag, r.Chunks, when, r.URL)))
+				fmt.Fprint(w, cliRedactor().Redact(fmt.Sprintf("%s\t%s\t%d\t%s\t%s\n", cell(r.Pattern), cell(r.ReferenceTag), r.Chunks, cell(when), cell(r.URL))))
 			}
-			return nil
+			return w.Flush()
 		},
 	}
-	lf.register(listCmd, true)
+	lf.register(listCmd, "print the examples as a JSON array on stdout (invalid rules: the diagnostics instead)", false)
 	cmd.AddCommand(indexCmd, listCmd)
 	return cmd
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -27,12 +26,13 @@ type backendFlags struct {
 	json  bool
 }
 
-func (f *backendFlags) register(cmd *cobra.Command) {
+// register adds the backend flags; jsonUsage says what --json prints.
+func (f *backendFlags) register(cmd *cobra.Command, jsonUsage string) {
 	cmd.Flags().StringVar(&f.rules, "rules", ".", "local rules `path` (a git repository); ignored with --gitea")
 	cmd.Flags().StringVar(&f.gitea, "gitea", "", "Gitea `URL` (default $GITEA_URL); the token comes from $GITEA_TOKEN or $GITEA_TOKEN_FILE")
 	cmd.Flags().StringVar(&f.repo, "repo", "", "Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
 	cmd.Flags().StringVar(&f.path, "path", "", "rules file inside the Gitea repository (default bridle.yaml)")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print results as JSON on stdout")
+	cmd.Flags().BoolVar(&f.json, "json", false, jsonUsage)
 }
 
 func (f *backendFlags) service() (proposals.Service, error) {
@@ -65,21 +65,30 @@ func proposalErr(io *streams, err error) error {
 	return err
 }
 
-func whoami(as string) string {
-	if as != "" {
-		return as
+// person is the human a command records: --as when given, else git's
+// identity for role, read in the repository at rules (package identity:
+// GIT_AUTHOR_* or GIT_COMMITTER_*, then git config). Without a name it
+// fails, saying how to set one.
+func person(as string, role identity.Role, rules string) (string, error) {
+	if as = strings.TrimSpace(as); as != "" {
+		return as, nil
 	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return os.Getenv("USER")
+	p, err := identity.At(role, rules)
+	return p.Name, err
 }
+
+// identityHelp is what the Long help of every command that records a
+// human says about who that is.
+const identityHelp = `Who you are is decided as git decides it for a commit: the proposer is git's
+author (GIT_AUTHOR_NAME, else author.name or user.name in the repository's,
+your global or the system git config); whoever approves or rejects is git's
+committer (GIT_COMMITTER_NAME, else committer.name or user.name). --as
+overrides both. Without a name the command refuses: set one with
+git config --global user.name "Your Name".`
 
 func printProposal(io *streams, p proposals.Proposal, asJSON bool, verb string) error {
 	if asJSON {
-		enc := json.NewEncoder(io.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return writeJSON(io, p)
 	}
 	fmt.Fprintf(io.errOut, "%s proposal #%d: %s\n", verb, p.Number, p.Title)
 	fmt.Fprintf(io.errOut, "  state:  %s\n  branch: %s\n", p.State, p.Branch)
@@ -95,131 +104,211 @@ func printProposal(io *streams, p proposals.Proposal, asJSON bool, verb string) 
 	return nil
 }
 
+// proposeOptions are the flags every kind of proposal shares.
 type proposeOptions struct {
 	backend backendFlags
 	why     string
 	as      string
-	// guardrail
-	id, statement, severity, rationale string
-	appliesTo, enforcedBy              []string
-	scope                              bool
-	// pattern
-	file string
-	// rules
-	section, value, valueFile string
-	// promote
-	agent, suggestion string
 }
 
+// proposeKinds is the one list of proposal kinds the CLI offers.
+const proposeKinds = "guardrail, pattern, rules, promote or edit"
+
 func newProposeCmd(io *streams) *cobra.Command {
-	var o proposeOptions
 	cmd := &cobra.Command{
-		Use:   "propose guardrail|pattern|rules|promote",
+		Use:   "propose",
 		Short: "Propose a change to the rules as a pull request",
 		Long: `Propose validates a change against main, then opens a proposal: a branch
 bridle/user/<you>/<change> with one commit (bridle.yaml and the renders in
 rendered/) and a pull request whose body gives the rationale, the change in
 YAML and its effect on every agent's file. Merging the pull request is the
 approval. An invalid proposal is refused with diagnostics and creates nothing.
+Each kind of change is a command with its own flags and examples.
 
 With --gitea (or GITEA_URL) the proposal is a Gitea pull request; otherwise it
-lives in the local rules repository and bridle approve merges it.`,
+lives in the local rules repository and bridle approve merges it.
+
+` + identityHelp + `
+Inside a coding agent's session the proposal is the agent's, whatever --as
+says.`,
 		Example: `  bridle propose guardrail --id no-force-push --severity hard-instruction \
     --statement "Never force-push to shared branches." --why "We lost work twice."
   bridle propose rules --section project.overview --value-file overview.md --why "New scope"
   bridle propose pattern --file outbox.yaml --why "Document the outbox"
-  bridle propose promote --agent claude --suggestion read-before-edit --why "Worked well"`,
-		Args:      cobra.ExactArgs(1),
-		ValidArgs: []string{"guardrail", "pattern", "rules", "promote"},
+  bridle propose promote --agent claude --suggestion read-before-edit --why "Worked well"
+  bridle propose edit --rules rules --why "Grant claude memory.forget"   # your edit of bridle.yaml, whole`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(_ *cobra.Command, args []string) error {
-			change, err := o.change(args[0])
-			if err != nil {
-				return err
+			if len(args) == 0 {
+				return usageErr("propose what? %s", proposeKinds)
 			}
-			svc, err := o.backend.service()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := ctx30()
-			defer cancel()
-			p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: cliOrigin(io, o.as)})
-			if err != nil {
-				return proposalErr(io, err)
-			}
-			return printProposal(io, p, o.backend.json, "opened")
+			return usageErr("no kind of proposal %q: propose %s", args[0], proposeKinds)
 		},
 	}
-	o.backend.register(cmd)
-	f := cmd.Flags()
-	f.StringVar(&o.why, "why", "", "the rationale, shown in the pull request")
-	f.StringVar(&o.as, "as", "", "your name as the proposer (default: your user name)")
-	f.StringVar(&o.id, "id", "", "guardrail: its id")
-	f.StringVar(&o.statement, "statement", "", "guardrail: the rule, in one line")
-	f.StringVar(&o.severity, "severity", "guidance", "guardrail: guidance, hard-instruction or enforcement")
-	f.StringVar(&o.rationale, "rationale", "", "guardrail: why the rule exists, in one line")
-	f.StringSliceVar(&o.appliesTo, "applies-to", nil, "guardrail: agents it applies to (default all_agents); promote: agents the promoted rule applies to")
-	f.StringSliceVar(&o.enforcedBy, "enforced-by", nil, "guardrail: permission Bridle checks, for enforcement rules")
-	f.BoolVar(&o.scope, "scope-approval", false, "guardrail: agents must call request_scope_approval before acting beyond the task")
-	f.StringVar(&o.file, "file", "", "pattern: a YAML `file` holding one custom pattern (name, description, example_repos)")
-	f.StringVar(&o.section, "section", "", "rules: the section to replace: "+strings.Join(proposals.Sections, ", "))
-	f.StringVar(&o.value, "value", "", "rules: the new value (text)")
-	f.StringVar(&o.valueFile, "value-file", "", "rules: a `file` with the new value (YAML for lists, text otherwise)")
-	f.StringVar(&o.agent, "agent", "", "promote: the profile holding the suggestion")
-	f.StringVar(&o.suggestion, "suggestion", "", "promote: the suggestion id")
+	cmd.AddCommand(newProposeGuardrailCmd(io), newProposePatternCmd(io), newProposeRulesCmd(io), newProposePromoteCmd(io), newProposeEditCmd(io))
 	return cmd
 }
 
-func (o *proposeOptions) change(kind string) (proposals.Change, error) {
-	c := proposals.Change{Kind: proposals.Kind(kind), Rationale: o.why}
-	switch c.Kind {
-	case proposals.KindGuardrail:
-		if o.id == "" || o.statement == "" {
-			return c, usageErr("propose guardrail needs --id and --statement")
-		}
-		c.Guardrail = &schema.Guardrail{ID: o.id, Statement: o.statement, Severity: schema.Severity(o.severity), Rationale: o.rationale,
-			AppliesTo: o.appliesTo, EnforcedBy: o.enforcedBy, ScopeApproval: o.scope}
-	case proposals.KindPattern:
-		if o.file == "" {
-			return c, usageErr("propose pattern needs --file with the pattern in YAML")
-		}
-		b, err := os.ReadFile(o.file)
+// proposeCmd is one kind's command: its own flags (added by the caller),
+// the shared ones, and change, which builds the change from the flags.
+func proposeCmd(io *streams, c *cobra.Command, o *proposeOptions, change func() (proposals.Change, error)) *cobra.Command {
+	c.Args = cobra.NoArgs
+	c.RunE = func(*cobra.Command, []string) error {
+		ch, err := change()
 		if err != nil {
-			return c, err
+			return err
+		}
+		ch.Rationale = o.why
+		svc, err := o.backend.service()
+		if err != nil {
+			return err
+		}
+		origin, err := cliOrigin(io, o.as, o.backend.rules)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := ctx30()
+		defer cancel()
+		p, err := svc.Propose(ctx, proposals.Draft{Change: ch, Origin: origin})
+		if err != nil {
+			return proposalErr(io, err)
+		}
+		return printProposal(io, p, o.backend.json, "opened")
+	}
+	c.Flags().StringVar(&o.why, "why", "", "the rationale, shown in the pull request")
+	c.Flags().StringVar(&o.as, "as", "", "your `name` as the proposer (default: git's author identity, GIT_AUTHOR_NAME or user.name)")
+	o.backend.register(c, "print the opened proposal as one JSON object on stdout")
+	return c
+}
+
+func newProposeGuardrailCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var id, statement, severity, rationale string
+	var appliesTo, enforcedBy []string
+	var scope bool
+	c := &cobra.Command{
+		Use:   "guardrail",
+		Short: "Propose a new guardrail",
+		Long: `Propose guardrail adds one guardrail to the rules. Its severity is its tier:
+guidance (the agent may deviate, and says so), hard-instruction (required;
+with --scope-approval the agent asks before acting beyond the task) or
+enforcement (Bridle gates the action through the --enforced-by permission).`,
+		Example: `  bridle propose guardrail --id no-force-push --severity hard-instruction \
+    --statement "Never force-push to shared branches." --why "We lost work twice."
+  bridle propose guardrail --id no-secret-access --severity enforcement \
+    --enforced-by secrets.read --statement "Never read secrets." --why "Audit finding"`,
+	}
+	f := c.Flags()
+	f.StringVar(&id, "id", "", "the guardrail's `id` (lower-case, with hyphens)")
+	f.StringVar(&statement, "statement", "", "the rule, in one line")
+	f.StringVar(&severity, "severity", "guidance", "guidance, hard-instruction or enforcement")
+	f.StringVar(&rationale, "rationale", "", "why the rule exists, in one line (rendered with the rule)")
+	f.StringSliceVar(&appliesTo, "applies-to", nil, "the `agents` it applies to (default all_agents)")
+	f.StringSliceVar(&enforcedBy, "enforced-by", nil, "the `permission` Bridle checks, for enforcement rules")
+	f.BoolVar(&scope, "scope-approval", false, "agents must call request_scope_approval before acting beyond the task")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if id == "" || statement == "" {
+			return proposals.Change{}, usageErr("propose guardrail needs --id and --statement")
+		}
+		return proposals.Change{Kind: proposals.KindGuardrail, Guardrail: &schema.Guardrail{ID: id, Statement: statement, Severity: schema.Severity(severity),
+			Rationale: rationale, AppliesTo: appliesTo, EnforcedBy: enforcedBy, ScopeApproval: scope}}, nil
+	})
+}
+
+func newProposePatternCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var file string
+	c := &cobra.Command{
+		Use:   "pattern",
+		Short: "Propose a custom pattern, or a new version of one",
+		Long: `Propose pattern adds a custom pattern, or replaces the one of the same name.
+The pattern is read from a YAML file with its name, description and
+example_repos (which bridle patterns index clones and indexes once merged).`,
+		Example: `  bridle propose pattern --file outbox.yaml --why "Document the outbox"
+
+  # outbox.yaml
+  name: outbox
+  description: Write events to an outbox table in the same transaction.`,
+	}
+	c.Flags().StringVar(&file, "file", "", "a YAML `file` holding one custom pattern (name, description, example_repos)")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if file == "" {
+			return proposals.Change{}, usageErr("propose pattern needs --file with the pattern in YAML")
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return proposals.Change{}, err
 		}
 		var p schema.CustomPattern
 		if err := yaml.Unmarshal(b, &p); err != nil {
-			return c, usageErr("--file %s: %v", o.file, err)
+			return proposals.Change{}, usageErr("--file %s: %w", file, err)
 		}
-		c.Pattern = &p
-	case proposals.KindRules:
-		if o.section == "" || (o.value == "") == (o.valueFile == "") {
-			return c, usageErr("propose rules needs --section and one of --value or --value-file")
+		return proposals.Change{Kind: proposals.KindPattern, Pattern: &p}, nil
+	})
+}
+
+func newProposeRulesCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var section, value, valueFile string
+	c := &cobra.Command{
+		Use:   "rules",
+		Short: "Propose a new value for one section of the rules",
+		Long: `Propose rules replaces one section of the rules with a new value. The sections:
+  ` + strings.Join(proposals.Sections, ", ") + `
+Give the value as text with --value, or in a file with --value-file: text for
+project.name and project.overview, YAML for the lists.`,
+		Example: `  bridle propose rules --section project.overview --value-file overview.md --why "New scope"
+  bridle propose rules --section project.name --value "Runic Gateway" --why "Renamed"`,
+	}
+	f := c.Flags()
+	f.StringVar(&section, "section", "", "the `section` to replace: "+strings.Join(proposals.Sections, ", "))
+	f.StringVar(&value, "value", "", "the new value, as text")
+	f.StringVar(&valueFile, "value-file", "", "a `file` with the new value (YAML for lists, text otherwise)")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if section == "" || (value == "") == (valueFile == "") {
+			return proposals.Change{}, usageErr("propose rules needs --section and one of --value or --value-file")
 		}
-		c.Section = o.section
-		if o.valueFile != "" {
-			b, err := os.ReadFile(o.valueFile)
+		ch := proposals.Change{Kind: proposals.KindRules, Section: section, Value: value}
+		if valueFile != "" {
+			b, err := os.ReadFile(valueFile)
 			if err != nil {
-				return c, err
+				return ch, err
 			}
 			var v any = string(b)
-			if o.section != "project.overview" && o.section != "project.name" {
+			if section != "project.overview" && section != "project.name" {
 				if err := yaml.Unmarshal(b, &v); err != nil {
-					return c, usageErr("--value-file %s: %v", o.valueFile, err)
+					return ch, usageErr("--value-file %s: %w", valueFile, err)
 				}
 			}
-			c.Value = v
-		} else {
-			c.Value = o.value
+			ch.Value = v
 		}
-	case proposals.KindPromote:
-		if o.agent == "" || o.suggestion == "" {
-			return c, usageErr("propose promote needs --agent and --suggestion")
-		}
-		c.Promote = &proposals.Promotion{Agent: o.agent, Suggestion: o.suggestion, AppliesTo: o.appliesTo}
-	default:
-		return c, usageErr("propose what? guardrail, pattern, rules or promote")
+		return ch, nil
+	})
+}
+
+func newProposePromoteCmd(io *streams) *cobra.Command {
+	var o proposeOptions
+	var agent, suggestion string
+	var appliesTo []string
+	c := &cobra.Command{
+		Use:   "promote",
+		Short: "Propose a profile's vendor suggestion as a guardrail",
+		Long: `Propose promote turns one of an agent profile's vendor_guardrail_suggestions
+(rules the vendor recommends, which are not policy) into a guardrail of the
+project. The proposal's source is vendor, promoted by you.`,
+		Example: `  bridle propose promote --agent claude --suggestion read-before-edit --why "Worked well"
+  bridle propose promote --agent claude --suggestion read-before-edit --applies-to claude,codex --why "Both need it"`,
 	}
-	return c, nil
+	f := c.Flags()
+	f.StringVar(&agent, "agent", "", "the `profile` holding the suggestion")
+	f.StringVar(&suggestion, "suggestion", "", "the suggestion's `id`")
+	f.StringSliceVar(&appliesTo, "applies-to", nil, "the `agents` the promoted guardrail applies to (default all_agents)")
+	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
+		if agent == "" || suggestion == "" {
+			return proposals.Change{}, usageErr("propose promote needs --agent and --suggestion")
+		}
+		return proposals.Change{Kind: proposals.KindPromote, Promote: &proposals.Promotion{Agent: agent, Suggestion: suggestion, AppliesTo: appliesTo}}, nil
+	})
 }
 
 func newProposalsCmd(io *streams) *cobra.Command {
@@ -228,12 +317,24 @@ func newProposalsCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proposals",
 		Short: "List, show, rebase and check proposals",
+		Long: `Proposals works on the open and past proposals of the rules repository: the
+local one (--rules), or the Gitea repository with --gitea and --repo.`,
 	}
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List proposals with their state and mergeability",
-		Args:  cobra.NoArgs,
+		Long: `List prints one proposal a row: its number, its state (open and mergeable,
+open with a conflict, merged or closed), its title and a note, e.g. that
+approving re-applies it to a main that has moved. --state picks which.`,
+		Example: `  bridle proposals list --rules .
+  bridle proposals list --rules . --state all --json`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			switch proposals.State(state) {
+			case proposals.Open, proposals.Merged, proposals.Closed, proposals.All:
+			default:
+				return usageErr("--state %q: use open, merged, closed or all", state)
+			}
 			svc, err := b.service()
 			if err != nil {
 				return err
@@ -248,13 +349,13 @@ func newProposalsCmd(io *streams) *cobra.Command {
 				if ps == nil {
 					ps = []proposals.Proposal{}
 				}
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(ps)
+				return writeJSON(io, ps)
 			}
 			if len(ps) == 0 {
-				fmt.Fprintf(io.errOut, "no %s proposals\n", state)
+				emptyProposals(io, proposals.State(state))
+				return nil
 			}
+			w := table(io.out, "#", "STATE", "TITLE", "NOTE")
 			for _, p := range ps {
 				status := string(p.State)
 				if p.State == proposals.Open {
@@ -263,18 +364,29 @@ func newProposalsCmd(io *streams) *cobra.Command {
 						status = "open, conflict"
 					}
 				}
-				fmt.Fprintf(io.out, "#%-4d %-20s %s\n", p.Number, status, p.Title)
-				if p.Conflict != "" {
-					fmt.Fprintf(io.out, "       %s\n", p.Conflict)
-				}
+				fmt.Fprintf(w, "#%d\t%s\t%s\t%s\n", p.Number, status, cell(p.Title), cell(p.Conflict))
 			}
-			return nil
+			return w.Flush()
 		},
 	}
-	list.Flags().StringVar(&state, "state", "open", "open, merged, closed or all")
-	b.register(list)
+	list.Flags().StringVar(&state, "state", "open", "list the proposals in this `state`: open, merged, closed or all")
+	b.register(list, "print the proposals as a JSON array on stdout (without their descriptions)")
 	cmd.AddCommand(list, newShowCmd(io), newRebaseCmd(io), newCheckCmd(io))
 	return cmd
+}
+
+// emptyProposals says there is no proposal in state, and how one gets there.
+func emptyProposals(io *streams, state proposals.State) {
+	switch state {
+	case proposals.Merged:
+		none(io, "no merged proposals yet", "approve one with bridle approve N")
+	case proposals.Closed:
+		none(io, "no closed proposals yet", "reject one with bridle reject N")
+	case proposals.All:
+		none(io, "no proposals yet", "add one with bridle propose KIND ("+proposeKinds+")")
+	default:
+		none(io, "no "+string(state)+" proposals yet", "add one with bridle propose KIND ("+proposeKinds+")")
+	}
 }
 
 // onProposal runs f on proposal args[0] of the selected backend.
@@ -304,8 +416,14 @@ func newShowCmd(io *streams) *cobra.Command {
 	var b backendFlags
 	cmd := &cobra.Command{
 		Use:   "show N",
-		Short: "Show a proposal: state, mergeability, the change its commit records, and its description",
-		Args:  cobra.ExactArgs(1),
+		Short: "Show a proposal and the change its commit records",
+		Long: `Show prints a proposal's state (on stderr), then, for an open one, the change
+its commit records, decoded and checked against its branch, which is what
+approving it merges, and last the description its proposer wrote, which
+may have been edited since.`,
+		Example: `  bridle proposals show 3 --rules .
+  bridle proposals show 3 --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Backend.Get(ctx, n)
@@ -334,12 +452,12 @@ func newShowCmd(io *streams) *cobra.Command {
 				}
 				fmt.Fprintln(io.out, "Description (written by the proposer; it may have been edited since):")
 				fmt.Fprintln(io.out)
-				fmt.Fprint(io.out, p.Body)
+				fmt.Fprint(io.out, proposals.Description(p.Body))
 				return nil
 			})
 		},
 	}
-	b.register(cmd)
+	b.register(cmd, "print the proposal as one JSON object on stdout, with its description and recorded draft")
 	return cmd
 }
 
@@ -352,7 +470,8 @@ func newRebaseCmd(io *streams) *cobra.Command {
 a guardrail added is still a guardrail added, whatever else main gained. A
 change that no longer applies (the same id was added, or the section it
 replaces changed since) is reported as a conflict, and nothing changes.`,
-		Args: cobra.ExactArgs(1),
+		Example: `  bridle proposals rebase 3 --rules .`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Rebase(ctx, n)
@@ -363,7 +482,7 @@ replaces changed since) is reported as a conflict, and nothing changes.`,
 			})
 		},
 	}
-	b.register(cmd)
+	b.register(cmd, "print the rebased proposal as one JSON object on stdout")
 	return cmd
 }
 
@@ -382,10 +501,14 @@ func agentEnv() string {
 // cliOrigin is who proposes from the CLI: the human, or — inside a coding
 // agent's session — that agent, whatever --as says, so that an agent cannot
 // launder its proposal as a human's and then approve it.
-func cliOrigin(io *streams, as string) proposals.Origin {
+func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
 	v := agentEnv()
 	if v == "" {
-		return proposals.Origin{Source: schema.SourceUser, Author: whoami(as)}
+		name, err := person(as, identity.Author, rules)
+		if err != nil {
+			return proposals.Origin{}, fmt.Errorf("propose: %w", err)
+		}
+		return proposals.Origin{Source: schema.SourceUser, Author: name}, nil
 	}
 	agent := strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
 	switch {
@@ -398,7 +521,7 @@ func cliOrigin(io *streams, as string) proposals.Origin {
 		agent = "unknown"
 	}
 	fmt.Fprintf(io.errOut, "note: %s is set, so this runs inside an agent's session: proposing as agent %s (--as is ignored)\n", v, agent)
-	return proposals.Origin{Source: schema.SourceAgent, Agent: agent, Session: "shell"}
+	return proposals.Origin{Source: schema.SourceAgent, Agent: agent, Session: "shell"}, nil
 }
 
 func newApproveCmd(io *streams) *cobra.Command {
@@ -417,7 +540,13 @@ The change is read from the proposal's own commit and checked against its
 branch: a branch changed by hand is refused. Nobody approves their own
 proposal (a sole maintainer may pass --self for one of their own), and the
 command refuses to run inside a coding agent's session (BRIDLE_AGENT,
-CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.`,
+CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.
+
+` + identityHelp + `
+On Gitea the approver is always the token's user.`,
+		Example: `  bridle approve 3 --rules .
+  GIT_COMMITTER_NAME="Mira Okafor" bridle approve 3 --rules .
+  bridle approve 3 --rules . --self --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if v := agentEnv(); v != "" {
@@ -432,8 +561,8 @@ CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.`,
 			})
 		},
 	}
-	b.register(cmd)
-	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's name (default: your git user.name)")
+	b.register(cmd, "print the merged proposal as one JSON object on stdout")
+	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name)")
 	cmd.Flags().BoolVar(&self, "self", false, "approve a proposal of your own (a sole maintainer's choice; agents' proposals never need it)")
 	return cmd
 }
@@ -444,10 +573,15 @@ func newRejectCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reject N",
 		Short: "Reject a proposal (close it without merging)",
-		Args:  cobra.ExactArgs(1),
+		Long: `Reject closes an open proposal without merging it and records why (--reason).
+
+` + identityHelp + `
+On Gitea the pull request is closed as the token's user.`,
+		Example: `  bridle reject 4 --rules . --reason "Duplicate of #3"`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
-				p, err := svc.Backend.Close(ctx, n, whoami(as), reason)
+				p, err := svc.Reject(ctx, n, as, reason)
 				if err != nil {
 					return proposalErr(io, err)
 				}
@@ -455,9 +589,9 @@ func newRejectCmd(io *streams) *cobra.Command {
 			})
 		},
 	}
-	b.register(cmd)
-	cmd.Flags().StringVar(&reason, "reason", "", "why, recorded on the proposal")
-	cmd.Flags().StringVar(&as, "as", "", "your name (default: your user name)")
+	b.register(cmd, "print the rejected proposal as one JSON object on stdout")
+	cmd.Flags().StringVar(&reason, "reason", "", "why it is rejected, recorded on the proposal")
+	cmd.Flags().StringVar(&as, "as", "", "your `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name; on Gitea, the token's user)")
 	return cmd
 }
 
@@ -466,7 +600,7 @@ func newCheckCmd(io *streams) *cobra.Command {
 	var asJSON, strict bool
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "For the rules repository's CI: flag a hand-made change to permissions or provenance",
+		Short: "Flag hand-made changes to permissions or provenance (CI)",
 		Long: `Check compares --head with its merge base with --base, the way the rules
 repository's CI sees a pull request. A change Bridle made is one proposal
 commit whose recorded change reproduces its content exactly. Any other change
@@ -484,13 +618,17 @@ makes them fail the check (exit 1).`,
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(io.out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
+				if err := writeJSON(io, r); err != nil {
 					return err
 				}
 			}
 			ci := os.Getenv("GITEA_ACTIONS") == "true" || os.Getenv("GITHUB_ACTIONS") == "true"
+			// The runners read workflow commands from stderr too: with
+			// --json they go there, and stdout stays one document.
+			annotations := io.out
+			if asJSON {
+				annotations = io.errOut
+			}
 			switch {
 			case r.ByBridle:
 				fmt.Fprintf(io.errOut, "made by Bridle: one proposal commit (%s) whose recorded change matches its content\n", r.Subject)
@@ -500,12 +638,12 @@ makes them fail the check (exit 1).`,
 				for _, s := range r.Sensitive {
 					msg := fmt.Sprintf("hand-made change to %s: review it with care (it decides what agents may do or who approved what)", s)
 					if ci {
-						fmt.Fprintf(io.out, "::warning title=bridle::%s\n", msg)
+						fmt.Fprintf(annotations, "::warning title=bridle::%s\n", msg)
 					}
 					fmt.Fprintln(io.errOut, "warning: "+msg)
 				}
 				if strict {
-					return &exitError{exitFailure, fmt.Errorf("proposals check: %d sensitive hand-made changes", len(r.Sensitive))}
+					return &exitError{exitFailure, fmt.Errorf("proposals check: %s", count(len(r.Sensitive), "sensitive hand-made change", "sensitive hand-made changes"))}
 				}
 			}
 			return nil
@@ -514,7 +652,7 @@ makes them fail the check (exit 1).`,
 	cmd.Flags().StringVar(&rules, "rules", ".", "the rules repository `path`")
 	cmd.Flags().StringVar(&base, "base", "main", "the `ref` the change is to be merged into")
 	cmd.Flags().StringVar(&head, "head", "HEAD", "the change's `ref`")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON on stdout")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (CI annotations then go to stderr)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail (exit 1) when a hand-made change touches permissions or provenance")
 	return cmd
 }

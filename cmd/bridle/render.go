@@ -90,14 +90,14 @@ bridle.yaml) are never counted.`,
 			return runRender(io, &o)
 		},
 	}
-	o.rules.register(cmd, false)
+	o.rules.register(cmd, "", true)
 	cmd.Flags().StringVar(&o.agent, "agent", "", "render for this `agent` only, to stdout")
 	cmd.Flags().BoolVar(&o.all, "all", false, "render every agent's file")
 	cmd.Flags().StringVarP(&o.out, "out", "o", "", "with --all, write the files under this `dir`")
 	cmd.Flags().StringVar(&o.rulesPath, "rules-path", "", "the rules `path` the Claude hook reads, relative to --out (default: --rules relative to --out)")
 	cmd.Flags().BoolVar(&o.check, "check", false, "do not write; exit 4 if any file under --out is not current")
 	cmd.Flags().BoolVar(&o.prune, "prune", false, "also remove Bridle-generated markdown files under --out that no agent renders any more")
-	cmd.Flags().BoolVar(&o.rules.json, "json", false, "with --check, print one JSON document on stdout: {valid, diagnostics, current, files: [{path, agent, state, diff}]}")
+	cmd.Flags().BoolVar(&o.rules.json, "json", false, "with --check, print one JSON object on stdout: {valid, diagnostics, current, fix, files: [{path, agent, state, diff}]}")
 	return cmd
 }
 
@@ -113,7 +113,7 @@ func runRender(io *streams, o *renderOptions) error {
 		r, ok := snap.Render(o.agent)
 		if !ok {
 			d := snap.Document
-			return usageErr("no agent profile %q in the rules; agents: %v", o.agent, d.Agents())
+			return usageErr("no agent profile %q in the rules; agents: %s", o.agent, strings.Join(d.Agents(), ", "))
 		}
 		_, err := io.out.Write([]byte(r.Content))
 		return err
@@ -149,7 +149,7 @@ func runRender(io *streams, o *renderOptions) error {
 		}
 		mdOrphans = nil
 	}
-	fmt.Fprintf(io.errOut, "rendered %s for %s into %s:\n", plural(len(written)+len(nativeWritten), "file"), plural(len(snap.Renders), "agent"), o.out)
+	fmt.Fprintf(io.errOut, "rendered %s for %s into %s:\n", count(len(written)+len(nativeWritten), "file", "files"), count(len(snap.Renders), "agent", "agents"), o.out)
 	width := 0
 	for _, w := range append(append([]string(nil), written...), nativeWritten...) {
 		width = max(width, len(w))
@@ -285,12 +285,12 @@ func runCheck(io *streams, o *renderOptions, diags schema.Diagnostics, files []r
 	}
 	if bad > 0 {
 		if !o.rules.json {
-			fmt.Fprintf(io.errOut, "%s not current; run: %s\n", plural(bad, "file"), fixFor(o, bad, orphaned))
+			fmt.Fprintf(io.errOut, "%s not current; run: %s\n", count(bad, "file", "files"), fixFor(o, bad, orphaned))
 		}
 		return &exitError{exitOutdated, errReported}
 	}
 	if !o.rules.json {
-		fmt.Fprintf(io.errOut, "all %s current\n", plural(len(findings), "file"))
+		fmt.Fprintf(io.errOut, "all %s current\n", count(len(findings), "file", "files"))
 	}
 	return nil
 }
@@ -346,11 +346,11 @@ always give a byte-identical snapshot. bridle mcp serves snapshots.`,
 			if err := renameio.WriteFile(o.output, b, 0o644); err != nil {
 				return fmt.Errorf("write snapshot: %w", err)
 			}
-			fmt.Fprintf(io.errOut, "wrote %s (%s, %s)\n", filepath.Clean(o.output), snap.ContentHash[:19], plural(len(snap.Renders), "agent"))
+			fmt.Fprintf(io.errOut, "wrote %s (%s, %s)\n", filepath.Clean(o.output), snap.ContentHash[:19], count(len(snap.Renders), "agent", "agents"))
 			return nil
 		},
 	}
-	o.rules.register(cmd, true)
+	o.rules.register(cmd, "print the diagnostics as one JSON object on stdout (with -o -: the snapshot is the one document)", true)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "-", "write the snapshot to this `file` (- for stdout)")
 	return cmd
 }

@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	ran := false
 	root.PersistentPreRun = func(*cobra.Command, []string) { ran = true }
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return exitOK
 	}
@@ -65,7 +65,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !errors.Is(err, errReported) && !errors.As(err, &ds) {
 		fmt.Fprintf(stderr, "bridle: %s\n", cliRedactor().Redact(err.Error()))
 		if code == exitUsage {
-			fmt.Fprintln(stderr, "Run 'bridle --help' for usage.")
+			path := "bridle"
+			if cmd != nil {
+				path = cmd.CommandPath()
+			}
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
 		}
 	}
 	return code
@@ -91,7 +95,9 @@ Exit codes:
   bridle render --rules my-rules --agent claude > CLAUDE.md`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate(versionLine()) // no template actions in it: printed as is
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%w", err) })
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(
@@ -127,15 +133,20 @@ func version() string {
 func newVersionCmd(io *streams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the bridle version",
+		Short: "Print the bridle version (as bridle --version does)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			goVersion := "unknown"
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				goVersion = bi.GoVersion
-			}
-			fmt.Fprintf(io.out, "bridle %s (schema_version %d, %s)\n", version(), schema.CurrentVersion, goVersion)
+			fmt.Fprint(io.out, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what bridle version and bridle --version print.
+func versionLine() string {
+	goVersion := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
+	}
+	return fmt.Sprintf("bridle %s (schema_version %d, %s)\n", version(), schema.CurrentVersion, goVersion)
 }

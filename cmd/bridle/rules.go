@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -19,12 +18,17 @@ type rulesFlags struct {
 	noHistory bool
 }
 
-func (f *rulesFlags) register(cmd *cobra.Command, withJSON bool) {
+// register adds the rules flags to cmd. jsonUsage, when set, adds --json
+// saying what the command prints; withHistory adds --no-history, for a
+// command whose output depends on the rules' history.
+func (f *rulesFlags) register(cmd *cobra.Command, jsonUsage string, withHistory bool) {
 	cmd.Flags().StringVar(&f.rules, "rules", ".", "rules `path`: a bridle.yaml file, or a directory holding one")
 	cmd.Flags().StringVar(&f.ref, "ref", "", "read the rules from this git `ref` (branch, tag or commit) instead of the work tree")
-	cmd.Flags().BoolVar(&f.noHistory, "no-history", false, "with --ref, take provenance from bridle.yaml only, not from the repository's merged proposals")
-	if withJSON {
-		cmd.Flags().BoolVar(&f.json, "json", false, "print diagnostics as JSON on stdout")
+	if withHistory {
+		cmd.Flags().BoolVar(&f.noHistory, "no-history", false, "with --ref, take provenance from bridle.yaml only, not from the repository's merged proposals")
+	}
+	if jsonUsage != "" {
+		cmd.Flags().BoolVar(&f.json, "json", false, jsonUsage)
 	}
 }
 
@@ -36,27 +40,14 @@ func (f *rulesFlags) options() compiler.Options {
 	return compiler.Options{Rules: f.rules, Ref: f.ref, BridleVersion: version(), NoHistory: f.noHistory || f.ref == ""}
 }
 
-// compile compiles the rules and reports diagnostics. It returns an
-// exitError with exitInvalid when the rules are invalid.
-func (f *rulesFlags) compile(io *streams) (*compiler.Snapshot, error) {
-	snap, diags, err := f.load(io)
-	if err != nil {
-		return nil, err
-	}
-	if f.json {
-		return snap, f.report(io, diags)
-	}
-	return snap, nil
-}
-
-// load compiles the rules for a command that prints a JSON document of its
-// own: with --json, valid rules' warnings are returned for the command to
-// put in its document (one document per invocation), and invalid rules get
-// the diagnostics document alone. Without --json, diagnostics go to stderr.
+// load compiles the rules for a command that prints data (see jsonout.go):
+// invalid rules get the diagnostics document alone (with --json) or text
+// diagnostics; valid rules' warnings go to stderr as text and are returned
+// too, for a command whose document carries them.
 func (f *rulesFlags) load(io *streams) (*compiler.Snapshot, schema.Diagnostics, error) {
 	snap, diags, _, err := compiler.CompileCached(f.options(), compiler.DefaultCache())
 	if err != nil {
-		return nil, nil, sourceErr(err)
+		return nil, nil, rulesErr(err)
 	}
 	if snap == nil || diags.HasErrors() {
 		if perr := f.report(io, diags); perr != nil {
@@ -64,26 +55,11 @@ func (f *rulesFlags) load(io *streams) (*compiler.Snapshot, schema.Diagnostics, 
 		}
 		return nil, nil, &exitError{exitInvalid, errReported}
 	}
-	if !f.json {
-		printDiagnostics(io, diags)
-	}
+	printDiagnostics(io, diags)
 	if diags == nil {
 		diags = schema.Diagnostics{}
 	}
 	return snap, diags, nil
-}
-
-// sourceErr gives an error reading the rules its exit code: a path with no
-// rules is invalid rules (3); a ref or repository that cannot be read is an
-// operation that failed (1), with the way to list what exists.
-func sourceErr(err error) error {
-	switch {
-	case errors.Is(err, compiler.ErrNotFound):
-		return &exitError{exitInvalid, err}
-	case errors.Is(err, compiler.ErrBadRef):
-		return fmt.Errorf("%w\n    fix: name a branch, tag or commit of the rules repository (git -C <rules> branch -a lists them)", err)
-	}
-	return err
 }
 
 // report prints diagnostics: text on stderr, or JSON on stdout with --json.
@@ -123,15 +99,8 @@ func printDiagnostics(io *streams, diags schema.Diagnostics) {
 		}
 	}
 	if errs > 0 {
-		fmt.Fprintf(io.errOut, "%s, %s\n", plural(errs, "error"), plural(warns, "warning"))
+		fmt.Fprintf(io.errOut, "%s, %s\n", count(errs, "error", "errors"), count(warns, "warning", "warnings"))
 	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func newValidateCmd(io *streams) *cobra.Command {
@@ -150,21 +119,21 @@ It exits 0 when the rules are valid and 3 when they are not.`,
 			return runValidate(io, &f)
 		},
 	}
-	f.register(cmd, true)
+	f.register(cmd, "print {valid, diagnostics} as one JSON object on stdout", false)
 	return cmd
 }
 
 func runValidate(io *streams, f *rulesFlags) error {
 	in, diags, err := compiler.Read(f.options())
 	if err != nil {
-		return sourceErr(err)
+		return rulesErr(err)
 	}
 	if !diags.HasErrors() {
 		var file *schema.File
 		file, diags = schema.Load(in.Name, in.Data)
 		if !diags.HasErrors() && !f.json {
 			fmt.Fprintf(io.errOut, "%s: valid (%s, %s)\n", in.Name,
-				plural(len(file.Doc.Guardrails), "guardrail"), plural(len(file.Doc.AgentProfiles), "agent"))
+				count(len(file.Doc.Guardrails), "guardrail", "guardrails"), count(len(file.Doc.AgentProfiles), "agent", "agents"))
 		}
 	}
 	return f.report(io, diags)
