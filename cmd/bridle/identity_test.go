@@ -67,7 +67,12 @@ func TestIdentityRule(t *testing.T) {
 	const howTo = `git config --global user.name "Your Name"`
 	t.Run("no identity", func(t *testing.T) {
 		noIdentity(t)
+		if code, _, stderr := bridle(t, "init", filepath.Join(t.TempDir(), "x")); code == 0 || !strings.Contains(stderr, howTo) {
+			t.Errorf("init without a name: exit %d, %s", code, stderr)
+		}
+		t.Setenv("GIT_COMMITTER_NAME", "Init Person")
 		dir := rulesInit(t)
+		os.Unsetenv("GIT_COMMITTER_NAME")
 		code, _, stderr := proposeGuardrail(t, dir, "no-name")
 		if code == 0 || !strings.Contains(stderr, howTo) || !strings.Contains(stderr, "GIT_AUTHOR_NAME") {
 			t.Errorf("propose without a name: exit %d, %s", code, stderr)

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/scaffold"
 )
@@ -93,7 +93,7 @@ account); --approvers, when given, are the only ones who may merge.`,
 }
 
 func runInit(io *streams, dir string, o initOptions) error {
-	author, err := commitIdentity()
+	author, err := commitIdentity(dir)
 	if err != nil {
 		return err
 	}
@@ -160,18 +160,24 @@ func display(p string) string {
 	return p
 }
 
-// commitIdentity is who signs a commit init makes.
-func commitIdentity() (*object.Signature, error) {
-	sig := &object.Signature{Name: "Bridle", Email: "bridle@localhost", When: time.Now()}
-	if cfg, err := config.LoadConfig(config.GlobalScope); err == nil {
-		if cfg.User.Name != "" {
-			sig.Name = cfg.User.Name
-		}
-		if cfg.User.Email != "" {
-			sig.Email = cfg.User.Email
-		}
+// commitIdentity is who signs the commit init makes: git's committer, as
+// for every commit Bridle makes on main (internal/identity), found from dir.
+func commitIdentity(dir string) (*object.Signature, error) {
+	p, err := identity.At(identity.Committer, firstDir(dir))
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
 	}
-	return sig, nil
+	return &object.Signature{Name: p.Name, Email: p.Email, When: time.Now()}, nil
+}
+
+// firstDir is dir or its nearest existing parent.
+func firstDir(dir string) string {
+	for {
+		if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
+			return dir
+		}
+		dir = filepath.Dir(dir)
+	}
 }
 
 func runInitGitea(io *streams, o initOptions) error {

@@ -108,6 +108,7 @@ func TestJSONIsOneDocument(t *testing.T) {
 		{args: []string{"propose", "guardrail", "--rules", dir, "--id", "one-more", "--statement", "One more.", "--why", "x"}},
 		{args: []string{"propose", "rules", "--rules", dir, "--section", "project.overview", "--value", "New scope.", "--why", "x"}},
 		{args: []string{"propose", "pattern", "--rules", dir, "--file", patternFile(t), "--why", "x"}},
+		{args: []string{"propose", "edit", "--rules", dir, "--from", editedRules(t, dir), "--why", "x"}},
 		{args: []string{"propose", "promote", "--rules", dir, "--agent", "claude", "--suggestion", "nope", "--why", "x"}, code: exitUsage},
 		{args: []string{"approve", "1", "--rules", dir}},
 		{args: []string{"reject", "2", "--rules", dir}},
@@ -181,5 +182,17 @@ func patternFile(t *testing.T) string {
 	if err := os.WriteFile(p, []byte("name: outbox\ndescription: Write events to an outbox table in the same transaction.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// editedRules writes main's bridle.yaml with one edit to a file of its own.
+func editedRules(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "edited.yaml")
+	os.WriteFile(p, []byte(strings.Replace(string(b), "  deepseek:\n    memory: {read: true}", "  deepseek:\n    memory: {read: true, write: true}", 1)), 0o644)
 	return p
 }
