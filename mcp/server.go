@@ -19,6 +19,7 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/gitea"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
@@ -140,7 +141,9 @@ func New(opts Options) *Server {
 		session: newSessionID(),
 	}
 	if opts.Gitea != nil {
-		m, err := mirror.New(*opts.Gitea, cacheOrTemp(cache))
+		g := opts.Gitea
+		m, err := mirror.New(mirror.Options{Gitea: gitea.Options{URL: g.URL, Token: g.Token, HTTP: g.HTTP, Retry: g.Retry},
+			Owner: g.Owner, Repo: g.Repo, Main: g.Main}, cacheOrTemp(cache))
 		if err != nil {
 			log.Error("gitea source", "err", err)
 		} else {

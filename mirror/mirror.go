@@ -20,16 +20,23 @@ import (
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 
 	"github.com/bridle-dev/bridle/compiler"
-	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/gitea"
 )
+
+// Options name the repository to mirror.
+type Options struct {
+	Gitea gitea.Options
+	Owner string
+	Repo  string
+	Main  string // default main
+}
 
 // Mirror is a bare local copy of one Gitea repository.
 type Mirror struct {
-	g      *proposals.Gitea
-	o      proposals.GiteaOptions
+	repo   gitea.Repo
+	o      Options
 	dir    string
 	mu     sync.Mutex
 	merged map[string]compiler.PR // merged pull requests by merge commit; nil until read
@@ -37,38 +44,37 @@ type Mirror struct {
 }
 
 // New returns a mirror of the repository o names, kept under cacheDir.
-func New(o proposals.GiteaOptions, cacheDir string) (*Mirror, error) {
-	g, err := proposals.NewGitea(o)
+func New(o Options, cacheDir string) (*Mirror, error) {
+	c, err := gitea.New(o.Gitea)
 	if err != nil {
 		return nil, err
+	}
+	if o.Owner == "" || o.Repo == "" {
+		return nil, fmt.Errorf("%w: the mirror needs an OWNER/NAME repository", gitea.ErrBadOptions)
 	}
 	if o.Main == "" {
 		o.Main = "main"
 	}
-	host := strings.NewReplacer("https://", "", "http://", "", "/", "_", ":", "_").Replace(o.URL)
+	host := strings.NewReplacer("https://", "", "http://", "", "/", "_", ":", "_").Replace(c.URL())
 	dir := filepath.Join(cacheDir, "mirrors", host, o.Owner, o.Repo+".git")
-	return &Mirror{g: g, o: o, dir: dir}, nil
+	return &Mirror{repo: c.Repo(o.Owner, o.Repo), o: o, dir: dir}, nil
 }
 
 // Dir is the bare repository's path: compile with Rules: Dir(), Ref: "main".
 func (m *Mirror) Dir() string { return m.dir }
 
-func (m *Mirror) scrub(err error) error {
-	if err == nil || m.o.Token == "" {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), m.o.Token, "[REDACTED]"))
-}
-
-// Sync brings the mirror up to date with Gitea's main and returns its commit.
+// Sync brings the mirror up to date with Gitea's main and returns its
+// commit. Its errors are the gitea package's, so that a revoked token
+// (gitea.ErrUnauthorized) and Gitea being down (gitea.ErrUnavailable) are
+// told apart.
 func (m *Mirror) Sync(ctx context.Context) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	br, _, err := m.g.Client(ctx).GetRepoBranch(m.o.Owner, m.o.Repo, m.o.Main)
+	c := m.repo.Client()
+	head, err := m.repo.Branch(ctx, m.o.Main)
 	if err != nil {
-		return "", fmt.Errorf("gitea read branch %s: %w", m.o.Main, m.scrub(err))
+		return "", err
 	}
-	head := br.Commit.ID
 	repo, err := git.PlainOpen(m.dir)
 	if err == nil {
 		if ref, rerr := repo.Reference(plumbing.NewBranchReferenceName(m.o.Main), true); rerr == nil && ref.Hash().String() == head {
@@ -76,8 +82,8 @@ func (m *Mirror) Sync(ctx context.Context) (string, error) {
 			return head, nil
 		}
 	}
-	auth := &githttp.BasicAuth{Username: "bridle", Password: m.o.Token}
-	url := strings.TrimSuffix(m.o.URL, "/") + "/" + m.o.Owner + "/" + m.o.Repo + ".git"
+	auth := c.GitAuth()
+	url := c.RepoURL(m.o.Owner, m.o.Repo)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		tmp := m.dir + ".tmp"
 		os.RemoveAll(tmp)
@@ -86,7 +92,7 @@ func (m *Mirror) Sync(ctx context.Context) (string, error) {
 		}
 		if _, err := git.PlainCloneContext(ctx, tmp, true, &git.CloneOptions{URL: url, Auth: auth, Mirror: true}); err != nil {
 			os.RemoveAll(tmp)
-			return "", fmt.Errorf("clone %s/%s: %w", m.o.Owner, m.o.Repo, m.scrub(err))
+			return "", c.ClassifyGit(fmt.Sprintf("clone %s/%s", m.o.Owner, m.o.Repo), err)
 		}
 		if err := os.Rename(tmp, m.dir); err != nil {
 			return "", err
@@ -100,7 +106,7 @@ func (m *Mirror) Sync(ctx context.Context) (string, error) {
 	err = repo.FetchContext(ctx, &git.FetchOptions{Auth: auth, Force: true,
 		RefSpecs: []gitconfig.RefSpec{"+refs/heads/*:refs/heads/*"}})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return "", fmt.Errorf("fetch %s/%s: %w", m.o.Owner, m.o.Repo, m.scrub(err))
+		return "", c.ClassifyGit(fmt.Sprintf("fetch %s/%s", m.o.Owner, m.o.Repo), err)
 	}
 	m.last = head
 	return head, nil
@@ -122,20 +128,13 @@ func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
 			return pr, ok, nil
 		}
 		relisted = true
-		prs, err := m.g.List(ctx, proposals.Merged)
+		prs, err := m.repo.MergedPullRequests(ctx)
 		if err != nil {
 			return compiler.PR{}, false, fmt.Errorf("list merged pull requests: %w", err)
 		}
 		merged := make(map[string]compiler.PR, len(prs))
 		for _, p := range prs {
-			if p.MergeCommit == "" {
-				continue
-			}
-			info := compiler.PR{Number: p.Number, MergedBy: p.MergedBy}
-			if p.MergedAt != nil {
-				info.MergedAt = *p.MergedAt
-			}
-			merged[p.MergeCommit] = info
+			merged[p.MergeCommit] = compiler.PR{Number: p.Number, MergedBy: p.MergedBy, MergedAt: p.MergedAt}
 		}
 		m.mu.Lock()
 		m.merged = merged

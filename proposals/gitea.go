@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -19,15 +17,17 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
+	bgitea "github.com/bridle-dev/bridle/gitea"
 	"github.com/bridle-dev/bridle/scaffold"
 )
 
 // Errors from the Gitea backend, for errors.Is, besides ErrNotFound and
 // ErrConflict.
+// They are the gitea package's: the one classifier of Gitea's answers.
 var (
-	ErrUnauthorized = errors.New("gitea rejected the token (401)")
-	ErrForbidden    = errors.New("gitea refused the operation (403)")
-	ErrUnavailable  = errors.New("gitea is unavailable")
+	ErrUnauthorized = bgitea.ErrUnauthorized
+	ErrForbidden    = bgitea.ErrForbidden
+	ErrUnavailable  = bgitea.ErrUnavailable
 )
 
 // GiteaOptions locate the rules repository on a Gitea server.
@@ -45,6 +45,7 @@ type GiteaOptions struct {
 // Gitea keeps proposals as pull requests in a Gitea repository.
 type Gitea struct {
 	o GiteaOptions
+	c *bgitea.Client
 }
 
 // NewGitea returns a Gitea backend. It does not contact the server.
@@ -64,73 +65,59 @@ func NewGitea(o GiteaOptions) (*Gitea, error) {
 	if o.Retry == 0 {
 		o.Retry = 200 * time.Millisecond
 	}
-	return &Gitea{o: o}, nil
+	c, err := bgitea.New(bgitea.Options{URL: o.URL, Token: o.Token, HTTP: o.HTTP, Retry: o.Retry})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return &Gitea{o: o, c: c}, nil
 }
+
+// API is the Gitea client the backend uses.
+func (g *Gitea) API() *bgitea.Client { return g.c }
 
 // Name implements Backend.
 func (g *Gitea) Name() string { return "gitea" }
 
 // Client returns an SDK client bound to ctx.
-func (g *Gitea) Client(ctx context.Context) *gitea.Client {
-	c, _ := gitea.NewClient(g.o.URL, gitea.SetToken(g.o.Token), gitea.SetHTTPClient(g.o.HTTP),
-		gitea.SetContext(ctx), gitea.SetGiteaVersion(""), gitea.SetUserAgent("bridle"))
-	return c
+func (g *Gitea) Client(ctx context.Context) *gitea.Client { return g.c.SDK(ctx) }
+
+// fail names the step and classifies the failure (the gitea package's
+// classifier); the token never appears.
+func (g *Gitea) fail(step string, resp *gitea.Response, err error) error {
+	return known(g.c.Classify(step, resp, err))
 }
 
-// fail names the step and classifies the failure; the token never appears.
-func (g *Gitea) fail(step string, resp *gitea.Response, err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	if g.o.Token != "" {
-		msg = strings.ReplaceAll(msg, g.o.Token, "[REDACTED]")
-	}
+// known adds this package's sentinel to a classified Gitea error where one
+// means the same: a 404 is ErrNotFound, a conflict ErrConflict, a pull
+// request that is merged or a draft ErrState. Both stay matchable.
+func known(err error) error {
 	var kind error
-	code := 0
-	if resp != nil && resp.Response != nil {
-		code = resp.StatusCode
-	}
-	var nerr net.Error
 	switch {
-	case code == 401:
-		kind = ErrUnauthorized
-	case code == 403:
-		kind = ErrForbidden
-	case code == 404:
+	case err == nil:
+		return nil
+	case errors.Is(err, bgitea.ErrNotFound):
 		kind = ErrNotFound
-	case code == 409 || code == 422:
+	case errors.Is(err, bgitea.ErrConflict):
 		kind = ErrConflict
-	case code >= 500, errors.As(err, &nerr), errors.Is(err, context.DeadlineExceeded):
-		kind = ErrUnavailable
+	case errors.Is(err, bgitea.ErrNotOpen):
+		kind = ErrState
+	default:
+		return err
 	}
-	if kind == nil {
-		return fmt.Errorf("gitea %s: %s", step, msg)
-	}
-	return fmt.Errorf("gitea %s: %w: %s", step, kind, msg)
+	return &both{kind: kind, err: err}
 }
+
+// both is a Gitea error that also means one of this package's sentinels.
+type both struct{ kind, err error }
+
+func (b *both) Error() string   { return b.err.Error() }
+func (b *both) Unwrap() []error { return []error{b.kind, b.err} }
 
 // retry runs a safe (read-only or idempotent) call up to 3 times while
 // Gitea is unavailable.
 func retry[T any](ctx context.Context, g *Gitea, step string, f func() (T, *gitea.Response, error)) (T, error) {
-	var zero T
-	var last error
-	for i := 0; i < 3; i++ {
-		v, resp, err := f()
-		if err == nil {
-			return v, nil
-		}
-		last = g.fail(step, resp, err)
-		if !errors.Is(last, ErrUnavailable) {
-			return zero, last
-		}
-		select {
-		case <-ctx.Done():
-			return zero, last
-		case <-time.After(g.o.Retry << i):
-		}
-	}
-	return zero, last
+	v, err := bgitea.Retry(ctx, g.c, step, f)
+	return v, known(err)
 }
 
 // Main implements Backend: main's commit, then the rules at that commit.
@@ -470,24 +457,18 @@ func (g *Gitea) Merge(ctx context.Context, n int, _, head string) (Proposal, err
 		form["head_commit_id"] = head // Gitea refuses the merge if the branch moved since
 	}
 	body, _ := json.Marshal(form)
-	endpoint := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", strings.TrimSuffix(g.o.URL, "/"), url.PathEscape(g.o.Owner), url.PathEscape(g.o.Repo), n)
+	endpoint := fmt.Sprintf("%s/api/v1/repos/%s/%s/pulls/%d/merge", g.c.URL(), url.PathEscape(g.o.Owner), url.PathEscape(g.o.Repo), n)
 	step := fmt.Sprintf("merge #%d", n)
 	for i := 0; ; i++ {
 		req, _ := http.NewRequestWithContext(ctx, "POST", endpoint, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "token "+g.o.Token)
-		resp, err := g.o.HTTP.Do(req)
+		resp, err := g.c.Do(req)
 		if err != nil {
 			return Proposal{}, g.fail(step, nil, err)
 		}
-		var answer struct {
-			Message string `json:"message"`
-		}
-		json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&answer)
-		resp.Body.Close()
-		msg := strings.ReplaceAll(answer.Message, g.o.Token, "[REDACTED]")
+		err = g.c.ClassifyResponse(step, resp)
 		switch {
-		case resp.StatusCode < 300:
+		case err == nil:
 			p, err := g.Get(ctx, n)
 			if err == nil && cur.Branch != "" {
 				// Gitea does not say when it could not delete the branch.
@@ -498,21 +479,23 @@ func (g *Gitea) Merge(ctx context.Context, n int, _, head string) (Proposal, err
 				}
 			}
 			return p, err
-		case resp.StatusCode == 405 && strings.Contains(msg, "try again later") && i < 60:
+		case errors.Is(err, bgitea.ErrNotReady) && i < 60:
+			// Gitea is still checking mergeability (or the branch
+			// conflicts: it answers the same; after 15 s it is that).
 			select {
 			case <-ctx.Done():
 				return Proposal{}, ctx.Err()
 			case <-time.After(250 * time.Millisecond):
 			}
 			continue
-		case resp.StatusCode == 405 && strings.Contains(msg, "not allowed to merge"):
-			return Proposal{}, fmt.Errorf("gitea %s: %w: this account may not merge into %s (only the approvers may)", step, ErrForbidden, g.o.Main)
-		case resp.StatusCode == 405 && (strings.Contains(msg, "already merged") || strings.Contains(msg, "Work in progress")):
-			return Proposal{}, fmt.Errorf("gitea %s: %w: %s", step, ErrState, msg)
-		case resp.StatusCode == 405 || resp.StatusCode == 409:
-			return Proposal{}, fmt.Errorf("gitea %s: %w: %s (run bridle proposals rebase %d)", step, ErrConflict, msg, n)
+		case errors.Is(err, bgitea.ErrForbidden):
+			return Proposal{}, fmt.Errorf("%w (this account may not merge into %s: only the approvers may)", known(err), g.o.Main)
+		case errors.Is(err, bgitea.ErrProtected):
+			return Proposal{}, fmt.Errorf("%w (%s's protection asks for more first: approvals or status checks)", known(err), g.o.Main)
+		case errors.Is(err, bgitea.ErrNotReady), errors.Is(err, bgitea.ErrConflict):
+			return Proposal{}, fmt.Errorf("%w (run bridle proposals rebase %d)", &both{kind: ErrConflict, err: err}, n)
 		}
-		return Proposal{}, g.fail(step, &gitea.Response{Response: resp}, fmt.Errorf("%s %s", resp.Status, msg))
+		return Proposal{}, known(err)
 	}
 }
 

@@ -115,7 +115,9 @@ func TestIdentityRule(t *testing.T) {
 		if !strings.Contains(out, "approved by Carl Committer") {
 			t.Errorf("the render does not name the approver:\n%s", out)
 		}
-		code, p, _ = proposeGuardrail(t, dir, "to-reject")
+		if code, _, stderr := proposeGuardrail(t, dir, "to-reject"); code != 0 {
+			t.Fatalf("propose to-reject: %s", stderr)
+		}
 		code, out, stderr = bridle(t, "reject", "2", "--rules", dir, "--json")
 		json.Unmarshal([]byte(out), &p)
 		if code != 0 || p.ClosedBy != "Carl Committer" {
