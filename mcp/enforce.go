@@ -48,7 +48,7 @@ func (s *Server) checkCommandTool() Tool {
 		Title: "Check a shell command against the guardrails",
 		Description: "Before running a shell command, ask whether the project's guardrails allow it. Answers allow, ask (get the human's OK first) " +
 			"or forbid (do not run it), naming the guardrail that decides. Compound commands, sh -c strings and wrappers are checked part by part.",
-		Toolset:  "rules",
+		Toolset:  ToolsetRules,
 		ReadOnly: true,
 	}, commandLimit, func(ctx context.Context, req *sdk.CallToolRequest, in checkCommandInput) (*sdk.CallToolResult, enforce.Decision, error) {
 		c := callFrom(ctx)
@@ -75,7 +75,7 @@ func (s *Server) checkPathTool() Tool {
 		Name:        "check_path",
 		Title:       "Check a file access against the guardrails",
 		Description: "Before reading or writing a file, ask whether the project's guardrails allow it. Answers allow or forbid, naming the guardrail that decides.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, pathLimit, func(ctx context.Context, req *sdk.CallToolRequest, in checkPathInput) (*sdk.CallToolResult, enforce.Decision, error) {
 		c := callFrom(ctx)

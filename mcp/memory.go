@@ -69,7 +69,7 @@ func (s *Server) rememberTool() Tool {
 	return newTool(Tool{
 		Name: "remember", Title: "Remember for later sessions",
 		Description: "Store a decision, context, history or note in the project's shared memory, so that later sessions — yours or another agent's — can recall it.",
-		Toolset:     "memory", Permission: "memory.write", AuditsItself: true,
+		Toolset:     ToolsetMemory, Permission: schema.PermMemoryWrite, AuditsItself: true,
 	}, tweaks(kindEnum, limits(map[string]int{"text": memory.MaxMemoryText})), func(ctx context.Context, req *sdk.CallToolRequest, in rememberInput) (*sdk.CallToolResult, MemoryView, error) {
 		m, c, err := s.memoryFor(ctx)
 		if err != nil {
@@ -101,7 +101,7 @@ func (s *Server) recallTool() Tool {
 	return newTool(Tool{
 		Name: "recall", Title: "Recall from memory",
 		Description: "Search the project's shared memory (decisions, context, history, notes from every agent's sessions), best matches first.",
-		Toolset:     "memory", Permission: "memory.read", ReadOnly: true,
+		Toolset:     ToolsetMemory, Permission: schema.PermMemoryRead, ReadOnly: true,
 	}, tweaks(kindEnum, kRange, limits(map[string]int{"query": memory.MaxQuery})), func(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (*sdk.CallToolResult, RecallResult, error) {
 		m, _, err := s.memoryFor(ctx)
 		if err != nil {
@@ -127,7 +127,7 @@ func (s *Server) forgetTool() Tool {
 	return newTool(Tool{
 		Name: "forget", Title: "Forget a memory",
 		Description: "Delete one memory of this project by id.",
-		Toolset:     "memory", Permission: "memory.forget", Destructive: true, Idempotent: true, AuditsItself: true,
+		Toolset:     ToolsetMemory, Permission: schema.PermMemoryForget, Destructive: true, Idempotent: true, AuditsItself: true,
 	}, limits(map[string]int{"id": 100}), func(ctx context.Context, req *sdk.CallToolRequest, in forgetInput) (*sdk.CallToolResult, any, error) {
 		m, c, err := s.memoryFor(ctx)
 		if err != nil {
@@ -169,7 +169,7 @@ func (s *Server) searchPatternsTool() Tool {
 	return newTool(Tool{
 		Name: "search_pattern_examples", Title: "Search pattern examples",
 		Description: "Search real code from the example repositories of the project's custom architecture patterns, to see how the pattern is done here.",
-		Toolset:     "patterns", Permission: "memory.read", ReadOnly: true,
+		Toolset:     ToolsetPatterns, Permission: schema.PermMemoryRead, ReadOnly: true,
 	}, tweaks(kRange, limits(map[string]int{"query": memory.MaxQuery, "arch_tag": 120})), func(ctx context.Context, req *sdk.CallToolRequest, in searchPatternsInput) (*sdk.CallToolResult, PatternResult, error) {
 		st, emb, err := s.memoryStore()
 		if err != nil {
@@ -235,7 +235,7 @@ func (s *Server) refreshPatternTool() Tool {
 	return newTool(Tool{
 		Name: "refresh_pattern_example", Title: "Re-index a pattern example",
 		Description: "Re-index one example repository of a custom pattern (clone, chunk, embed), replacing its previous index at once. Sends progress notifications.",
-		Toolset:     "patterns", Permission: "memory.write", Idempotent: true, OpenWorld: true, AuditsItself: true,
+		Toolset:     ToolsetPatterns, Permission: schema.PermMemoryWrite, Idempotent: true, OpenWorld: true, AuditsItself: true,
 	}, limits(map[string]int{"reference_tag": 120}), func(ctx context.Context, req *sdk.CallToolRequest, in refreshInput) (*sdk.CallToolResult, memory.IndexStats, error) {
 		c := callFrom(ctx)
 		st, emb, err := s.memoryStore()

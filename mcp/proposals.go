@@ -113,7 +113,7 @@ func (s *Server) proposeGuardrailTool() Tool {
 		Title: "Propose a new guardrail",
 		Description: "Propose a new guardrail as a pull request. Bridle validates it first and refuses an invalid one; a human approves it by merging. " +
 			"You are recorded as the proposer from this session; you cannot approve your own proposal.",
-		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
+		Toolset: ToolsetProposals, Permission: schema.PermRulesPropose, AuditsItself: true,
 	}, tweaks(limits(map[string]int{"id": 80, "statement": 1000, "rationale": 2000, "why": 4000}),
 		enum("severity", "guidance", "hard-instruction", "enforcement"),
 	), func(ctx context.Context, req *sdk.CallToolRequest, in proposeGuardrailInput) (*sdk.CallToolResult, ProposalView, error) {
@@ -145,7 +145,7 @@ func (s *Server) addPatternTool() Tool {
 		Name:        "add_pattern",
 		Title:       "Propose a custom architecture pattern",
 		Description: "Propose adding (or replacing) a custom architecture pattern with example repositories, as a pull request a human approves by merging.",
-		Toolset:     "proposals", Permission: "rules.propose", AuditsItself: true,
+		Toolset:     ToolsetProposals, Permission: schema.PermRulesPropose, AuditsItself: true,
 	}, limits(map[string]int{"name": 80, "description": 5000, "why": 4000}),
 		func(ctx context.Context, req *sdk.CallToolRequest, in addPatternInput) (*sdk.CallToolResult, ProposalView, error) {
 			p := &schema.CustomPattern{Name: in.Name, Description: in.Description}
@@ -169,7 +169,7 @@ func (s *Server) updateRulesTool() Tool {
 		Title: "Propose a change to one section of the rules",
 		Description: "Propose replacing one section of the project description (" + strings.Join(proposals.Sections, ", ") +
 			") as a pull request a human approves by merging. Guardrails and permissions cannot be changed this way.",
-		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
+		Toolset: ToolsetProposals, Permission: schema.PermRulesPropose, AuditsItself: true,
 	}, tweaks(limits(map[string]int{"why": 4000}), enum("section", proposals.Sections...)), func(ctx context.Context, req *sdk.CallToolRequest, in updateRulesInput) (*sdk.CallToolResult, ProposalView, error) {
 		v, err := s.propose(ctx, "update_rules", req.Params.Arguments, proposals.Change{Kind: proposals.KindRules, Rationale: in.Why, Section: in.Section, Value: in.Value})
 		return nil, v, err
@@ -189,7 +189,7 @@ func (s *Server) listProposalsTool() Tool {
 	return newTool(Tool{
 		Name: "list_proposals", Title: "List proposals",
 		Description: "Proposals (pull requests) to the rules, with their state and whether they still merge cleanly.",
-		Toolset:     "proposals", Permission: "rules.propose", ReadOnly: true,
+		Toolset:     ToolsetProposals, Permission: schema.PermRulesPropose, ReadOnly: true,
 	}, enum("state", "open", "merged", "closed", "all"), func(ctx context.Context, req *sdk.CallToolRequest, in listProposalsInput) (*sdk.CallToolResult, ProposalList, error) {
 		svc, err := s.proposalService()
 		if err != nil {
@@ -219,7 +219,7 @@ func (s *Server) getProposalTool() Tool {
 	return newTool(Tool{
 		Name: "get_proposal", Title: "Get one proposal",
 		Description: "One proposal with its state, mergeability and body (rationale, change and its effect on each agent's file).",
-		Toolset:     "proposals", Permission: "rules.propose", ReadOnly: true,
+		Toolset:     ToolsetProposals, Permission: schema.PermRulesPropose, ReadOnly: true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
 		svc, err := s.proposalService()
 		if err != nil {
@@ -238,7 +238,7 @@ func (s *Server) approveProposalTool() Tool {
 		Name: "approve_proposal", Title: "Approve (merge) a proposal",
 		Description: "Merge a proposal into the rules. Only agents whose profile grants rules.approve may; everyone else never sees this tool. " +
 			"No agent approves a proposal it made (or one made in this session): another principal must.",
-		Toolset: "proposals", Permission: "rules.approve", AuditsItself: true,
+		Toolset: ToolsetProposals, Permission: schema.PermRulesApprove, AuditsItself: true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
 		c := callFrom(ctx)
 		svc, err := s.proposalService()

@@ -22,19 +22,16 @@ import (
 	"github.com/bridle-dev/bridle/schema"
 )
 
-// Toolsets group tools; a toolset is the unit a client enables.
-var Toolsets = []string{"rules", "proposals", "memory", "patterns", "kanboard"}
-
 // Tool is one MCP tool: its definition, toolset, the permission it needs,
 // its annotations and its handler, all in one place.
 type Tool struct {
 	Name        string
 	Title       string
 	Description string
-	Toolset     string
-	// Permission is the dotted permission (e.g. rules.propose) the agent
-	// needs; "" means every agent, identified or not, may call it.
-	Permission string
+	Toolset     ToolsetID
+	// Permission is the permission the agent needs; "" means every agent,
+	// identified or not, may call it.
+	Permission schema.Permission
 	ReadOnly   bool
 	// Destructive and Idempotent are meaningful only when ReadOnly is false.
 	Destructive bool
@@ -261,7 +258,7 @@ func permissions(snap *compiler.Snapshot, agent string) schema.Permissions {
 
 // Allowed reports whether agent may use t under snap.
 func Allowed(t Tool, snap *compiler.Snapshot, agent string) bool {
-	return t.Permission == "" || permissions(snap, agent).Allows(t.Permission)
+	return t.Permission == "" || permissions(snap, agent).Allows(string(t.Permission))
 }
 
 // call is what the middleware hands to a handler through the context.
@@ -317,7 +314,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 				if c.id.Agent == Unknown {
 					msg += fmt.Sprintf(" (Bridle could not identify this client %q: launch it with `bridle mcp --agent NAME`, or list the client under mcp_clients in the agent's profile.)", c.id.Client)
 				}
-				s.audit(snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Permission: t.Permission, Summary: "refused " + t.Name})
+				s.audit(snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Permission: string(t.Permission), Summary: "refused " + t.Name})
 				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
 			}
 			res, err := next(ctx, method, req)

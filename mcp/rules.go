@@ -54,7 +54,7 @@ func (s *Server) getRulesTool() Tool {
 		Name:        "get_rules",
 		Title:       "Get the project rules",
 		Description: "The full rules of this project, rendered for you as markdown. Call it at the start of every session and follow it.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, _ noInput) (*sdk.CallToolResult, any, error) {
 		c := callFrom(ctx)
@@ -170,7 +170,7 @@ func (s *Server) listGuardrailsTool() Tool {
 		Name:        "list_guardrails",
 		Title:       "List guardrails",
 		Description: "The project's guardrails that apply to you, strongest tier first, with severity, applies_to and provenance. Filter by tier; all=true includes rules for other agents.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, tierEnum, func(ctx context.Context, req *sdk.CallToolRequest, in listGuardrailsInput) (*sdk.CallToolResult, GuardrailList, error) {
 		c := callFrom(ctx)
@@ -209,7 +209,7 @@ func (s *Server) getGuardrailTool() Tool {
 		Name:        "get_guardrail",
 		Title:       "Get one guardrail",
 		Description: "One guardrail by id: statement, rationale, severity, who it applies to, and where it came from.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, idLimit, func(ctx context.Context, req *sdk.CallToolRequest, in getGuardrailInput) (*sdk.CallToolResult, GuardrailView, error) {
 		c := callFrom(ctx)

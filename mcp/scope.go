@@ -38,7 +38,7 @@ func (s *Server) scopeApprovalTool() Tool {
 		Title: "Ask the human to approve going beyond the task",
 		Description: "Call this before any action beyond the task you were given (hard-instruction scope rules require it). " +
 			"Bridle asks the human and answers approved or denied; if it cannot ask, it records the request and tells you to ask in chat and wait.",
-		Toolset:      "rules",
+		Toolset:      ToolsetRules,
 		ReadOnly:     false,
 		Destructive:  false,
 		Idempotent:   false,
