@@ -42,7 +42,7 @@ type checkCommandInput struct {
 
 var commandLimit = tweaks(limits(map[string]int{"command": 20000}), nonEmpty("command"))
 
-func (s *Server) checkCommandTool() Tool {
+func checkCommand(e *enforcer) Tool {
 	return newTool(Tool{
 		Name:  "check_command",
 		Title: "Check a shell command against the guardrails",
@@ -55,7 +55,7 @@ func (s *Server) checkCommandTool() Tool {
 		if c.snap == nil {
 			return nil, enforce.Decision{}, unavailableErr(c)
 		}
-		r, err := s.enforce.get(c.snap, c.id.Agent)
+		r, err := e.get(c.snap, c.id.Agent)
 		if err != nil {
 			return nil, enforce.Decision{}, fmt.Errorf("the rules' enforce entries are invalid (%w); treat every command as needing the human's OK", err)
 		}
@@ -70,7 +70,7 @@ type checkPathInput struct {
 
 var pathLimit = tweaks(limits(map[string]int{"path": 4096}), nonEmpty("path"), enum("op", "read", "write"))
 
-func (s *Server) checkPathTool() Tool {
+func checkPath(e *enforcer) Tool {
 	return newTool(Tool{
 		Name:        "check_path",
 		Title:       "Check a file access against the guardrails",
@@ -82,7 +82,7 @@ func (s *Server) checkPathTool() Tool {
 		if c.snap == nil {
 			return nil, enforce.Decision{}, unavailableErr(c)
 		}
-		r, err := s.enforce.get(c.snap, c.id.Agent)
+		r, err := e.get(c.snap, c.id.Agent)
 		if err != nil {
 			return nil, enforce.Decision{}, fmt.Errorf("the rules' enforce entries are invalid (%w); ask the human before touching the file", err)
 		}

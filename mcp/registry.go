@@ -41,6 +41,7 @@ type Tool struct {
 	// middleware records a generic write event for other non-read-only tools.
 	AuditsItself bool
 
+	enabled func(context.Context) bool // its toolset's Enabled; nil means always
 	add     func(*sdk.Server)
 	schema  func() (*jsonschema.Schema, error)          // the input schema, reflected from the Go types
 	schemas func() (in, out json.RawMessage, err error) // both schemas as JSON, reflected
@@ -181,35 +182,17 @@ func errorResult(err error) *sdk.CallToolResult {
 	return &r
 }
 
-// registry is every tool, in one flat list.
-func (s *Server) registry() []Tool {
-	return []Tool{
-		s.getRulesTool(),
-		s.listGuardrailsTool(),
-		s.getGuardrailTool(),
-		s.checkCommandTool(),
-		s.checkPathTool(),
-		s.scopeApprovalTool(),
-		s.proposeGuardrailTool(),
-		s.addPatternTool(),
-		s.updateRulesTool(),
-		s.listProposalsTool(),
-		s.getProposalTool(),
-		s.approveProposalTool(),
-		s.rememberTool(),
-		s.recallTool(),
-		s.forgetTool(),
-		s.searchPatternsTool(),
-		s.refreshPatternTool(),
+// toolsets is every toolset, in registry order, each built from the
+// dependencies it needs: adding a toolset is a constructor in its own file
+// and one line here.
+func (s *Server) toolsets() []Toolset {
+	mem := memoryDeps{open: onceMemory(s.opts.Memory), red: s.red, examples: s.opts.Examples}
+	return []Toolset{
+		rulesToolset(),
+		proposalsToolset(proposalDeps{service: proposalService(s.opts.Proposals, s.opts.Version, s.red), red: s.red}),
+		memoryToolset(mem),
+		patternsToolset(mem),
 	}
-}
-
-func (s *Server) tool(name string) (Tool, bool) {
-	i := slices.IndexFunc(s.tools, func(t Tool) bool { return t.Name == name })
-	if i < 0 {
-		return Tool{}, false
-	}
-	return s.tools[i], true
 }
 
 // Identity is who is calling, resolved per request.
@@ -263,10 +246,12 @@ func Allowed(t Tool, snap *compiler.Snapshot, agent string) bool {
 
 // call is what the middleware hands to a handler through the context.
 type call struct {
-	id     Identity
-	snap   *compiler.Snapshot
-	status Status
-	err    error // the snapshot could not be loaded at all
+	id      Identity
+	snap    *compiler.Snapshot
+	status  Status
+	err     error  // the snapshot could not be loaded at all
+	session string // this sidecar's session id
+	record  func(*compiler.Snapshot, audit.Event)
 }
 
 type callKey struct{}
@@ -274,6 +259,16 @@ type callKey struct{}
 func callFrom(ctx context.Context) call {
 	c, _ := ctx.Value(callKey{}).(call)
 	return c
+}
+
+// audit records e as done by the calling agent: who called comes from the
+// session alone, never from e.
+func (c call) audit(e audit.Event) {
+	if c.record == nil {
+		return
+	}
+	e.Agent, e.Client = c.id.Agent, c.id.Client
+	c.record(c.snap, e)
 }
 
 // permissionMiddleware is the one place permissions are enforced.
@@ -284,7 +279,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 		}
 		snap, status, err := s.src.get()
 		s.checkAgent(snap)
-		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err}
+		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err, session: s.session, record: s.record}
 		ctx = context.WithValue(ctx, callKey{}, c)
 		switch method {
 		case "tools/list":
@@ -292,7 +287,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			if lt, ok := res.(*sdk.ListToolsResult); ok && err == nil {
 				lt.Tools = slices.DeleteFunc(lt.Tools, func(def *sdk.Tool) bool {
 					t, known := s.tool(def.Name)
-					return known && !Allowed(t, snap, c.id.Agent)
+					return known && (!t.isEnabled(ctx) || !Allowed(t, snap, c.id.Agent))
 				})
 			}
 			if s.opts.Listed != nil {
@@ -307,6 +302,9 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			t, known := s.tool(p.Name)
 			if !known {
 				return next(ctx, method, req)
+			}
+			if !t.isEnabled(ctx) {
+				return toolError("%s is not available: the %s toolset is not set up on this server. Tell the human if the task needs it.", t.Name, t.Toolset), nil
 			}
 			if !Allowed(t, snap, c.id.Agent) {
 				msg := fmt.Sprintf("permission denied: %s needs the %s permission, which agent %q does not have. "+

@@ -49,7 +49,16 @@ func unavailableErr(c call) error {
 
 type noInput struct{}
 
-func (s *Server) getRulesTool() Tool {
+// rulesToolset serves the rules to the calling agent. Its tools need only
+// the request's snapshot and identity, and the enforce rules built from it.
+func rulesToolset() Toolset {
+	e := &enforcer{}
+	return Toolset{ID: ToolsetRules, Tools: []Tool{
+		getRules(), listGuardrails(), getGuardrail(), checkCommand(e), checkPath(e), requestScopeApproval(),
+	}}
+}
+
+func getRules() Tool {
 	return newTool(Tool{
 		Name:        "get_rules",
 		Title:       "Get the project rules",
@@ -165,7 +174,7 @@ type GuardrailList struct {
 
 var tierEnum = enum("tier", schema.Enforcement, schema.HardInstruction, schema.Guidance)
 
-func (s *Server) listGuardrailsTool() Tool {
+func listGuardrails() Tool {
 	return newTool(Tool{
 		Name:        "list_guardrails",
 		Title:       "List guardrails",
@@ -204,7 +213,7 @@ type getGuardrailInput struct {
 
 var idLimit = tweaks(limits(map[string]int{"id": 80}), nonEmpty("id"))
 
-func (s *Server) getGuardrailTool() Tool {
+func getGuardrail() Tool {
 	return newTool(Tool{
 		Name:        "get_guardrail",
 		Title:       "Get one guardrail",
