@@ -114,14 +114,11 @@ func newTool[In, Out any](t Tool, tweak func(*jsonschema.Schema), h sdk.ToolHand
 		if structured {
 			def.OutputSchema = out
 		}
-		resolve := sync.OnceValues(func() (*jsonschema.Resolved, error) {
-			var s jsonschema.Schema
-			if err := json.Unmarshal(in, &s); err != nil {
-				return nil, err
-			}
-			return s.Resolve(nil)
-		})
+		resolve := resolveOnce(in)
 		srv.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if !admitted(ctx, t.Name) {
+				return notAdmitted(t.Name), nil
+			}
 			input, err := checkArguments(req.Params.Arguments, resolve)
 			if err != nil {
 				return errorResult(fmt.Errorf("validating \"arguments\": %w", err)), nil
@@ -252,6 +249,9 @@ type call struct {
 	err     error  // the snapshot could not be loaded at all
 	session string // this sidecar's session id
 	record  func(*compiler.Snapshot, audit.Event)
+	// admitted is the tool this tools/call passed the permission check
+	// for; a handler refuses a call it was not admitted to (see admitted).
+	admitted string
 }
 
 type callKey struct{}
@@ -259,6 +259,17 @@ type callKey struct{}
 func callFrom(ctx context.Context) call {
 	c, _ := ctx.Value(callKey{}).(call)
 	return c
+}
+
+// admitted reports whether the permission middleware admitted this call to
+// the named tool. Every tool's handler checks it first, so that a call that
+// reached a tool without passing the middleware — a tool registered between
+// the middleware's lookup and the SDK's dispatch — fails closed. It decides
+// nothing itself: permissions are checked in the middleware alone.
+func admitted(ctx context.Context, name string) bool { return callFrom(ctx).admitted == name }
+
+func notAdmitted(name string) *sdk.CallToolResult {
+	return toolError("%s was registered while this call was checked; call it again", name)
 }
 
 // audit records e as done by the calling agent: who called comes from the
@@ -280,14 +291,16 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 		snap, status, err := s.src.get()
 		s.checkAgent(snap)
 		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err, session: s.session, record: s.record}
-		ctx = context.WithValue(ctx, callKey{}, c)
 		switch method {
 		case "tools/list":
+			ctx = context.WithValue(ctx, callKey{}, c)
 			res, err := next(ctx, method, req)
 			if lt, ok := res.(*sdk.ListToolsResult); ok && err == nil {
+				// A tool the registry does not know (being added or removed
+				// at this moment) is not listed either.
 				lt.Tools = slices.DeleteFunc(lt.Tools, func(def *sdk.Tool) bool {
 					t, known := s.tool(def.Name)
-					return known && (!t.isEnabled(ctx) || !Allowed(t, snap, c.id.Agent))
+					return !known || !t.isEnabled(ctx) || !Allowed(t, snap, c.id.Agent)
 				})
 			}
 			if s.opts.Listed != nil {
@@ -296,12 +309,15 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			return res, err
 		case "tools/call":
 			p, _ := req.GetParams().(*sdk.CallToolParamsRaw)
-			if p == nil {
-				return next(ctx, method, req)
+			var t Tool
+			known := false
+			if p != nil {
+				t, known = s.tool(p.Name)
 			}
-			t, known := s.tool(p.Name)
 			if !known {
-				return next(ctx, method, req)
+				// The SDK answers that there is no such tool; a tool added
+				// since the lookup refuses a call it was not admitted to.
+				return next(context.WithValue(ctx, callKey{}, c), method, req)
 			}
 			if !t.isEnabled(ctx) {
 				return toolError("%s is not available: the %s toolset is not set up on this server. Tell the human if the task needs it.", t.Name, t.Toolset), nil
@@ -315,13 +331,14 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 				s.audit(snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Permission: string(t.Permission), Summary: "refused " + t.Name})
 				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
 			}
-			res, err := next(ctx, method, req)
+			c.admitted = t.Name
+			res, err := next(context.WithValue(ctx, callKey{}, c), method, req)
 			if ct, ok := res.(*sdk.CallToolResult); ok && err == nil && !ct.IsError && !t.ReadOnly && !t.AuditsItself && ct.InputRequests == nil {
 				s.audit(snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Summary: t.Name})
 			}
 			return res, err
 		}
-		return next(ctx, method, req)
+		return next(context.WithValue(ctx, callKey{}, c), method, req)
 	}
 }
 

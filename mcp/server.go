@@ -243,7 +243,8 @@ func (s *Server) build() *sdk.Server {
 			c.TTLMs, c.CacheScope = 0, "private"
 		},
 		Capabilities: &sdk.ServerCapabilities{
-			Tools:     &sdk.ToolCapabilities{},
+			// AddToolset and RemoveTools change the list while sessions run.
+			Tools:     &sdk.ToolCapabilities{ListChanged: true},
 			Resources: &sdk.ResourceCapabilities{},
 		},
 	})

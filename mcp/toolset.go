@@ -2,7 +2,11 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ToolsetID names a toolset: the unit a client enables and the heading a
@@ -63,4 +67,69 @@ func (s *Server) tool(name string) (Tool, bool) {
 		return Tool{}, false
 	}
 	return s.tools[i], true
+}
+
+// ErrToolExists is wrapped by AddToolset for a tool whose name is taken.
+var ErrToolExists = errors.New("a tool of that name is already registered")
+
+// AddToolset registers ts's tools on the server, running or not — an
+// upstream MCP server's tools once it is connected, say. Sessions connected
+// now are sent notifications/tools/list_changed. The tools go through the
+// same permission, redaction and audit middlewares as every other: hidden
+// from and refused to an agent without their permission, their results
+// masked. A name already registered is refused, so that no toolset can
+// shadow another's tool (an upstream's get_rules, say); nothing is added
+// then.
+func (s *Server) AddToolset(ts Toolset) error {
+	tools := ts.tools()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[string]bool{}
+	for _, t := range tools {
+		if err := checkToolName(t.Name); err != nil {
+			return fmt.Errorf("add toolset %s: %w", ts.ID, err)
+		}
+		if t.add == nil {
+			return fmt.Errorf("add toolset %s: tool %s has no handler (build it with newTool or NewRawTool): %w", ts.ID, t.Name, ErrInvalidTool)
+		}
+		if seen[t.Name] || slices.ContainsFunc(s.tools, func(r Tool) bool { return r.Name == t.Name }) {
+			return fmt.Errorf("add toolset %s: tool %s: %w", ts.ID, t.Name, ErrToolExists)
+		}
+		seen[t.Name] = true
+	}
+	// The registry lists a tool before the SDK serves it and after it stops
+	// (RemoveTools), so that the middleware knows every tool the SDK has.
+	n := len(s.tools)
+	s.tools = append(s.tools, tools...)
+	for i, t := range tools {
+		if err := addTool(s.sdk, t); err != nil {
+			for _, added := range tools[:i] {
+				s.sdk.RemoveTools(added.Name)
+			}
+			s.tools = s.tools[:n]
+			return fmt.Errorf("add toolset %s: %w", ts.ID, err)
+		}
+	}
+	return nil
+}
+
+// addTool registers t with the SDK, which panics on a definition it will
+// not serve; a run-time definition must not bring the server down.
+func addTool(srv *sdk.Server, t Tool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tool %s: %v: %w", t.Name, r, ErrInvalidTool)
+		}
+	}()
+	t.add(srv)
+	return nil
+}
+
+// RemoveTools unregisters the named tools; sessions connected now are sent
+// notifications/tools/list_changed. Unknown names are ignored.
+func (s *Server) RemoveTools(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sdk.RemoveTools(names...)
+	s.tools = slices.DeleteFunc(s.tools, func(t Tool) bool { return slices.Contains(names, t.Name) })
 }
