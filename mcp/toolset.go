@@ -20,10 +20,11 @@ const (
 	ToolsetMemory    ToolsetID = "memory"
 	ToolsetPatterns  ToolsetID = "patterns"
 	ToolsetKanboard  ToolsetID = "kanboard"
+	ToolsetGitea     ToolsetID = "gitea" // Gitea's MCP server's tools, served through Bridle
 )
 
 // Toolsets lists every toolset, in the order they are documented.
-var Toolsets = []ToolsetID{ToolsetRules, ToolsetProposals, ToolsetMemory, ToolsetPatterns, ToolsetKanboard}
+var Toolsets = []ToolsetID{ToolsetRules, ToolsetProposals, ToolsetMemory, ToolsetPatterns, ToolsetKanboard, ToolsetGitea}
 
 // Toolset is a group of tools built from the dependencies they need (a
 // constructor such as proposalsToolset(proposalDeps{…}) returns one). The
