@@ -228,6 +228,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		go s.src.get()
 	}
 	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log, Redactor: s.red})
+	// The end of input is not an error. The SDK (v1.8) already drops an
+	// io.EOF read or write error by errors.Is; this covers one it wraps.
 	if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
