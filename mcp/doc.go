@@ -9,7 +9,9 @@
 //     mcp_clients, else "unknown" with no permissions.
 //   - One permission middleware hides from tools/list every tool the agent
 //     may not use and refuses it on tools/call, naming the missing
-//     permission. Handlers never check permissions themselves.
+//     permission; it does the same for every tool of a toolset whose
+//     service is not set up. Handlers never check permissions themselves,
+//     and tools added while the server runs (AddToolset) go through it too.
 //   - One redaction layer masks every secret value in tool results, resource
 //     contents, audit events and log lines.
 //   - Logs go to stderr only; stdout is the protocol. Bad input (malformed

@@ -14,7 +14,7 @@ func ToolsMarkdown(tools []Tool) string {
 	for _, t := range tools {
 		perm := "any agent"
 		if t.Permission != "" {
-			perm = "`" + t.Permission + "`"
+			perm = "`" + string(t.Permission) + "`"
 		}
 		var hints []string
 		a := t.Annotations()

@@ -42,20 +42,20 @@ type checkCommandInput struct {
 
 var commandLimit = tweaks(limits(map[string]int{"command": 20000}), nonEmpty("command"))
 
-func (s *Server) checkCommandTool() Tool {
+func checkCommand(e *enforcer) Tool {
 	return newTool(Tool{
 		Name:  "check_command",
 		Title: "Check a shell command against the guardrails",
 		Description: "Before running a shell command, ask whether the project's guardrails allow it. Answers allow, ask (get the human's OK first) " +
 			"or forbid (do not run it), naming the guardrail that decides. Compound commands, sh -c strings and wrappers are checked part by part.",
-		Toolset:  "rules",
+		Toolset:  ToolsetRules,
 		ReadOnly: true,
 	}, commandLimit, func(ctx context.Context, req *sdk.CallToolRequest, in checkCommandInput) (*sdk.CallToolResult, enforce.Decision, error) {
 		c := callFrom(ctx)
 		if c.snap == nil {
 			return nil, enforce.Decision{}, unavailableErr(c)
 		}
-		r, err := s.enforce.get(c.snap, c.id.Agent)
+		r, err := e.get(c.snap, c.id.Agent)
 		if err != nil {
 			return nil, enforce.Decision{}, fmt.Errorf("the rules' enforce entries are invalid (%w); treat every command as needing the human's OK", err)
 		}
@@ -70,19 +70,19 @@ type checkPathInput struct {
 
 var pathLimit = tweaks(limits(map[string]int{"path": 4096}), nonEmpty("path"), enum("op", "read", "write"))
 
-func (s *Server) checkPathTool() Tool {
+func checkPath(e *enforcer) Tool {
 	return newTool(Tool{
 		Name:        "check_path",
 		Title:       "Check a file access against the guardrails",
 		Description: "Before reading or writing a file, ask whether the project's guardrails allow it. Answers allow or forbid, naming the guardrail that decides.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, pathLimit, func(ctx context.Context, req *sdk.CallToolRequest, in checkPathInput) (*sdk.CallToolResult, enforce.Decision, error) {
 		c := callFrom(ctx)
 		if c.snap == nil {
 			return nil, enforce.Decision{}, unavailableErr(c)
 		}
-		r, err := s.enforce.get(c.snap, c.id.Agent)
+		r, err := e.get(c.snap, c.id.Agent)
 		if err != nil {
 			return nil, enforce.Decision{}, fmt.Errorf("the rules' enforce entries are invalid (%w); ask the human before touching the file", err)
 		}

@@ -5,29 +5,62 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
-// memoryStore opens the store and embedder on first use.
-func (s *Server) memoryStore() (memory.Store, memory.Embedder, error) {
-	s.memOnce.Do(func() {
-		if s.opts.Memory == nil {
-			s.memErr = errors.New("memory is not configured for this server")
-			return
-		}
-		s.memStore, s.memEmb, s.memErr = s.opts.Memory()
-	})
-	return s.memStore, s.memEmb, s.memErr
+// memoryDeps is what the memory and patterns toolsets need.
+type memoryDeps struct {
+	// open returns the vector store and the embedder; nil when memory is
+	// not configured, which disables both toolsets.
+	open     func() (memory.Store, memory.Embedder, error)
+	red      *redact.Redactor
+	examples memory.ExampleOptions // where pattern examples may be cloned from
 }
 
-func (s *Server) memoryFor(ctx context.Context) (*memory.Memory, call, error) {
+// memoryToolset is the project's shared memory across sessions and agents.
+func memoryToolset(d memoryDeps) Toolset {
+	return Toolset{ID: ToolsetMemory, Enabled: configured(d.open != nil), Tools: []Tool{remember(d), recall(d), forget(d)}}
+}
+
+// patternsToolset searches and re-indexes the custom patterns' example code.
+func patternsToolset(d memoryDeps) Toolset {
+	return Toolset{ID: ToolsetPatterns, Enabled: configured(d.open != nil), Tools: []Tool{searchPatterns(d), refreshPattern(d)}}
+}
+
+// onceMemory opens the store and embedder on first use; nil when open is nil.
+func onceMemory(open func() (memory.Store, memory.Embedder, error)) func() (memory.Store, memory.Embedder, error) {
+	if open == nil {
+		return nil
+	}
+	var (
+		once sync.Once
+		st   memory.Store
+		emb  memory.Embedder
+		err  error
+	)
+	return func() (memory.Store, memory.Embedder, error) {
+		once.Do(func() { st, emb, err = open() })
+		return st, emb, err
+	}
+}
+
+func (d memoryDeps) store() (memory.Store, memory.Embedder, error) {
+	if d.open == nil {
+		return nil, nil, errors.New("memory is not configured for this server")
+	}
+	return d.open()
+}
+
+func (d memoryDeps) memoryFor(ctx context.Context) (*memory.Memory, call, error) {
 	c := callFrom(ctx)
-	st, emb, err := s.memoryStore()
+	st, emb, err := d.store()
 	if err != nil {
 		return nil, c, err
 	}
@@ -35,7 +68,7 @@ func (s *Server) memoryFor(ctx context.Context) (*memory.Memory, call, error) {
 	if c.snap != nil {
 		project = c.snap.Document.Project.ID
 	}
-	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: s.red}, c, nil
+	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: d.red}, c, nil
 }
 
 type rememberInput struct {
@@ -65,21 +98,21 @@ var (
 	kRange   = between("k", 0, memory.MaxK)
 )
 
-func (s *Server) rememberTool() Tool {
+func remember(d memoryDeps) Tool {
 	return newTool(Tool{
 		Name: "remember", Title: "Remember for later sessions",
 		Description: "Store a decision, context, history or note in the project's shared memory, so that later sessions — yours or another agent's — can recall it.",
-		Toolset:     "memory", Permission: "memory.write", AuditsItself: true,
+		Toolset:     ToolsetMemory, Permission: schema.PermMemoryWrite, AuditsItself: true,
 	}, tweaks(kindEnum, limits(map[string]int{"text": memory.MaxMemoryText})), func(ctx context.Context, req *sdk.CallToolRequest, in rememberInput) (*sdk.CallToolResult, MemoryView, error) {
-		m, c, err := s.memoryFor(ctx)
+		m, c, err := d.memoryFor(ctx)
 		if err != nil {
 			return nil, MemoryView{}, err
 		}
-		r, err := m.Remember(ctx, memory.Entry{Text: in.Text, Kind: in.Kind, Tags: in.Tags, Agent: c.id.Agent, Session: s.session})
+		r, err := m.Remember(ctx, memory.Entry{Text: in.Text, Kind: in.Kind, Tags: in.Tags, Agent: c.id.Agent, Session: c.session})
 		if err != nil {
 			return nil, MemoryView{}, err
 		}
-		s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "remember", ID: r.ID, Summary: "remembered a " + in.Kind})
+		c.audit(audit.Event{Kind: audit.KindWrite, Tool: "remember", ID: r.ID, Summary: "remembered a " + in.Kind})
 		return nil, memoryView(r, 0), nil
 	})
 }
@@ -97,13 +130,13 @@ type RecallResult struct {
 	Memories []MemoryView `json:"memories"`
 }
 
-func (s *Server) recallTool() Tool {
+func recall(d memoryDeps) Tool {
 	return newTool(Tool{
 		Name: "recall", Title: "Recall from memory",
 		Description: "Search the project's shared memory (decisions, context, history, notes from every agent's sessions), best matches first.",
-		Toolset:     "memory", Permission: "memory.read", ReadOnly: true,
+		Toolset:     ToolsetMemory, Permission: schema.PermMemoryRead, ReadOnly: true,
 	}, tweaks(kindEnum, kRange, limits(map[string]int{"query": memory.MaxQuery})), func(ctx context.Context, req *sdk.CallToolRequest, in recallInput) (*sdk.CallToolResult, RecallResult, error) {
-		m, _, err := s.memoryFor(ctx)
+		m, _, err := d.memoryFor(ctx)
 		if err != nil {
 			return nil, RecallResult{}, err
 		}
@@ -123,20 +156,20 @@ type forgetInput struct {
 	ID string `json:"id" jsonschema:"the memory id, from recall"`
 }
 
-func (s *Server) forgetTool() Tool {
+func forget(d memoryDeps) Tool {
 	return newTool(Tool{
 		Name: "forget", Title: "Forget a memory",
 		Description: "Delete one memory of this project by id.",
-		Toolset:     "memory", Permission: "memory.forget", Destructive: true, Idempotent: true, AuditsItself: true,
+		Toolset:     ToolsetMemory, Permission: schema.PermMemoryForget, Destructive: true, Idempotent: true, AuditsItself: true,
 	}, limits(map[string]int{"id": 100}), func(ctx context.Context, req *sdk.CallToolRequest, in forgetInput) (*sdk.CallToolResult, any, error) {
-		m, c, err := s.memoryFor(ctx)
+		m, c, err := d.memoryFor(ctx)
 		if err != nil {
 			return nil, nil, err
 		}
 		if err := m.Forget(ctx, in.ID); err != nil {
 			return nil, nil, err
 		}
-		s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "forget", ID: in.ID, Summary: "forgot a memory"})
+		c.audit(audit.Event{Kind: audit.KindWrite, Tool: "forget", ID: in.ID, Summary: "forgot a memory"})
 		return text("forgot " + in.ID), nil, nil
 	})
 }
@@ -165,13 +198,13 @@ type PatternResult struct {
 	Examples []PatternHit `json:"examples"`
 }
 
-func (s *Server) searchPatternsTool() Tool {
+func searchPatterns(d memoryDeps) Tool {
 	return newTool(Tool{
 		Name: "search_pattern_examples", Title: "Search pattern examples",
 		Description: "Search real code from the example repositories of the project's custom architecture patterns, to see how the pattern is done here.",
-		Toolset:     "patterns", Permission: "memory.read", ReadOnly: true,
+		Toolset:     ToolsetPatterns, Permission: schema.PermMemoryRead, ReadOnly: true,
 	}, tweaks(kRange, limits(map[string]int{"query": memory.MaxQuery, "arch_tag": 120})), func(ctx context.Context, req *sdk.CallToolRequest, in searchPatternsInput) (*sdk.CallToolResult, PatternResult, error) {
-		st, emb, err := s.memoryStore()
+		st, emb, err := d.store()
 		if err != nil {
 			return nil, PatternResult{}, err
 		}
@@ -231,14 +264,14 @@ type refreshInput struct {
 	ReferenceTag string `json:"reference_tag" jsonschema:"the example to re-index, from the rules' patterns"`
 }
 
-func (s *Server) refreshPatternTool() Tool {
+func refreshPattern(d memoryDeps) Tool {
 	return newTool(Tool{
 		Name: "refresh_pattern_example", Title: "Re-index a pattern example",
 		Description: "Re-index one example repository of a custom pattern (clone, chunk, embed), replacing its previous index at once. Sends progress notifications.",
-		Toolset:     "patterns", Permission: "memory.write", Idempotent: true, OpenWorld: true, AuditsItself: true,
+		Toolset:     ToolsetPatterns, Permission: schema.PermMemoryWrite, Idempotent: true, OpenWorld: true, AuditsItself: true,
 	}, limits(map[string]int{"reference_tag": 120}), func(ctx context.Context, req *sdk.CallToolRequest, in refreshInput) (*sdk.CallToolResult, memory.IndexStats, error) {
 		c := callFrom(ctx)
-		st, emb, err := s.memoryStore()
+		st, emb, err := d.store()
 		if err != nil {
 			return nil, memory.IndexStats{}, err
 		}
@@ -253,7 +286,7 @@ func (s *Server) refreshPatternTool() Tool {
 					continue
 				}
 				token := req.Params.GetProgressToken()
-				ix := &memory.Indexer{Store: st, Embedder: emb, Examples: s.opts.Examples, Redactor: s.red, Progress: func(stage string, done, total int) {
+				ix := &memory.Indexer{Store: st, Embedder: emb, Examples: d.examples, Redactor: d.red, Progress: func(stage string, done, total int) {
 					if token == nil || req.Session == nil {
 						return
 					}
@@ -264,7 +297,7 @@ func (s *Server) refreshPatternTool() Tool {
 				if err != nil {
 					return nil, stats, err
 				}
-				s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "refresh_pattern_example",
+				c.audit(audit.Event{Kind: audit.KindWrite, Tool: "refresh_pattern_example",
 					ID: ex.ReferenceTag, Summary: fmt.Sprintf("re-indexed %s (files: %d, chunks: %d)", ex.ReferenceTag, stats.Files, stats.Chunks)})
 				return nil, stats, nil
 			}

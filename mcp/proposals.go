@@ -6,30 +6,55 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
-// proposalService returns the proposal layer, opened on first use.
-func (s *Server) proposalService() (proposals.Service, error) {
-	s.propOnce.Do(func() {
-		if s.opts.Proposals == nil {
-			s.propErr = errors.New("proposals are not configured for this server")
-			return
-		}
-		s.propBackend, s.propErr = s.opts.Proposals()
-	})
-	return proposals.Service{Backend: s.propBackend, Version: s.opts.Version, Redactor: s.red}, s.propErr
+// proposalDeps is what the proposals toolset needs.
+type proposalDeps struct {
+	// service returns the proposal layer; nil when no backend is configured,
+	// which disables the toolset.
+	service func() (proposals.Service, error)
+	red     *redact.Redactor // refuses secrets in what agents propose
+}
+
+// proposalsToolset opens pull requests (or local branches) with rule
+// changes, lists them and approves them.
+func proposalsToolset(d proposalDeps) Toolset {
+	return Toolset{ID: ToolsetProposals, Enabled: configured(d.service != nil), Tools: []Tool{
+		proposeGuardrail(d), addPattern(d), updateRules(d), listProposals(d), getProposal(d), approveProposal(d),
+	}}
+}
+
+// proposalService opens the backend on first use; nil when open is nil.
+func proposalService(open func() (proposals.Backend, error), version string, red *redact.Redactor) func() (proposals.Service, error) {
+	if open == nil {
+		return nil
+	}
+	backend := sync.OnceValues(open)
+	return func() (proposals.Service, error) {
+		b, err := backend()
+		return proposals.Service{Backend: b, Version: version, Redactor: red}, err
+	}
+}
+
+func (d proposalDeps) open() (proposals.Service, error) {
+	if d.service == nil {
+		return proposals.Service{}, errors.New("proposals are not configured for this server")
+	}
+	return d.service()
 }
 
 // origin is who proposes, from the session alone: whatever an agent puts in
 // its arguments never reaches provenance.
-func (s *Server) origin(c call) proposals.Origin {
-	return proposals.Origin{Source: schema.SourceAgent, Agent: c.id.Agent, Session: s.session}
+func origin(c call) proposals.Origin {
+	return proposals.Origin{Source: schema.SourceAgent, Agent: c.id.Agent, Session: c.session}
 }
 
 // proposalError turns a proposal failure into a message for the model.
@@ -78,20 +103,20 @@ func proposalView(p proposals.Proposal) ProposalView {
 	return v
 }
 
-func (s *Server) propose(ctx context.Context, tool string, args json.RawMessage, change proposals.Change) (ProposalView, error) {
+func (d proposalDeps) propose(ctx context.Context, tool string, args json.RawMessage, change proposals.Change) (ProposalView, error) {
 	c := callFrom(ctx)
-	if err := s.refuseSecrets(tool, args); err != nil {
+	if err := refuseSecrets(d.red, tool, args); err != nil {
 		return ProposalView{}, err
 	}
-	svc, err := s.proposalService()
+	svc, err := d.open()
 	if err != nil {
 		return ProposalView{}, err
 	}
-	p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: s.origin(c)})
+	p, err := svc.Propose(ctx, proposals.Draft{Change: change, Origin: origin(c)})
 	if err != nil {
 		return ProposalView{}, proposalError(err)
 	}
-	s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: tool, ID: fmt.Sprint(p.Number),
+	c.audit(audit.Event{Kind: audit.KindWrite, Tool: tool, ID: fmt.Sprint(p.Number),
 		Summary: fmt.Sprintf("proposed #%d: %s", p.Number, p.Title), Detail: map[string]any{"branch": p.Branch, "url": p.URL, "subject": change.Subject()}})
 	return proposalView(p), nil
 }
@@ -107,17 +132,17 @@ type proposeGuardrailInput struct {
 	Why           string   `json:"why" jsonschema:"what happened in this session that makes the rule worth having; shown to the human who approves"`
 }
 
-func (s *Server) proposeGuardrailTool() Tool {
+func proposeGuardrail(d proposalDeps) Tool {
 	return newTool(Tool{
 		Name:  "propose_guardrail",
 		Title: "Propose a new guardrail",
 		Description: "Propose a new guardrail as a pull request. Bridle validates it first and refuses an invalid one; a human approves it by merging. " +
 			"You are recorded as the proposer from this session; you cannot approve your own proposal.",
-		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
+		Toolset: ToolsetProposals, Permission: schema.PermRulesPropose, AuditsItself: true,
 	}, tweaks(limits(map[string]int{"id": 80, "statement": 1000, "rationale": 2000, "why": 4000}),
 		enum("severity", "guidance", "hard-instruction", "enforcement"),
 	), func(ctx context.Context, req *sdk.CallToolRequest, in proposeGuardrailInput) (*sdk.CallToolResult, ProposalView, error) {
-		v, err := s.propose(ctx, "propose_guardrail", req.Params.Arguments, proposals.Change{Kind: proposals.KindGuardrail, Rationale: in.Why, Guardrail: &schema.Guardrail{
+		v, err := d.propose(ctx, "propose_guardrail", req.Params.Arguments, proposals.Change{Kind: proposals.KindGuardrail, Rationale: in.Why, Guardrail: &schema.Guardrail{
 			ID: in.ID, Statement: in.Statement, Severity: schema.Severity(in.Severity), Rationale: in.Rationale,
 			AppliesTo: in.AppliesTo, ScopeApproval: in.ScopeApproval, EnforcedBy: in.EnforcedBy,
 		}})
@@ -140,19 +165,19 @@ type addPatternInput struct {
 	Why          string             `json:"why" jsonschema:"why the project should adopt or change this pattern"`
 }
 
-func (s *Server) addPatternTool() Tool {
+func addPattern(d proposalDeps) Tool {
 	return newTool(Tool{
 		Name:        "add_pattern",
 		Title:       "Propose a custom architecture pattern",
 		Description: "Propose adding (or replacing) a custom architecture pattern with example repositories, as a pull request a human approves by merging.",
-		Toolset:     "proposals", Permission: "rules.propose", AuditsItself: true,
+		Toolset:     ToolsetProposals, Permission: schema.PermRulesPropose, AuditsItself: true,
 	}, limits(map[string]int{"name": 80, "description": 5000, "why": 4000}),
 		func(ctx context.Context, req *sdk.CallToolRequest, in addPatternInput) (*sdk.CallToolResult, ProposalView, error) {
 			p := &schema.CustomPattern{Name: in.Name, Description: in.Description}
 			for _, r := range in.ExampleRepos {
 				p.ExampleRepos = append(p.ExampleRepos, schema.ExampleRepo{URL: r.URL, Ref: r.Ref, ReferenceTag: r.ReferenceTag, ArchTag: r.ArchTag, Paths: r.Paths})
 			}
-			v, err := s.propose(ctx, "add_pattern", req.Params.Arguments, proposals.Change{Kind: proposals.KindPattern, Rationale: in.Why, Pattern: p})
+			v, err := d.propose(ctx, "add_pattern", req.Params.Arguments, proposals.Change{Kind: proposals.KindPattern, Rationale: in.Why, Pattern: p})
 			return nil, v, err
 		})
 }
@@ -163,15 +188,15 @@ type updateRulesInput struct {
 	Why     string `json:"why" jsonschema:"why the section should change"`
 }
 
-func (s *Server) updateRulesTool() Tool {
+func updateRules(d proposalDeps) Tool {
 	return newTool(Tool{
 		Name:  "update_rules",
 		Title: "Propose a change to one section of the rules",
 		Description: "Propose replacing one section of the project description (" + strings.Join(proposals.Sections, ", ") +
 			") as a pull request a human approves by merging. Guardrails and permissions cannot be changed this way.",
-		Toolset: "proposals", Permission: "rules.propose", AuditsItself: true,
+		Toolset: ToolsetProposals, Permission: schema.PermRulesPropose, AuditsItself: true,
 	}, tweaks(limits(map[string]int{"why": 4000}), enum("section", proposals.Sections...)), func(ctx context.Context, req *sdk.CallToolRequest, in updateRulesInput) (*sdk.CallToolResult, ProposalView, error) {
-		v, err := s.propose(ctx, "update_rules", req.Params.Arguments, proposals.Change{Kind: proposals.KindRules, Rationale: in.Why, Section: in.Section, Value: in.Value})
+		v, err := d.propose(ctx, "update_rules", req.Params.Arguments, proposals.Change{Kind: proposals.KindRules, Rationale: in.Why, Section: in.Section, Value: in.Value})
 		return nil, v, err
 	})
 }
@@ -185,13 +210,13 @@ type ProposalList struct {
 	Proposals []ProposalView `json:"proposals"`
 }
 
-func (s *Server) listProposalsTool() Tool {
+func listProposals(d proposalDeps) Tool {
 	return newTool(Tool{
 		Name: "list_proposals", Title: "List proposals",
 		Description: "Proposals (pull requests) to the rules, with their state and whether they still merge cleanly.",
-		Toolset:     "proposals", Permission: "rules.propose", ReadOnly: true,
+		Toolset:     ToolsetProposals, Permission: schema.PermRulesPropose, ReadOnly: true,
 	}, enum("state", "open", "merged", "closed", "all"), func(ctx context.Context, req *sdk.CallToolRequest, in listProposalsInput) (*sdk.CallToolResult, ProposalList, error) {
-		svc, err := s.proposalService()
+		svc, err := d.open()
 		if err != nil {
 			return nil, ProposalList{}, err
 		}
@@ -215,13 +240,13 @@ type numberInput struct {
 	Number int `json:"number" jsonschema:"the proposal (pull request) number"`
 }
 
-func (s *Server) getProposalTool() Tool {
+func getProposal(d proposalDeps) Tool {
 	return newTool(Tool{
 		Name: "get_proposal", Title: "Get one proposal",
 		Description: "One proposal with its state, mergeability and body (rationale, change and its effect on each agent's file).",
-		Toolset:     "proposals", Permission: "rules.propose", ReadOnly: true,
+		Toolset:     ToolsetProposals, Permission: schema.PermRulesPropose, ReadOnly: true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
-		svc, err := s.proposalService()
+		svc, err := d.open()
 		if err != nil {
 			return nil, ProposalView{}, err
 		}
@@ -233,27 +258,27 @@ func (s *Server) getProposalTool() Tool {
 	})
 }
 
-func (s *Server) approveProposalTool() Tool {
+func approveProposal(d proposalDeps) Tool {
 	return newTool(Tool{
 		Name: "approve_proposal", Title: "Approve (merge) a proposal",
 		Description: "Merge a proposal into the rules. Only agents whose profile grants rules.approve may; everyone else never sees this tool. " +
 			"No agent approves a proposal it made (or one made in this session): another principal must.",
-		Toolset: "proposals", Permission: "rules.approve", AuditsItself: true,
+		Toolset: ToolsetProposals, Permission: schema.PermRulesApprove, AuditsItself: true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
 		c := callFrom(ctx)
-		svc, err := s.proposalService()
+		svc, err := d.open()
 		if err != nil {
 			return nil, ProposalView{}, err
 		}
-		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Agent: c.id.Agent, Session: s.session})
+		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Agent: c.id.Agent, Session: c.session})
 		if errors.Is(err, proposals.ErrSelfApproval) {
-			s.audit(c.snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: "approve_proposal",
+			c.audit(audit.Event{Kind: audit.KindRefusal, Tool: "approve_proposal",
 				ID: fmt.Sprint(in.Number), Summary: fmt.Sprintf("refused self-approval of #%d", in.Number)})
 		}
 		if err != nil {
 			return nil, ProposalView{}, proposalError(err)
 		}
-		s.audit(c.snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: "approve_proposal", ID: fmt.Sprint(p.Number),
+		c.audit(audit.Event{Kind: audit.KindWrite, Tool: "approve_proposal", ID: fmt.Sprint(p.Number),
 			Summary: fmt.Sprintf("approved #%d: %s", p.Number, p.Title)})
 		return nil, proposalView(p), nil
 	})

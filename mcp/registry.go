@@ -22,19 +22,16 @@ import (
 	"github.com/bridle-dev/bridle/schema"
 )
 
-// Toolsets group tools; a toolset is the unit a client enables.
-var Toolsets = []string{"rules", "proposals", "memory", "patterns", "kanboard"}
-
 // Tool is one MCP tool: its definition, toolset, the permission it needs,
 // its annotations and its handler, all in one place.
 type Tool struct {
 	Name        string
 	Title       string
 	Description string
-	Toolset     string
-	// Permission is the dotted permission (e.g. rules.propose) the agent
-	// needs; "" means every agent, identified or not, may call it.
-	Permission string
+	Toolset     ToolsetID
+	// Permission is the permission the agent needs; "" means every agent,
+	// identified or not, may call it.
+	Permission schema.Permission
 	ReadOnly   bool
 	// Destructive and Idempotent are meaningful only when ReadOnly is false.
 	Destructive bool
@@ -44,6 +41,7 @@ type Tool struct {
 	// middleware records a generic write event for other non-read-only tools.
 	AuditsItself bool
 
+	enabled func(context.Context) bool // its toolset's Enabled; nil means always
 	add     func(*sdk.Server)
 	schema  func() (*jsonschema.Schema, error)          // the input schema, reflected from the Go types
 	schemas func() (in, out json.RawMessage, err error) // both schemas as JSON, reflected
@@ -116,14 +114,11 @@ func newTool[In, Out any](t Tool, tweak func(*jsonschema.Schema), h sdk.ToolHand
 		if structured {
 			def.OutputSchema = out
 		}
-		resolve := sync.OnceValues(func() (*jsonschema.Resolved, error) {
-			var s jsonschema.Schema
-			if err := json.Unmarshal(in, &s); err != nil {
-				return nil, err
-			}
-			return s.Resolve(nil)
-		})
+		resolve := resolveOnce(in)
 		srv.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			if !admitted(ctx, t.Name) {
+				return notAdmitted(t.Name), nil
+			}
 			input, err := checkArguments(req.Params.Arguments, resolve)
 			if err != nil {
 				return errorResult(fmt.Errorf("validating \"arguments\": %w", err)), nil
@@ -184,35 +179,17 @@ func errorResult(err error) *sdk.CallToolResult {
 	return &r
 }
 
-// registry is every tool, in one flat list.
-func (s *Server) registry() []Tool {
-	return []Tool{
-		s.getRulesTool(),
-		s.listGuardrailsTool(),
-		s.getGuardrailTool(),
-		s.checkCommandTool(),
-		s.checkPathTool(),
-		s.scopeApprovalTool(),
-		s.proposeGuardrailTool(),
-		s.addPatternTool(),
-		s.updateRulesTool(),
-		s.listProposalsTool(),
-		s.getProposalTool(),
-		s.approveProposalTool(),
-		s.rememberTool(),
-		s.recallTool(),
-		s.forgetTool(),
-		s.searchPatternsTool(),
-		s.refreshPatternTool(),
+// toolsets is every toolset, in registry order, each built from the
+// dependencies it needs: adding a toolset is a constructor in its own file
+// and one line here.
+func (s *Server) toolsets() []Toolset {
+	mem := memoryDeps{open: onceMemory(s.opts.Memory), red: s.red, examples: s.opts.Examples}
+	return []Toolset{
+		rulesToolset(),
+		proposalsToolset(proposalDeps{service: proposalService(s.opts.Proposals, s.opts.Version, s.red), red: s.red}),
+		memoryToolset(mem),
+		patternsToolset(mem),
 	}
-}
-
-func (s *Server) tool(name string) (Tool, bool) {
-	i := slices.IndexFunc(s.tools, func(t Tool) bool { return t.Name == name })
-	if i < 0 {
-		return Tool{}, false
-	}
-	return s.tools[i], true
 }
 
 // Identity is who is calling, resolved per request.
@@ -261,15 +238,20 @@ func permissions(snap *compiler.Snapshot, agent string) schema.Permissions {
 
 // Allowed reports whether agent may use t under snap.
 func Allowed(t Tool, snap *compiler.Snapshot, agent string) bool {
-	return t.Permission == "" || permissions(snap, agent).Allows(t.Permission)
+	return t.Permission == "" || permissions(snap, agent).Allows(string(t.Permission))
 }
 
 // call is what the middleware hands to a handler through the context.
 type call struct {
-	id     Identity
-	snap   *compiler.Snapshot
-	status Status
-	err    error // the snapshot could not be loaded at all
+	id      Identity
+	snap    *compiler.Snapshot
+	status  Status
+	err     error  // the snapshot could not be loaded at all
+	session string // this sidecar's session id
+	record  func(*compiler.Snapshot, audit.Event)
+	// admitted is the tool this tools/call passed the permission check
+	// for; a handler refuses a call it was not admitted to (see admitted).
+	admitted string
 }
 
 type callKey struct{}
@@ -277,6 +259,27 @@ type callKey struct{}
 func callFrom(ctx context.Context) call {
 	c, _ := ctx.Value(callKey{}).(call)
 	return c
+}
+
+// admitted reports whether the permission middleware admitted this call to
+// the named tool. Every tool's handler checks it first, so that a call that
+// reached a tool without passing the middleware — a tool registered between
+// the middleware's lookup and the SDK's dispatch — fails closed. It decides
+// nothing itself: permissions are checked in the middleware alone.
+func admitted(ctx context.Context, name string) bool { return callFrom(ctx).admitted == name }
+
+func notAdmitted(name string) *sdk.CallToolResult {
+	return toolError("%s was registered while this call was checked; call it again", name)
+}
+
+// audit records e as done by the calling agent: who called comes from the
+// session alone, never from e.
+func (c call) audit(e audit.Event) {
+	if c.record == nil {
+		return
+	}
+	e.Agent, e.Client = c.id.Agent, c.id.Client
+	c.record(c.snap, e)
 }
 
 // permissionMiddleware is the one place permissions are enforced.
@@ -287,15 +290,17 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 		}
 		snap, status, err := s.src.get()
 		s.checkAgent(snap)
-		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err}
-		ctx = context.WithValue(ctx, callKey{}, c)
+		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err, session: s.session, record: s.record}
 		switch method {
 		case "tools/list":
+			ctx = context.WithValue(ctx, callKey{}, c)
 			res, err := next(ctx, method, req)
 			if lt, ok := res.(*sdk.ListToolsResult); ok && err == nil {
+				// A tool the registry does not know (being added or removed
+				// at this moment) is not listed either.
 				lt.Tools = slices.DeleteFunc(lt.Tools, func(def *sdk.Tool) bool {
 					t, known := s.tool(def.Name)
-					return known && !Allowed(t, snap, c.id.Agent)
+					return !known || !t.isEnabled(ctx) || !Allowed(t, snap, c.id.Agent)
 				})
 			}
 			if s.opts.Listed != nil {
@@ -304,12 +309,18 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			return res, err
 		case "tools/call":
 			p, _ := req.GetParams().(*sdk.CallToolParamsRaw)
-			if p == nil {
-				return next(ctx, method, req)
+			var t Tool
+			known := false
+			if p != nil {
+				t, known = s.tool(p.Name)
 			}
-			t, known := s.tool(p.Name)
 			if !known {
-				return next(ctx, method, req)
+				// The SDK answers that there is no such tool; a tool added
+				// since the lookup refuses a call it was not admitted to.
+				return next(context.WithValue(ctx, callKey{}, c), method, req)
+			}
+			if !t.isEnabled(ctx) {
+				return toolError("%s is not available: the %s toolset is not set up on this server. Tell the human if the task needs it.", t.Name, t.Toolset), nil
 			}
 			if !Allowed(t, snap, c.id.Agent) {
 				msg := fmt.Sprintf("permission denied: %s needs the %s permission, which agent %q does not have. "+
@@ -317,16 +328,17 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 				if c.id.Agent == Unknown {
 					msg += fmt.Sprintf(" (Bridle could not identify this client %q: launch it with `bridle mcp --agent NAME`, or list the client under mcp_clients in the agent's profile.)", c.id.Client)
 				}
-				s.audit(snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Permission: t.Permission, Summary: "refused " + t.Name})
+				s.audit(snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Permission: string(t.Permission), Summary: "refused " + t.Name})
 				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
 			}
-			res, err := next(ctx, method, req)
+			c.admitted = t.Name
+			res, err := next(context.WithValue(ctx, callKey{}, c), method, req)
 			if ct, ok := res.(*sdk.CallToolResult); ok && err == nil && !ct.IsError && !t.ReadOnly && !t.AuditsItself && ct.InputRequests == nil {
 				s.audit(snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Summary: t.Name})
 			}
 			return res, err
 		}
-		return next(ctx, method, req)
+		return next(context.WithValue(ctx, callKey{}, c), method, req)
 	}
 }
 

@@ -49,12 +49,21 @@ func unavailableErr(c call) error {
 
 type noInput struct{}
 
-func (s *Server) getRulesTool() Tool {
+// rulesToolset serves the rules to the calling agent. Its tools need only
+// the request's snapshot and identity, and the enforce rules built from it.
+func rulesToolset() Toolset {
+	e := &enforcer{}
+	return Toolset{ID: ToolsetRules, Tools: []Tool{
+		getRules(), listGuardrails(), getGuardrail(), checkCommand(e), checkPath(e), requestScopeApproval(),
+	}}
+}
+
+func getRules() Tool {
 	return newTool(Tool{
 		Name:        "get_rules",
 		Title:       "Get the project rules",
 		Description: "The full rules of this project, rendered for you as markdown. Call it at the start of every session and follow it.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, _ noInput) (*sdk.CallToolResult, any, error) {
 		c := callFrom(ctx)
@@ -165,12 +174,12 @@ type GuardrailList struct {
 
 var tierEnum = enum("tier", schema.Enforcement, schema.HardInstruction, schema.Guidance)
 
-func (s *Server) listGuardrailsTool() Tool {
+func listGuardrails() Tool {
 	return newTool(Tool{
 		Name:        "list_guardrails",
 		Title:       "List guardrails",
 		Description: "The project's guardrails that apply to you, strongest tier first, with severity, applies_to and provenance. Filter by tier; all=true includes rules for other agents.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, tierEnum, func(ctx context.Context, req *sdk.CallToolRequest, in listGuardrailsInput) (*sdk.CallToolResult, GuardrailList, error) {
 		c := callFrom(ctx)
@@ -204,12 +213,12 @@ type getGuardrailInput struct {
 
 var idLimit = tweaks(limits(map[string]int{"id": 80}), nonEmpty("id"))
 
-func (s *Server) getGuardrailTool() Tool {
+func getGuardrail() Tool {
 	return newTool(Tool{
 		Name:        "get_guardrail",
 		Title:       "Get one guardrail",
 		Description: "One guardrail by id: statement, rationale, severity, who it applies to, and where it came from.",
-		Toolset:     "rules",
+		Toolset:     ToolsetRules,
 		ReadOnly:    true,
 	}, idLimit, func(ctx context.Context, req *sdk.CallToolRequest, in getGuardrailInput) (*sdk.CallToolResult, GuardrailView, error) {
 		c := callFrom(ctx)

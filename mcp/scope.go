@@ -32,13 +32,13 @@ var scopeLimits = tweaks(limits(map[string]int{"action": 2000, "reason": 4000, "
 
 const elicitKey = "approval"
 
-func (s *Server) scopeApprovalTool() Tool {
+func requestScopeApproval() Tool {
 	return newTool(Tool{
 		Name:  "request_scope_approval",
 		Title: "Ask the human to approve going beyond the task",
 		Description: "Call this before any action beyond the task you were given (hard-instruction scope rules require it). " +
 			"Bridle asks the human and answers approved or denied; if it cannot ask, it records the request and tells you to ask in chat and wait.",
-		Toolset:      "rules",
+		Toolset:      ToolsetRules,
 		ReadOnly:     false,
 		Destructive:  false,
 		Idempotent:   false,
@@ -76,7 +76,7 @@ func (s *Server) scopeApprovalTool() Tool {
 			for k, v := range extra {
 				d[k] = v
 			}
-			s.audit(c.snap, audit.Event{Kind: kind, Agent: c.id.Agent, Client: c.id.Client, Tool: "request_scope_approval", ID: id, Summary: summary, Detail: d})
+			c.audit(audit.Event{Kind: kind, Tool: "request_scope_approval", ID: id, Summary: summary, Detail: d})
 		}
 
 		// Second round: the client answered the elicitation.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/redact"
 )
 
 // refuseSecrets checks a proposal tool's arguments before anything is made:
@@ -16,14 +17,14 @@ import (
 // it cannot be masked afterwards. It names every field holding one, in the
 // agent's own argument paths, and never the value. The error wraps
 // proposals.ErrBadInput and redact.ErrSecret.
-func (s *Server) refuseSecrets(tool string, args json.RawMessage) error {
+func refuseSecrets(red *redact.Redactor, tool string, args json.RawMessage) error {
 	var v any
 	if len(args) == 0 || json.Unmarshal(args, &v) != nil {
 		return nil // the schema check has refused it already
 	}
 	var errs []error
 	walkStrings(v, "", func(path, str string) {
-		if err := s.red.Check(path, str); err != nil {
+		if err := red.Check(path, str); err != nil {
 			errs = append(errs, err)
 		}
 	})

@@ -44,10 +44,10 @@ type Options struct {
 	Refresh  time.Duration // how often to re-check the rules; default 2s
 	Redactor *redact.Redactor
 	// Proposals opens the proposal backend on first use; nil disables the
-	// proposals toolset's tools (they answer that proposals are not set up).
+	// proposals toolset (its tools are neither listed nor callable).
 	Proposals func() (proposals.Backend, error)
 	// Memory opens the vector store and the embedder on first use; nil
-	// disables the memory and patterns tools.
+	// disables the memory and patterns toolsets.
 	Memory func() (memory.Store, memory.Embedder, error)
 	// Examples says where pattern examples may be cloned from, with which
 	// credentials, and how large they may be.
@@ -77,22 +77,15 @@ type Server struct {
 	red     *redact.Redactor
 	log     *slog.Logger
 	session string // this sidecar's session id, recorded with every event
-	tools   []Tool
 	sdk     *sdk.Server
 	audits  func(project string) *audit.Log
+	record  func(*compiler.Snapshot, audit.Event) // s.audit, bound once
 
-	propOnce    sync.Once
-	propBackend proposals.Backend
-	propErr     error
+	mu    sync.RWMutex
+	tools []Tool // every registered tool, in order
 
 	listedOnce sync.Once
-	enforce    enforcer
 	agentOnce  sync.Once
-
-	memOnce  sync.Once
-	memStore memory.Store
-	memEmb   memory.Embedder
-	memErr   error
 }
 
 // Instructions are sent to every client at initialize.
@@ -165,7 +158,11 @@ func New(opts Options) *Server {
 	if opts.Prefetch && s.src.mirror == nil {
 		go s.src.get()
 	}
-	s.tools = append(s.registry(), opts.extraTools...)
+	s.record = s.audit
+	for _, ts := range s.toolsets() {
+		s.tools = append(s.tools, ts.tools()...)
+	}
+	s.tools = append(s.tools, opts.extraTools...)
 	s.sdk = s.build()
 	return s
 }
@@ -217,8 +214,13 @@ func newSessionID() string {
 // SDK returns the underlying go-sdk server, for in-process transports.
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
-// Tools returns the registry, in order.
-func (s *Server) Tools() []Tool { return s.tools }
+// Tools returns every registered tool, in order, whether or not its toolset
+// is enabled: what the server can serve, as ToolsMarkdown documents it.
+func (s *Server) Tools() []Tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return slices.Clone(s.tools)
+}
 
 // ServeStdio serves one session over in and out until in ends or ctx is done.
 // A local rules source is loaded in the background meanwhile, so that the
@@ -229,6 +231,8 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		go s.src.get()
 	}
 	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log, Redactor: s.red})
+	// The end of input is not an error. The SDK (v1.8) already drops an
+	// io.EOF read or write error by errors.Is; this covers one it wraps.
 	if err == nil || ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
 	}
@@ -244,7 +248,8 @@ func (s *Server) build() *sdk.Server {
 			c.TTLMs, c.CacheScope = 0, "private"
 		},
 		Capabilities: &sdk.ServerCapabilities{
-			Tools:     &sdk.ToolCapabilities{},
+			// AddToolset and RemoveTools change the list while sessions run.
+			Tools:     &sdk.ToolCapabilities{ListChanged: true},
 			Resources: &sdk.ResourceCapabilities{},
 		},
 	})

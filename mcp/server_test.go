@@ -3,10 +3,12 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -18,7 +20,10 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/tools.golden.json and the README's tool list")
@@ -356,22 +361,49 @@ func TestRedaction(t *testing.T) {
 	}
 }
 
-// TestPermissionTable checks every (agent, tool) pair from the client side:
-// a tool is listed exactly when the agent's permissions allow it, and a call
-// to a hidden tool is refused naming the missing permission.
+// TestPermissionTable checks every (agent, tool) pair from the client side
+// against a table written out by hand from examples/runic-gateway's
+// permissions: a tool is listed exactly for the agents in its row, a call
+// from any other agent is refused naming the row's permission, and every
+// refusal is recorded.
 func TestPermissionTable(t *testing.T) {
-	gated := newTool(Tool{Name: "approve_test_proposal", Toolset: "proposals", Permission: "rules.approve", Description: "test-only"},
-		nil, func(context.Context, *sdk.CallToolRequest, noInput) (*sdk.CallToolResult, any, error) {
-			return text("merged"), nil, nil
-		})
-	memory := newTool(Tool{Name: "remember_test", Toolset: "memory", Permission: "memory.write", Description: "test-only"},
-		nil, func(context.Context, *sdk.CallToolRequest, noInput) (*sdk.CallToolResult, any, error) {
-			return text("stored"), nil, nil
-		})
-	f := newFixture(t, Options{extraTools: []Tool{gated, memory}})
-	snap, _, err := f.srv.src.get()
-	if err != nil {
-		t.Fatal(err)
+	const all = "claude codex kimi deepseek unknown"
+	table := map[string]struct{ perm, agents string }{
+		"get_rules":               {"", all},
+		"list_guardrails":         {"", all},
+		"get_guardrail":           {"", all},
+		"check_command":           {"", all},
+		"check_path":              {"", all},
+		"request_scope_approval":  {"", all},
+		"propose_guardrail":       {"rules.propose", "claude codex kimi"},
+		"add_pattern":             {"rules.propose", "claude codex kimi"},
+		"update_rules":            {"rules.propose", "claude codex kimi"},
+		"list_proposals":          {"rules.propose", "claude codex kimi"},
+		"get_proposal":            {"rules.propose", "claude codex kimi"},
+		"approve_proposal":        {"rules.approve", ""},
+		"remember":                {"memory.write", "claude codex kimi"},
+		"recall":                  {"memory.read", "claude codex kimi deepseek"},
+		"forget":                  {"memory.forget", ""},
+		"search_pattern_examples": {"memory.read", "claude codex kimi deepseek"},
+		"refresh_pattern_example": {"memory.write", "claude codex kimi"},
+		// Test-only tools whose calls succeed without arguments.
+		"remember_test":       {"memory.write", "claude codex kimi"},
+		"kanboard_write_test": {"kanboard.write", "claude"},
+	}
+	ok := func(context.Context, *sdk.CallToolRequest, noInput) (*sdk.CallToolResult, any, error) {
+		return text("done"), nil, nil
+	}
+	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, extraTools: []Tool{
+		newTool(Tool{Name: "remember_test", Toolset: ToolsetMemory, Permission: schema.PermMemoryWrite, Description: "test-only"}, nil, ok),
+		newTool(Tool{Name: "kanboard_write_test", Toolset: ToolsetKanboard, Permission: schema.PermKanboardWrite, Description: "test-only"}, nil, ok),
+	}})
+	for _, tool := range f.srv.Tools() {
+		row, found := table[tool.Name]
+		if !found {
+			t.Errorf("%s has no row in the permission table", tool.Name)
+		} else if string(tool.Permission) != row.perm {
+			t.Errorf("%s needs %q, the table says %q", tool.Name, tool.Permission, row.perm)
+		}
 	}
 	clients := map[string]string{"claude": "claude-code", "codex": "codex-mcp-client", "kimi": "kimi-cli", "deepseek": "deepseek-cli", Unknown: "mystery-client"}
 	for agent, client := range clients {
@@ -384,55 +416,78 @@ func TestPermissionTable(t *testing.T) {
 		for _, tool := range res.Tools {
 			listed[tool.Name] = true
 		}
-		for _, tool := range f.srv.Tools() {
-			want := Allowed(tool, snap, agent)
-			if listed[tool.Name] != want {
-				t.Errorf("%s/%s: listed %v, want %v", agent, tool.Name, listed[tool.Name], want)
+		for name, row := range table {
+			want := slices.Contains(strings.Fields(row.agents), agent)
+			if listed[name] != want {
+				t.Errorf("%s/%s: listed %v, want %v", agent, name, listed[name], want)
 			}
-			if tool.Permission == "" {
+			if row.perm == "" {
 				continue
 			}
-			got, isErr := callText(t, cs, tool.Name, nil)
+			got, isErr := callText(t, cs, name, nil)
 			if want && strings.Contains(got, "permission denied") {
-				t.Errorf("%s/%s: allowed call refused: %s", agent, tool.Name, got)
+				t.Errorf("%s/%s: allowed call refused: %s", agent, name, got)
 			}
-			if want && !isErr && tool.Name != "approve_test_proposal" && tool.Name != "remember_test" {
-				t.Errorf("%s/%s: a call without its arguments succeeded: %s", agent, tool.Name, got)
+			if want && !isErr && !strings.HasSuffix(name, "_test") {
+				t.Errorf("%s/%s: a call without its arguments succeeded: %s", agent, name, got)
 			}
-			if !want && (!isErr || !strings.Contains(got, "needs the "+tool.Permission+" permission")) {
-				t.Errorf("%s/%s: hidden tool not refused properly: %s", agent, tool.Name, got)
+			if !want && (!isErr || !strings.Contains(got, "needs the "+row.perm+" permission")) {
+				t.Errorf("%s/%s: hidden tool not refused properly: %s", agent, name, got)
 			}
 		}
 	}
-	// Every refusal is recorded, naming the missing permission.
 	refusals, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Kind: audit.KindRefusal, Agent: "claude"})
-	var want, got []string
-	for _, tool := range f.srv.Tools() {
-		if tool.Permission != "" && !Allowed(tool, snap, "claude") {
-			want = append(want, tool.Name+":"+tool.Permission)
-		}
-	}
+	var got []string
 	for _, r := range refusals {
 		got = append(got, r.Tool+":"+r.Permission)
 	}
-	slices.Sort(want)
 	slices.Sort(got)
-	if !slices.Equal(want, got) {
+	if want := []string{"approve_proposal:rules.approve", "forget:memory.forget"}; !slices.Equal(got, want) {
 		t.Errorf("claude refusals = %v, want %v", got, want)
 	}
 	writes, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Kind: audit.KindWrite, Agent: "claude"})
-	if len(writes) != 1 || writes[0].Tool != "remember_test" {
-		t.Errorf("claude writes = %+v", writes)
+	got = nil
+	for _, w := range writes {
+		got = append(got, w.Tool)
 	}
+	slices.Sort(got)
+	if want := []string{"kanboard_write_test", "remember_test"}; !slices.Equal(got, want) {
+		t.Errorf("claude writes = %v, want %v", got, want)
+	}
+}
+
+// noProposals and noMemory configure services that fail when opened: their
+// toolsets are served, and a call that reaches a handler gets an error.
+func noProposals() (proposals.Backend, error) { return nil, errors.New("test: no proposal backend") }
+
+func noMemory() (memory.Store, memory.Embedder, error) {
+	return nil, nil, errors.New("test: no memory store")
+}
+
+// documentPermissions is every permission the document can grant, derived
+// from the schema's Permissions struct (service.action, by JSON field
+// names), not from the constants, so that a misspelt constant fails.
+func documentPermissions() []string {
+	name := func(f reflect.StructField) string { n, _, _ := strings.Cut(f.Tag.Get("json"), ","); return n }
+	var out []string
+	pt := reflect.TypeFor[schema.Permissions]()
+	for i := range pt.NumField() {
+		svc := pt.Field(i)
+		for j := range svc.Type.NumField() {
+			out = append(out, name(svc)+"."+name(svc.Type.Field(j)))
+		}
+	}
+	return out
 }
 
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 // TestRegistry: every tool is annotated explicitly, names are unique
-// snake_case, toolsets are known, and the tool schemas match the snapshot
-// under testdata (rewrite with -update).
+// snake_case, toolsets are known, permissions are the document's, and the
+// tool schemas match the snapshot under testdata (rewrite with -update).
 func TestRegistry(t *testing.T) {
-	f := newFixture(t, Options{})
+	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory})
+	perms := documentPermissions()
 	seen := map[string]bool{}
 	for _, tool := range f.srv.Tools() {
 		if !snakeCase.MatchString(tool.Name) || seen[tool.Name] {
@@ -441,6 +496,9 @@ func TestRegistry(t *testing.T) {
 		seen[tool.Name] = true
 		if !slices.Contains(Toolsets, tool.Toolset) {
 			t.Errorf("%s: unknown toolset %q", tool.Name, tool.Toolset)
+		}
+		if tool.Permission != "" && !slices.Contains(perms, string(tool.Permission)) {
+			t.Errorf("%s needs %q, which is not a permission of the document (one of %v)", tool.Name, tool.Permission, perms)
 		}
 		if tool.Description == "" || tool.Title == "" {
 			t.Errorf("%s: no title or description", tool.Name)

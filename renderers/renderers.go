@@ -333,26 +333,30 @@ func TierTitle(s schema.Severity) string {
 }
 
 // permissionUse says what each permission lets an agent do.
-var permissionUse = []struct{ name, does string }{
-	{"rules.propose", "propose rule changes (propose_guardrail, add_pattern, update_rules)"},
-	{"rules.approve", "approve (merge) rule proposals"},
-	{"gitea.read", "read repositories, issues and pull requests in Gitea"},
-	{"gitea.write", "push branches and open or comment on pull requests in Gitea"},
-	{"kanboard.read", "read tasks on the Kanboard board"},
-	{"kanboard.write", "create, move, comment on and close Kanboard tasks"},
-	{"memory.read", "recall session memory (recall)"},
-	{"memory.write", "store session memory (remember)"},
-	{"memory.forget", "delete session memory (forget)"},
-	{"secrets.read", "read secrets from the vault"},
+var permissionUse = []struct {
+	name schema.Permission
+	does string
+}{
+	{schema.PermRulesPropose, "propose rule changes (propose_guardrail, add_pattern, update_rules)"},
+	{schema.PermRulesApprove, "approve (merge) rule proposals"},
+	{schema.PermGiteaRead, "read repositories, issues and pull requests in Gitea"},
+	{schema.PermGiteaWrite, "push branches and open or comment on pull requests in Gitea"},
+	{schema.PermKanboardRead, "read tasks on the Kanboard board"},
+	{schema.PermKanboardWrite, "create, move, comment on and close Kanboard tasks"},
+	{schema.PermMemoryRead, "recall session memory (recall)"},
+	{schema.PermMemoryWrite, "store session memory (remember)"},
+	{schema.PermMemoryForget, "delete session memory (forget)"},
+	{schema.PermSecretsRead, "read secrets from the vault"},
 }
 
 func permissions(doc *schema.Document, agent string) (allowed, denied []string) {
 	p := doc.Permissions[agent]
 	for _, u := range permissionUse {
-		if p.Allows(u.name) {
-			allowed = append(allowed, u.does+" (`"+u.name+"`)")
+		use := u.does + " (`" + string(u.name) + "`)"
+		if p.Allows(string(u.name)) {
+			allowed = append(allowed, use)
 		} else {
-			denied = append(denied, u.does+" (`"+u.name+"`)")
+			denied = append(denied, use)
 		}
 	}
 	return allowed, denied
