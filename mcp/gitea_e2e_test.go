@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -40,8 +43,16 @@ func TestGiteaFlow(t *testing.T) {
 	if _, err := admin.Bootstrap(ctx, proposals.BootstrapOptions{Files: files, Writers: []string{"bridle-bot"}, Approvers: []string{"alice"}}); err != nil {
 		t.Fatal(err)
 	}
+	// The sidecar reaches Gitea through a proxy the test can take down: a
+	// Gitea that stops answering at the same address.
+	target, _ := url.Parse(srv.URL)
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target))
+	defer proxy.Close()
 	botOpts := opts(botTok)
+	botOpts.URL = proxy.URL
+	cache := t.TempDir()
 	f := newFixture(t, Options{
+		CacheDir:  cache,
 		Gitea:     &botOpts,
 		Proposals: func() (proposals.Backend, error) { return proposals.NewGitea(botOpts) },
 		Refresh:   50 * time.Millisecond,
@@ -104,7 +115,7 @@ func TestGiteaFlow(t *testing.T) {
 
 	// The audit timeline shows the chain: the agent's proposal, then the
 	// human's merge of it.
-	merges, err := compiler.Timeline(compiler.Options{Rules: f.srv.src.mirror.Dir(), Ref: "main", PRLookup: f.srv.src.mirror.PRLookup(ctx)})
+	merges, err := compiler.Timeline(compiler.Options{Rules: f.srv.src.Mirror().Dir(), Ref: "main", PRLookup: f.srv.src.Mirror().PRLookup(ctx)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,10 +131,8 @@ func TestGiteaFlow(t *testing.T) {
 	}
 
 	// Gitea down: a new sidecar on the same cache keeps serving, marked stale.
-	down := botOpts
-	down.URL = "http://127.0.0.1:1"
-	f2 := newFixture(t, Options{Gitea: &down, CacheDir: f.srv.src.cacheDir})
-	f2.srv.src.opts = f.srv.src.opts // the same source identity, so the same cache entry
+	proxy.Close()
+	f2 := newFixture(t, Options{Gitea: &botOpts, CacheDir: cache})
 	got, isErr := callText(t, f2.connect(t, "claude-code", "", nil), "get_rules", nil)
 	if isErr || !strings.Contains(got, "**Stale rules.**") || !strings.Contains(got, "log-request-ids") {
 		t.Errorf("with Gitea down:\n%.500s", got)

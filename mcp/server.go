@@ -19,9 +19,8 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
-	"github.com/bridle-dev/bridle/gitea"
+	"github.com/bridle-dev/bridle/live"
 	"github.com/bridle-dev/bridle/memory"
-	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
@@ -39,7 +38,7 @@ type Options struct {
 	Agent    string // agent bound at launch (--agent / BRIDLE_AGENT); "" to identify by client
 	Version  string // bridle version
 
-	CacheDir string        // snapshot cache; DefaultCacheDir() when empty, "-" to disable
+	CacheDir string        // the cache root (live.CacheRoot() when empty, "-" for none)
 	StateDir string        // audit logs; audit.DefaultDir() when empty
 	Refresh  time.Duration // how often to re-check the rules; default 2s
 	Redactor *redact.Redactor
@@ -68,12 +67,12 @@ type Options struct {
 
 // DefaultRef is the ref a sidecar serves: committed main, never the work
 // tree, so that an edit nobody approved is never served as the rules.
-const DefaultRef = "main"
+const DefaultRef = live.DefaultRef
 
 // Server is a Bridle MCP server.
 type Server struct {
 	opts    Options
-	src     *source
+	src     *live.Rules
 	red     *redact.Redactor
 	log     *slog.Logger
 	session string // this sidecar's session id, recorded with every event
@@ -118,31 +117,18 @@ func New(opts Options) *Server {
 	} else if opts.Ref == "" {
 		opts.Ref = DefaultRef
 	}
-	cache := cacheDirOf(opts)
-	s := &Server{
-		opts: opts,
-		red:  opts.Redactor,
-		log:  log,
-		src: &source{
-			opts:     compiler.Options{Rules: opts.Rules, Ref: opts.Ref, BridleVersion: opts.Version, Strict: opts.Worktree},
-			file:     opts.Snapshot,
-			cacheDir: cache,
-			interval: opts.Refresh,
-			now:      opts.Now,
-			log:      log,
-		},
-		session: newSessionID(),
+	lo := liveOptions(opts)
+	lo.Log = log
+	src, err := live.Open(lo)
+	if err != nil {
+		log.Error("rules source", "err", err)
 	}
-	if opts.Gitea != nil {
-		g := opts.Gitea
-		m, err := mirror.New(mirror.Options{Gitea: gitea.Options{URL: g.URL, Token: g.Token, HTTP: g.HTTP, Retry: g.Retry},
-			Owner: g.Owner, Repo: g.Repo, Main: g.Main}, cacheOrTemp(cache))
-		if err != nil {
-			log.Error("gitea source", "err", err)
-		} else {
-			s.src.mirror = m
-			s.src.opts.Rules, s.src.opts.Ref = m.Dir(), "main"
-		}
+	s := &Server{
+		opts:    opts,
+		red:     opts.Redactor,
+		log:     log,
+		src:     src,
+		session: newSessionID(),
 	}
 	s.audits = func(project string) *audit.Log {
 		dir := opts.StateDir
@@ -155,8 +141,8 @@ func New(opts Options) *Server {
 		}
 		return audit.Open(dir, project, s.red)
 	}
-	if opts.Prefetch && s.src.mirror == nil {
-		go s.src.get()
+	if opts.Prefetch && !s.src.Remote() {
+		go s.src.Current()
 	}
 	s.record = s.audit
 	for _, ts := range s.toolsets() {
@@ -173,10 +159,10 @@ func New(opts Options) *Server {
 // pass silently. It loads a local rules source (as Prefetch does) but never
 // touches a Gitea source; the first request checks those.
 func (s *Server) WarnUnknownAgent() {
-	if s.opts.Agent == "" || s.src.mirror != nil {
+	if s.opts.Agent == "" || s.src.Remote() {
 		return
 	}
-	if snap, _, _ := s.src.get(); snap != nil {
+	if snap, _, _ := s.src.Current(); snap != nil {
 		s.checkAgent(snap)
 	}
 }
@@ -198,12 +184,6 @@ func (s *Server) checkAgent(snap *compiler.Snapshot) {
 	})
 }
 
-func cacheOrTemp(dir string) string {
-	if dir == "" {
-		return os.TempDir()
-	}
-	return dir
-}
 
 func newSessionID() string {
 	b := make([]byte, 6)
@@ -227,8 +207,8 @@ func (s *Server) Tools() []Tool {
 // first tools/list does not wait for it; a Gitea source is not touched
 // before a request needs it.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	if s.src.mirror == nil && !s.opts.Prefetch {
-		go s.src.get()
+	if !s.src.Remote() && !s.opts.Prefetch {
+		go s.src.Current()
 	}
 	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log, Redactor: s.red})
 	// The end of input is not an error. The SDK (v1.8) already drops an

@@ -10,6 +10,7 @@ import (
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gitea"
+	"github.com/bridle-dev/bridle/live"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
@@ -154,7 +155,11 @@ func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string,
 		if err != nil {
 			return nil, nil, "", err
 		}
-		m, err := mirror.New(mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name}, mcp.DefaultCacheDir())
+		dir, err := live.MirrorRoot(live.CacheRoot())
+		if err != nil {
+			return nil, nil, "", err
+		}
+		m, err := mirror.New(mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name}, dir)
 		if err != nil {
 			return nil, nil, "", err
 		}
