@@ -184,7 +184,6 @@ func (s *Server) checkAgent(snap *compiler.Snapshot) {
 	})
 }
 
-
 func newSessionID() string {
 	b := make([]byte, 6)
 	rand.Read(b)
