@@ -63,13 +63,17 @@ type Log struct {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// DefaultDir is where event logs live: $BRIDLE_STATE_DIR, else
-// $XDG_STATE_HOME/bridle, else ~/.local/state/bridle.
-func DefaultDir() (string, error) {
-	if d := os.Getenv("BRIDLE_STATE_DIR"); d != "" {
+// DefaultDir is DirFrom(os.Getenv).
+func DefaultDir() (string, error) { return DirFrom(os.Getenv) }
+
+// DirFrom is where event logs live: $BRIDLE_STATE_DIR, else
+// $XDG_STATE_HOME/bridle, else ~/.local/state/bridle, in the environment
+// getenv reads.
+func DirFrom(getenv func(string) string) (string, error) {
+	if d := getenv("BRIDLE_STATE_DIR"); d != "" {
 		return d, nil
 	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+	if d := getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "bridle"), nil
 	}
 	home, err := os.UserHomeDir()

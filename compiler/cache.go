@@ -27,8 +27,11 @@ type Cache struct {
 
 // DefaultCache is $BRIDLE_CACHE_DIR/compiled, else the user cache
 // directory's bridle/compiled; BRIDLE_CACHE_DIR=off disables it.
-func DefaultCache() Cache {
-	if d := os.Getenv("BRIDLE_CACHE_DIR"); d == "off" {
+func DefaultCache() Cache { return CacheFrom(os.Getenv) }
+
+// CacheFrom is DefaultCache in the environment getenv reads.
+func CacheFrom(getenv func(string) string) Cache {
+	if d := getenv("BRIDLE_CACHE_DIR"); d == "off" {
 		return Cache{}
 	} else if d != "" {
 		return Cache{Dir: filepath.Join(d, "compiled")}

@@ -559,8 +559,11 @@ func MirrorRoot(root string) (string, error) {
 // "off" or there is no user cache directory. Below it: snapshots/ (the last
 // good snapshots served), compiled/ (the compile cache, shared with the
 // CLI) and mirrors/ (Gitea mirrors).
-func CacheRoot() string {
-	switch d := os.Getenv("BRIDLE_CACHE_DIR"); d {
+func CacheRoot() string { return CacheRootFrom(os.Getenv) }
+
+// CacheRootFrom is CacheRoot in the environment getenv reads.
+func CacheRootFrom(getenv func(string) string) string {
+	switch d := getenv("BRIDLE_CACHE_DIR"); d {
 	case "off":
 		return ""
 	case "":

@@ -59,20 +59,20 @@ func (l Limits) orDefault() Limits {
 	return l
 }
 
-// ExampleOptionsFromEnv reads the options from the environment; rulesDir
-// is the default Root ("" for none, e.g. rules served from Gitea).
-func ExampleOptionsFromEnv(rulesDir string) (ExampleOptions, error) {
-	o := ExampleOptions{Token: os.Getenv("BRIDLE_EXAMPLES_TOKEN"), Root: os.Getenv("BRIDLE_EXAMPLES_ROOT")}
+// ExampleOptionsFrom reads the options from the environment getenv reads;
+// rulesDir is the default Root ("" for none, e.g. rules served from Gitea).
+func ExampleOptionsFrom(getenv func(string) string, rulesDir string) (ExampleOptions, error) {
+	o := ExampleOptions{Token: getenv("BRIDLE_EXAMPLES_TOKEN"), Root: getenv("BRIDLE_EXAMPLES_ROOT")}
 	if o.Root == "" {
 		o.Root = rulesDir
 	}
-	if hs := os.Getenv("BRIDLE_EXAMPLES_TOKEN_HOSTS"); hs != "" {
+	if hs := getenv("BRIDLE_EXAMPLES_TOKEN_HOSTS"); hs != "" {
 		for h := range strings.SplitSeq(hs, ",") {
 			if h = strings.TrimSpace(h); h != "" {
 				o.TokenHosts = append(o.TokenHosts, h)
 			}
 		}
-	} else if u, err := url.Parse(os.Getenv("GITEA_URL")); err == nil && u.Host != "" {
+	} else if u, err := url.Parse(getenv("GITEA_URL")); err == nil && u.Host != "" {
 		o.TokenHosts = []string{u.Host}
 	}
 	for _, f := range []struct {
@@ -80,7 +80,7 @@ func ExampleOptionsFromEnv(rulesDir string) (ExampleOptions, error) {
 		env string
 	}{{&o.Limits.MaxFiles, "BRIDLE_EXAMPLES_MAX_FILES"}, {&o.Limits.MaxFileBytes, "BRIDLE_EXAMPLES_MAX_FILE_BYTES"},
 		{&o.Limits.MaxTotalBytes, "BRIDLE_EXAMPLES_MAX_BYTES"}, {&o.Limits.MaxChunks, "BRIDLE_EXAMPLES_MAX_CHUNKS"}} {
-		if v := os.Getenv(f.env); v != "" {
+		if v := getenv(f.env); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
 				return o, fmt.Errorf("%w: %s=%q: want a positive number", ErrInput, f.env, v)

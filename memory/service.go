@@ -225,7 +225,7 @@ func SearchPatterns(ctx context.Context, s Store, e Embedder, query, archTag str
 
 // Config chooses the store and the embedder.
 type Config struct {
-	DataDir        string // embedded store directory; DefaultDataDir() when empty
+	DataDir        string // embedded store directory; DataDirFrom(os.Getenv) when empty
 	QdrantURL      string // QDRANT_URL: use Qdrant instead of the embedded store
 	QdrantKey      string // QDRANT_API_KEY
 	EmbeddingsURL  string // EMBEDDINGS_URL: an OpenAI-compatible server instead of the offline embedder
@@ -233,27 +233,32 @@ type Config struct {
 	EmbeddingsKey  string // EMBEDDINGS_API_KEY
 }
 
-// ConfigFromEnv fills c from the environment.
-func ConfigFromEnv(c Config) Config {
+// ConfigFrom fills c's unset fields from the environment getenv reads
+// (QDRANT_URL, QDRANT_API_KEY, EMBEDDINGS_URL, EMBEDDINGS_MODEL,
+// EMBEDDINGS_API_KEY, and the data directory: DataDirFrom).
+func ConfigFrom(getenv func(string) string, c Config) Config {
+	if c.DataDir == "" {
+		c.DataDir = DataDirFrom(getenv)
+	}
 	for _, kv := range []struct {
 		dst *string
 		env string
 	}{{&c.QdrantURL, "QDRANT_URL"}, {&c.QdrantKey, "QDRANT_API_KEY"}, {&c.EmbeddingsURL, "EMBEDDINGS_URL"},
 		{&c.EmbeddingModel, "EMBEDDINGS_MODEL"}, {&c.EmbeddingsKey, "EMBEDDINGS_API_KEY"}} {
 		if *kv.dst == "" {
-			*kv.dst = os.Getenv(kv.env)
+			*kv.dst = getenv(kv.env)
 		}
 	}
 	return c
 }
 
-// DefaultDataDir is $BRIDLE_DATA_DIR, else $XDG_DATA_HOME/bridle, else
-// ~/.local/share/bridle.
-func DefaultDataDir() string {
-	if d := os.Getenv("BRIDLE_DATA_DIR"); d != "" {
+// DataDirFrom is $BRIDLE_DATA_DIR, else $XDG_DATA_HOME/bridle, else
+// ~/.local/share/bridle, in the environment getenv reads.
+func DataDirFrom(getenv func(string) string) string {
+	if d := getenv("BRIDLE_DATA_DIR"); d != "" {
 		return d
 	}
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	if d := getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "bridle")
 	}
 	home, err := os.UserHomeDir()
@@ -289,7 +294,7 @@ func Open(c Config) (Store, Embedder, error) {
 	}
 	dir := c.DataDir
 	if dir == "" {
-		dir = DefaultDataDir()
+		dir = DataDirFrom(os.Getenv) // a library caller that set none
 	}
 	s, err := OpenSQLite(filepath.Join(dir, "memory.db"))
 	return s, emb, err

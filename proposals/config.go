@@ -18,20 +18,21 @@ type Config struct {
 	Version   string
 }
 
-// ConfigFromEnv fills unset Gitea fields from GITEA_URL, BRIDLE_GITEA_REPO,
-// GITEA_TOKEN and GITEA_TOKEN_FILE.
-func ConfigFromEnv(c Config) (Config, error) {
+// ConfigFrom fills unset Gitea fields from the environment getenv reads:
+// GITEA_URL, BRIDLE_GITEA_REPO, GITEA_TOKEN and GITEA_TOKEN_FILE. (The CLI's
+// seam is the only caller that passes the process environment.)
+func ConfigFrom(getenv func(string) string, c Config) (Config, error) {
 	if c.GiteaURL == "" {
-		c.GiteaURL = os.Getenv("GITEA_URL")
+		c.GiteaURL = getenv("GITEA_URL")
 	}
 	if c.GiteaRepo == "" {
-		c.GiteaRepo = os.Getenv("BRIDLE_GITEA_REPO")
+		c.GiteaRepo = getenv("BRIDLE_GITEA_REPO")
 	}
 	if c.Token == "" {
-		c.Token = os.Getenv("GITEA_TOKEN")
+		c.Token = getenv("GITEA_TOKEN")
 	}
 	if c.Token == "" {
-		if f := os.Getenv("GITEA_TOKEN_FILE"); f != "" {
+		if f := getenv("GITEA_TOKEN_FILE"); f != "" {
 			b, err := os.ReadFile(f)
 			if err != nil {
 				return c, fmt.Errorf("read GITEA_TOKEN_FILE: %w", err)

@@ -69,7 +69,7 @@ it and who approved it.`,
 					return usageErr("--since %q: use a duration (24h) or a date (2026-11-01 or RFC 3339)", o.since)
 				}
 			}
-			merges, unreviewed, project, err := o.history()
+			merges, unreviewed, project, err := o.history(io)
 			if err != nil {
 				fmt.Fprintf(io.errOut, "warning: no rules history: %v\n", err)
 			}
@@ -79,7 +79,7 @@ it and who approved it.`,
 			if project == "" {
 				return usageErr("audit needs --project ID, or --rules / --gitea pointing at readable rules")
 			}
-			dir, err := audit.DefaultDir()
+			dir, err := io.f.StateDir()
 			if err != nil {
 				return err
 			}
@@ -128,8 +128,7 @@ it and who approved it.`,
 		},
 	}
 	o.rules.register(cmd, "print the events, oldest first, as a JSON array on stdout", false)
-	cmd.Flags().StringVar(&o.backend.gitea, "gitea", "", "read the history from this Gitea `URL` (default $GITEA_URL)")
-	cmd.Flags().StringVar(&o.backend.repo, "repo", "", "the Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
+	giteaFlags(cmd, &o.backend.gitea, &o.backend.repo, nil, "read the history of the rules repository")
 	cmd.Flags().StringVar(&o.project, "project", "", "project `id` (default: from the rules)")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "only events of this `agent` (for merges: the proposing agent)")
 	cmd.Flags().StringVar(&o.kind, "kind", "", "only events of this `kind`: merge, unreviewed, write, refusal, scope_request, scope_pending or scope_decision")
@@ -140,8 +139,8 @@ it and who approved it.`,
 
 // history reads the merges, the unreviewed changes and the project id from
 // the rules repository (main, unless --ref says otherwise).
-func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string, error) {
-	cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: o.rules.rules, GiteaURL: o.backend.gitea, GiteaRepo: o.backend.repo})
+func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapproved, string, error) {
+	cfg, err := io.f.Proposals(proposals.Config{Rules: o.rules.rules, GiteaURL: o.backend.gitea, GiteaRepo: o.backend.repo})
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -155,7 +154,7 @@ func (o *auditOptions) history() ([]compiler.Merge, []schema.Unapproved, string,
 		if err != nil {
 			return nil, nil, "", err
 		}
-		dir, err := live.MirrorRoot(live.CacheRoot())
+		dir, err := live.MirrorRoot(io.f.CacheRoot())
 		if err != nil {
 			return nil, nil, "", err
 		}

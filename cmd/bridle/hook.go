@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -37,8 +36,8 @@ When the rules cannot be loaded it asks, naming why.`,
 			return hookClaude(io, stdin(cmd), o)
 		},
 	}
-	claude.Flags().StringVar(&o.rules, "rules", ".", "rules `path`: the rules repository (or a bridle.yaml in one)")
-	claude.Flags().StringVar(&o.ref, "ref", mcp.DefaultRef, "serve the rules committed at this git `ref`")
+	rulesFlag(claude, &o.rules, "")
+	refFlag(claude, &o.ref, mcp.DefaultRef, "enforce the rules committed at this git `ref`, as the sidecar serves them")
 	claude.Flags().StringVar(&o.agent, "agent", "claude", "the `agent` whose guardrails apply")
 	cmd.AddCommand(claude)
 	return cmd
@@ -54,7 +53,7 @@ func hookClaude(io *streams, in io.Reader, o hookOptions) error {
 		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not read the hook's input (" + err.Error() + ")"})
 	}
 	// The same loader as the sidecar: committed main, reviewed, forward only.
-	snap, _, err := mcp.Load(mcp.Options{Rules: o.rules, Ref: o.ref, Version: version()})
+	snap, _, err := mcp.Load(mcp.Options{Rules: o.rules, Ref: o.ref, Version: version(), CacheDir: io.f.CacheDir()})
 	if err != nil {
 		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not load the rules (" + err.Error() + ")"})
 	}
@@ -62,7 +61,7 @@ func hookClaude(io *streams, in io.Reader, o hookOptions) error {
 	if err != nil {
 		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "the rules' enforce entries are invalid (" + err.Error() + ")"})
 	}
-	project := os.Getenv("CLAUDE_PROJECT_DIR")
+	project := io.f.ClaudeProjectDir()
 	if project == "" {
 		project = hin.Cwd
 	}
@@ -76,7 +75,7 @@ func writeHook(io *streams, d enforce.Decision) error {
 	if len(out) == 0 {
 		return nil
 	}
-	_, err := io.out.Write(append(cliRedactor().JSON(bytes.TrimSpace(out)), '\n'))
+	_, err := io.out.Write(append(io.f.Redactor().JSON(bytes.TrimSpace(out)), '\n'))
 	return err
 }
 

@@ -5,10 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/bridle-dev/bridle/redact"
 )
 
 const enforcedRules = `schema_version: 1
@@ -129,9 +126,6 @@ func TestExplainEnforcement(t *testing.T) {
 func TestHookMasksSecrets(t *testing.T) {
 	const canary = "gtea_hook_canary_5b1e0c"
 	t.Setenv("GITEA_TOKEN", canary)
-	old := cliRedactor
-	cliRedactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(os.Environ()) })
-	t.Cleanup(func() { cliRedactor = old })
 	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "rules")
 	if code, _, stderr := bridle(t, "init", dir); code != 0 {

@@ -82,8 +82,7 @@ account); --approvers, when given, are the only ones who may merge.`,
 			return runInit(io, dir, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.gitea, "gitea", "", "create the repository on this Gitea `URL`")
-	cmd.Flags().StringVar(&o.repo, "repo", "", "the repository to create, `OWNER/NAME`")
+	giteaFlags(cmd, &o.gitea, &o.repo, nil, "create the rules repository")
 	cmd.Flags().StringSliceVar(&o.writers, "writers", nil, "Gitea users who may open proposals")
 	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into main")
 	cmd.Flags().BoolVar(&o.private, "private", false, "make the Gitea repository private")
@@ -181,7 +180,7 @@ func firstDir(dir string) string {
 }
 
 func runInitGitea(io *streams, o initOptions) error {
-	cfg, err := proposals.ConfigFromEnv(proposals.Config{GiteaURL: o.gitea, GiteaRepo: o.repo})
+	cfg, err := io.f.Proposals(proposals.Config{GiteaURL: o.gitea, GiteaRepo: o.repo})
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func writeJSON(io *streams, v any) error {
 		return err
 	}
 	var out bytes.Buffer
-	if err := json.Indent(&out, cliRedactor().JSON(b), "", "  "); err != nil {
+	if err := json.Indent(&out, io.f.Redactor().JSON(b), "", "  "); err != nil {
 		return err
 	}
 	out.WriteByte('\n')

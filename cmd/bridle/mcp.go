@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -69,7 +68,7 @@ audit log (bridle audit).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.agent == "" {
-				o.agent = strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
+				o.agent = io.f.BoundAgent()
 			}
 			if o.worktree && o.ref != "" {
 				return usageErr("--worktree and --ref exclude each other: --worktree serves the work tree, --ref a commit")
@@ -86,7 +85,7 @@ audit log (bridle audit).`,
 			}
 			log := slog.New(slog.NewTextHandler(io.errOut, &slog.HandlerOptions{Level: level}))
 			o.rules = findRules(o.rules)
-			cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: o.rules, GiteaURL: o.gitea, GiteaRepo: o.repo, Path: o.path, Version: version()})
+			cfg, err := io.f.Proposals(proposals.Config{Rules: o.rules, GiteaURL: o.gitea, GiteaRepo: o.repo, Path: o.path})
 			if err != nil {
 				return err
 			}
@@ -94,16 +93,20 @@ audit log (bridle audit).`,
 			if o.snapshot != "" || cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
 				exRoot = "" // no local rules directory to anchor local examples to
 			}
-			exOpts, err := memory.ExampleOptionsFromEnv(exRoot)
+			exOpts, err := io.f.Examples(exRoot)
 			if err != nil {
 				return usageErr("%w", err)
 			}
+			stateDir, err := io.f.StateDir()
+			if err != nil {
+				return err
+			}
 			opts := mcp.Options{
 				Rules: o.rules, Ref: o.ref, Worktree: o.worktree, Snapshot: o.snapshot, Agent: o.agent,
-				Version: version(), Logger: log,
+				Version: version(), Logger: log, Redactor: io.f.Redactor(), CacheDir: io.f.CacheDir(), StateDir: stateDir,
 				Proposals: func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) },
 				Memory: func() (memory.Store, memory.Embedder, error) {
-					return memory.Open(memory.ConfigFromEnv(memory.Config{}))
+					return memory.Open(io.f.Memory())
 				},
 				Examples: exOpts,
 				Listed:   restore,
@@ -126,15 +129,13 @@ audit log (bridle audit).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.rules, "rules", ".", "rules `path`: a bridle.yaml file, or a directory holding one")
-	cmd.Flags().StringVar(&o.ref, "ref", "", "serve the rules committed at this git `ref` (default main)")
+	rulesFlag(cmd, &o.rules, "")
+	refFlag(cmd, &o.ref, "", "serve the rules committed at this git `ref` (default main)")
 	cmd.Flags().BoolVar(&o.worktree, "worktree", false, "authoring mode: serve the work tree's rules, labelled unapproved, with no permission main does not grant")
 	cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "serve this compiled snapshot `file` instead of compiling the rules")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "bind the session to this `agent` (default $BRIDLE_AGENT, else identify the MCP client)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "warn", "stderr log `level`: debug, info, warn or error")
-	cmd.Flags().StringVar(&o.gitea, "gitea", "", "serve main of a Gitea rules repository (default $GITEA_URL); token from $GITEA_TOKEN or $GITEA_TOKEN_FILE")
-	cmd.Flags().StringVar(&o.repo, "repo", "", "the Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
-	cmd.Flags().StringVar(&o.path, "path", "", "rules file inside the Gitea repository (default bridle.yaml)")
+	giteaFlags(cmd, &o.gitea, &o.repo, &o.path, "serve main of the rules repository")
 	cmd.AddCommand(newMCPToolsCmd(io))
 	return cmd
 }

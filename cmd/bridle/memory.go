@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -41,7 +40,7 @@ func (f *memoryFlags) register(cmd *cobra.Command, filters bool, jsonUsage strin
 }
 
 // open returns the project's memory.
-func (f *memoryFlags) open() (*memory.Memory, func(), error) {
+func (f *memoryFlags) open(fac *factory) (*memory.Memory, func(), error) {
 	project := f.project
 	if project == "" {
 		in, diags, err := compiler.Read(compiler.Options{Rules: f.rules.rules, Ref: f.rules.ref, NoHistory: true})
@@ -50,17 +49,15 @@ func (f *memoryFlags) open() (*memory.Memory, func(), error) {
 		}
 		project = schema.ProjectID(in.Data)
 	}
-	st, emb, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
+	st, emb, err := memory.Open(fac.Memory())
 	if err != nil {
 		return nil, nil, err
 	}
-	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: cliRedactor()}, func() { st.Close() }, nil
+	// What the CLI prints from the store is masked too: memories written
+	// before masking at write time existed, or by a sidecar that knew other
+	// secrets, may still hold one.
+	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: fac.Redactor()}, func() { st.Close() }, nil
 }
-
-// cliRedactor masks this environment's secrets in what the CLI prints from
-// stores and errors: memories written before masking at write time existed,
-// or by a sidecar that knew other secrets, may still hold one.
-var cliRedactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(os.Environ()) })
 
 func newMemoryCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
@@ -85,7 +82,7 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
   bridle memory search "why sqlite" --project runic-gateway --kind decision -k 3 --json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			m, done, err := search.open()
+			m, done, err := search.open(io.f)
 			if err != nil {
 				return err
 			}
@@ -106,7 +103,7 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
 			}
 			w := table(io.out, "ID", "SCORE", "CREATED", "KIND", "AGENT", "TEXT")
 			for _, h := range hits {
-				fmt.Fprintf(w, "%s\t%.3f\t%s\n", h.Record.ID, h.Score, memoryCells(h.Record))
+				fmt.Fprintf(w, "%s\t%.3f\t%s\n", h.Record.ID, h.Score, memoryCells(io.f.Redactor(), h.Record))
 			}
 			return w.Flush()
 		},
@@ -124,7 +121,7 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
   bridle memory list --project runic-gateway --agent claude --tag db --limit 10`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			m, done, err := list.open()
+			m, done, err := list.open(io.f)
 			if err != nil {
 				return err
 			}
@@ -149,7 +146,7 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
 			}
 			w := table(io.out, "ID", "CREATED", "KIND", "AGENT", "TEXT")
 			for _, r := range recs {
-				fmt.Fprintf(w, "%s\t%s\n", r.ID, memoryCells(r))
+				fmt.Fprintf(w, "%s\t%s\n", r.ID, memoryCells(io.f.Redactor(), r))
 			}
 			return w.Flush()
 		},
@@ -164,7 +161,7 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
 		Example: `  bridle memory forget m-3f2a9c0d1e4b5a67 --rules .`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			m, done, err := forget.open()
+			m, done, err := forget.open(io.f)
 			if err != nil {
 				return err
 			}
@@ -195,7 +192,7 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
 			if !yes {
 				return usageErr("purge deletes memories for good; add --yes")
 			}
-			m, done, err := purge.open()
+			m, done, err := purge.open(io.f)
 			if err != nil {
 				return err
 			}
@@ -229,12 +226,12 @@ const rememberHint = "agents add them with the remember tool of bridle mcp"
 
 // memoryCells are a memory's CREATED, KIND, AGENT and TEXT cells (its tags
 // after the text), masked like every other output.
-func memoryCells(r memory.Record) string {
+func memoryCells(red *redact.Redactor, r memory.Record) string {
 	text := cell(r.Text)
 	if len(r.Tags) > 0 {
 		text += "  #" + strings.Join(r.Tags, " #")
 	}
-	return cliRedactor().Redact(strings.Join([]string{r.Created.Format(time.DateOnly), cell(r.Payload["kind"]), cell(r.Payload["agent"]), text}, "\t"))
+	return red.Redact(strings.Join([]string{r.Created.Format(time.DateOnly), cell(r.Payload["kind"]), cell(r.Payload["agent"]), text}, "\t"))
 }
 
 func newPatternsCmd(io *streams) *cobra.Command {
@@ -264,11 +261,11 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return err
 			}
-			exOpts, err := memory.ExampleOptionsFromEnv(rulesDir(rf.rules))
+			exOpts, err := io.f.Examples(rulesDir(rf.rules))
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			st, emb, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
+			st, emb, err := memory.Open(io.f.Memory())
 			if err != nil {
 				return err
 			}
@@ -280,7 +277,7 @@ terminal; nothing but the summary when piped.`,
 						continue
 					}
 					found = true
-					ix := &memory.Indexer{Store: st, Embedder: emb, Examples: exOpts, Redactor: cliRedactor(), Progress: progressBar(io, ex.ReferenceTag)}
+					ix := &memory.Indexer{Store: st, Embedder: emb, Examples: exOpts, Redactor: io.f.Redactor(), Progress: progressBar(io, ex.ReferenceTag)}
 					stats, err := ix.Index(context.Background(), p.Name, ex)
 					if err != nil {
 						return fmt.Errorf("index %s: %w", ex.ReferenceTag, err)
@@ -308,7 +305,7 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return err
 			}
-			st, _, err := memory.Open(memory.ConfigFromEnv(memory.Config{}))
+			st, _, err := memory.Open(io.f.Memory())
 			if err != nil {
 				return err
 			}
@@ -350,7 +347,7 @@ terminal; nothing but the summary when piped.`,
 				if when == "" {
 					when = "never"
 				}
-				fmt.Fprint(w, cliRedactor().Redact(fmt.Sprintf("%s\t%s\t%d\t%s\t%s\n", cell(r.Pattern), cell(r.ReferenceTag), r.Chunks, cell(when), cell(r.URL))))
+				fmt.Fprint(w, io.f.Redactor().Redact(fmt.Sprintf("%s\t%s\t%d\t%s\t%s\n", cell(r.Pattern), cell(r.ReferenceTag), r.Chunks, cell(when), cell(r.URL))))
 			}
 			return w.Flush()
 		},

@@ -28,15 +28,13 @@ type backendFlags struct {
 
 // register adds the backend flags; jsonUsage says what --json prints.
 func (f *backendFlags) register(cmd *cobra.Command, jsonUsage string) {
-	cmd.Flags().StringVar(&f.rules, "rules", ".", "local rules `path` (a git repository); ignored with --gitea")
-	cmd.Flags().StringVar(&f.gitea, "gitea", "", "Gitea `URL` (default $GITEA_URL); the token comes from $GITEA_TOKEN or $GITEA_TOKEN_FILE")
-	cmd.Flags().StringVar(&f.repo, "repo", "", "Gitea rules repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
-	cmd.Flags().StringVar(&f.path, "path", "", "rules file inside the Gitea repository (default bridle.yaml)")
+	rulesFlag(cmd, &f.rules, "the local rules `path` (in a git repository); ignored with --gitea")
+	giteaFlags(cmd, &f.gitea, &f.repo, &f.path, "keep the proposals as pull requests")
 	cmd.Flags().BoolVar(&f.json, "json", false, jsonUsage)
 }
 
-func (f *backendFlags) service() (proposals.Service, error) {
-	cfg, err := proposals.ConfigFromEnv(proposals.Config{Rules: f.rules, GiteaURL: f.gitea, GiteaRepo: f.repo, Path: f.path, Version: version()})
+func (f *backendFlags) service(fac *factory) (proposals.Service, error) {
+	cfg, err := fac.Proposals(proposals.Config{Rules: f.rules, GiteaURL: f.gitea, GiteaRepo: f.repo, Path: f.path})
 	if err != nil {
 		return proposals.Service{}, err
 	}
@@ -44,7 +42,7 @@ func (f *backendFlags) service() (proposals.Service, error) {
 	if err != nil {
 		return proposals.Service{}, err
 	}
-	return proposals.Service{Backend: b, Version: version(), Redactor: cliRedactor()}, nil
+	return proposals.Service{Backend: b, Version: version(), Redactor: fac.Redactor()}, nil
 }
 
 func ctx30() (context.Context, context.CancelFunc) {
@@ -159,7 +157,7 @@ func proposeCmd(io *streams, c *cobra.Command, o *proposeOptions, change func() 
 			return err
 		}
 		ch.Rationale = o.why
-		svc, err := o.backend.service()
+		svc, err := o.backend.service(io.f)
 		if err != nil {
 			return err
 		}
@@ -335,7 +333,7 @@ approving re-applies it to a main that has moved. --state picks which.`,
 			default:
 				return usageErr("--state %q: use open, merged, closed or all", state)
 			}
-			svc, err := b.service()
+			svc, err := b.service(io.f)
 			if err != nil {
 				return err
 			}
@@ -390,12 +388,12 @@ func emptyProposals(io *streams, state proposals.State) {
 }
 
 // onProposal runs f on proposal args[0] of the selected backend.
-func onProposal(b *backendFlags, args []string, f func(ctx context.Context, svc proposals.Service, n int) error) error {
+func onProposal(io *streams, b *backendFlags, args []string, f func(ctx context.Context, svc proposals.Service, n int) error) error {
 	n, err := number(args[0])
 	if err != nil {
 		return err
 	}
-	svc, err := b.service()
+	svc, err := b.service(io.f)
 	if err != nil {
 		return err
 	}
@@ -425,7 +423,7 @@ may have been edited since.`,
   bridle proposals show 3 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Backend.Get(ctx, n)
 				if err != nil {
 					return err
@@ -473,7 +471,7 @@ replaces changed since) is reported as a conflict, and nothing changes.`,
 		Example: `  bridle proposals rebase 3 --rules .`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Rebase(ctx, n)
 				if err != nil {
 					return proposalErr(io, err)
@@ -486,23 +484,11 @@ replaces changed since) is reported as a conflict, and nothing changes.`,
 	return cmd
 }
 
-// agentEnv names the variable that shows this process runs inside a coding
-// agent's session (its shell tool), or "" when none does. Approving is a
-// human's act; an agent that runs the CLI is refused.
-func agentEnv() string {
-	for _, v := range []string{"BRIDLE_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"} {
-		if os.Getenv(v) != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // cliOrigin is who proposes from the CLI: the human, or — inside a coding
 // agent's session — that agent, whatever --as says, so that an agent cannot
 // launder its proposal as a human's and then approve it.
 func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
-	v := agentEnv()
+	v := io.f.AgentSession()
 	if v == "" {
 		name, err := person(as, identity.Author, rules)
 		if err != nil {
@@ -510,7 +496,7 @@ func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
 		}
 		return proposals.Origin{Source: schema.SourceUser, Author: name}, nil
 	}
-	agent := strings.TrimSpace(os.Getenv("BRIDLE_AGENT"))
+	agent := io.f.BoundAgent()
 	switch {
 	case agent != "":
 	case strings.HasPrefix(v, "CLAUDE"):
@@ -549,10 +535,10 @@ On Gitea the approver is always the token's user.`,
   bridle approve 3 --rules . --self --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if v := agentEnv(); v != "" {
+			if v := io.f.AgentSession(); v != "" {
 				return &exitError{exitFailure, fmt.Errorf("approve: %w: %s is set, so this runs inside an agent's session; a human approves, from their own shell", proposals.ErrSelfApproval, v)}
 			}
-			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Approve(ctx, n, proposals.Principal{Human: as, SelfOK: self})
 				if err != nil {
 					return proposalErr(io, err)
@@ -580,7 +566,7 @@ On Gitea the pull request is closed as the token's user.`,
 		Example: `  bridle reject 4 --rules . --reason "Duplicate of #3"`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return onProposal(&b, args, func(ctx context.Context, svc proposals.Service, n int) error {
+			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Reject(ctx, n, as, reason)
 				if err != nil {
 					return proposalErr(io, err)
@@ -622,7 +608,7 @@ makes them fail the check (exit 1).`,
 					return err
 				}
 			}
-			ci := os.Getenv("GITEA_ACTIONS") == "true" || os.Getenv("GITHUB_ACTIONS") == "true"
+			ci := io.f.InCI()
 			// The runners read workflow commands from stderr too: with
 			// --json they go there, and stdout stays one document.
 			annotations := io.out
@@ -649,7 +635,7 @@ makes them fail the check (exit 1).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&rules, "rules", ".", "the rules repository `path`")
+	rulesFlag(cmd, &rules, "the rules `path` in the repository to check")
 	cmd.Flags().StringVar(&base, "base", "main", "the `ref` the change is to be merged into")
 	cmd.Flags().StringVar(&head, "head", "HEAD", "the change's `ref`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (CI annotations then go to stderr)")

@@ -39,10 +39,11 @@ var errReported = errors.New("reported")
 // streams is where commands write: data to out, status and diagnostics to errOut.
 type streams struct {
 	out, errOut io.Writer
+	f           *factory // the wiring seam: environment, redactor, configuration
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	io := &streams{out: stdout, errOut: stderr}
+	io := &streams{out: stdout, errOut: stderr, f: processFactory()}
 	root := newRoot(io)
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -63,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ds schema.Diagnostics
 	if !errors.Is(err, errReported) && !errors.As(err, &ds) {
-		fmt.Fprintf(stderr, "bridle: %s\n", cliRedactor().Redact(err.Error()))
+		fmt.Fprintf(stderr, "bridle: %s\n", io.f.Redactor().Redact(err.Error()))
 		if code == exitUsage {
 			path := "bridle"
 			if cmd != nil {

@@ -22,8 +22,8 @@ type rulesFlags struct {
 // saying what the command prints; withHistory adds --no-history, for a
 // command whose output depends on the rules' history.
 func (f *rulesFlags) register(cmd *cobra.Command, jsonUsage string, withHistory bool) {
-	cmd.Flags().StringVar(&f.rules, "rules", ".", "rules `path`: a bridle.yaml file, or a directory holding one")
-	cmd.Flags().StringVar(&f.ref, "ref", "", "read the rules from this git `ref` (branch, tag or commit) instead of the work tree")
+	rulesFlag(cmd, &f.rules, "")
+	refFlag(cmd, &f.ref, "", "read the rules from this git `ref` (branch, tag or commit) instead of the work tree")
 	if withHistory {
 		cmd.Flags().BoolVar(&f.noHistory, "no-history", false, "with --ref, take provenance from bridle.yaml only, not from the repository's merged proposals")
 	}
@@ -45,7 +45,7 @@ func (f *rulesFlags) options() compiler.Options {
 // diagnostics; valid rules' warnings go to stderr as text and are returned
 // too, for a command whose document carries them.
 func (f *rulesFlags) load(io *streams) (*compiler.Snapshot, schema.Diagnostics, error) {
-	snap, diags, _, err := compiler.CompileCached(f.options(), compiler.DefaultCache())
+	snap, diags, _, err := compiler.CompileCached(f.options(), io.f.CompileCache())
 	if err != nil {
 		return nil, nil, rulesErr(err)
 	}

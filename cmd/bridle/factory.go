@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/live"
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/redact"
+)
+
+// factory is the CLI's wiring seam (on the lines of gh's cmdutil.Factory):
+// the only code in the CLI that reads the environment — and, once the vault
+// exists, the secrets — so that every command, the MCP server and the coming
+// gateway get the same values from one place: the redactor, the Gitea
+// configuration, the memory store's configuration, where caches, state and
+// examples live, and whether this runs inside an agent's session. There is
+// one per invocation (run builds it), so a test's environment is read fresh.
+//
+// Git's own variables (GIT_AUTHOR_NAME, …) are read by internal/identity, as
+// git reads them.
+type factory struct {
+	getenv   func(string) string
+	environ  func() []string
+	redactor func() *redact.Redactor
+}
+
+func newFactory(getenv func(string) string, environ func() []string) *factory {
+	f := &factory{getenv: getenv, environ: environ}
+	f.redactor = sync.OnceValue(func() *redact.Redactor { return redact.FromEnv(f.environ()) })
+	return f
+}
+
+// processFactory reads this process's environment.
+func processFactory() *factory { return newFactory(os.Getenv, os.Environ) }
+
+// Redactor masks this environment's secrets: every line the CLI prints,
+// every error, every proposal it checks, passes through it.
+func (f *factory) Redactor() *redact.Redactor { return f.redactor() }
+
+// Proposals is the proposal backend's configuration: the flags' values,
+// the rest from GITEA_URL, BRIDLE_GITEA_REPO, GITEA_TOKEN(_FILE).
+func (f *factory) Proposals(c proposals.Config) (proposals.Config, error) {
+	c.Version = version()
+	return proposals.ConfigFrom(f.getenv, c)
+}
+
+// Memory is the memory store's and embedder's configuration.
+func (f *factory) Memory() memory.Config { return memory.ConfigFrom(f.getenv, memory.Config{}) }
+
+// Examples says where pattern examples may come from; rulesDir anchors
+// local ones ("" for none).
+func (f *factory) Examples(rulesDir string) (memory.ExampleOptions, error) {
+	return memory.ExampleOptionsFrom(f.getenv, rulesDir)
+}
+
+// StateDir is where the audit logs live.
+func (f *factory) StateDir() (string, error) { return audit.DirFrom(f.getenv) }
+
+// CacheRoot is the one cache root ("" when caching is off).
+func (f *factory) CacheRoot() string { return live.CacheRootFrom(f.getenv) }
+
+// CacheDir is CacheRoot as live.Options and mcp.Options take it ("-" for
+// none).
+func (f *factory) CacheDir() string {
+	if r := f.CacheRoot(); r != "" {
+		return r
+	}
+	return "-"
+}
+
+// CompileCache is the compile cache under the cache root.
+func (f *factory) CompileCache() compiler.Cache {
+	if r := f.CacheRoot(); r != "" {
+		return compiler.Cache{Dir: filepath.Join(r, "compiled")}
+	}
+	return compiler.Cache{}
+}
+
+// BoundAgent is the agent bound at launch by BRIDLE_AGENT ("" when unset).
+func (f *factory) BoundAgent() string { return strings.TrimSpace(f.getenv("BRIDLE_AGENT")) }
+
+// AgentSession names the variable that shows this process runs inside a
+// coding agent's session (its shell tool), or "" when none does. Approving
+// is a human's act; an agent that runs the CLI is refused.
+func (f *factory) AgentSession() string {
+	for _, v := range []string{"BRIDLE_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"} {
+		if f.getenv(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// ClaudeProjectDir is the project Claude Code runs in, for the hook.
+func (f *factory) ClaudeProjectDir() string { return f.getenv("CLAUDE_PROJECT_DIR") }
+
+// InCI reports a Gitea or GitHub Actions runner.
+func (f *factory) InCI() bool {
+	return f.getenv("GITEA_ACTIONS") == "true" || f.getenv("GITHUB_ACTIONS") == "true"
+}
