@@ -128,3 +128,34 @@ git commit -qm "the project"`)
 		cancel()
 	}
 }
+
+// TestReadmeNamesTheTestPrerequisites: every tool scripts/test.sh checks for
+// before it starts is named in the README's Tests section, so the README
+// says what a fresh machine needs.
+func TestReadmeNamesTheTestPrerequisites(t *testing.T) {
+	script, err := os.ReadFile("../../scripts/test.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile("../../README.md")
+	_, tests, _ := strings.Cut(string(readme), "\n## Tests\n")
+	tests, _, _ = strings.Cut(tests, "\n## ")
+	var needed []string
+	for line := range strings.Lines(string(script)) {
+		if rest, ok := strings.CutPrefix(line, "need "); ok {
+			needed = append(needed, strings.Fields(rest)[0])
+		}
+	}
+	if len(needed) < 5 {
+		t.Fatalf("scripts/test.sh checks %v: the need lines moved?", needed)
+	}
+	for _, tool := range needed {
+		name := map[string]string{"go": "Go 1.26", "node": "Node 20"}[tool]
+		if name == "" {
+			name = tool
+		}
+		if !strings.Contains(tests, name) {
+			t.Errorf("scripts/test.sh needs %s, which the README's Tests section does not name (%q)", tool, name)
+		}
+	}
+}
