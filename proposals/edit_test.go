@@ -101,3 +101,41 @@ func TestEditBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestApproveRefusesADirtyCheckout: approving into a checked-out main whose
+// files the merge changes hold edits of their own is refused, and main does
+// not move; committed or stashed, it merges.
+func TestApproveRefusesADirtyCheckout(t *testing.T) {
+	dir, repo := rulesRepo(t)
+	l, _ := OpenLocal(dir, "test")
+	svc := Service{Backend: l}
+	ctx := context.Background()
+	p, err := svc.Propose(ctx, Draft{Change: guardrail("dirty-checkout"), Origin: agentOrigin()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "bridle.yaml")
+	clean, _ := os.ReadFile(path)
+	os.WriteFile(path, append(append([]byte(nil), clean...), "# my notes\n"...), 0o644)
+	before, _ := repo.Head()
+	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); !errors.Is(err, ErrDirty) || !strings.Contains(err.Error(), "bridle.yaml") {
+		t.Fatalf("approve over an edited bridle.yaml: %v", err)
+	}
+	// Staged, not just edited: refused too.
+	wt, _ := repo.Worktree()
+	wt.Add("bridle.yaml")
+	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); !errors.Is(err, ErrDirty) {
+		t.Fatalf("approve over a staged bridle.yaml: %v", err)
+	}
+	if after, _ := repo.Head(); after.Hash() != before.Hash() {
+		t.Fatal("main moved although the approval was refused")
+	}
+	os.WriteFile(path, clean, 0o644)
+	wt.Add("bridle.yaml")
+	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := wt.Status(); !st.IsClean() {
+		t.Errorf("after the approval:\n%s", st)
+	}
+}

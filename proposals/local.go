@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -427,6 +429,9 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 	if err != nil {
 		return Proposal{}, err
 	}
+	if err := l.checkoutClean(plumbing.NewHash(mainCommit), headCommit); err != nil {
+		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
+	}
 	sig, err := l.signature(approver, identity.Committer)
 	if err != nil {
 		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
@@ -479,6 +484,71 @@ func (l *Local) deleteBranch(branch string, merged plumbing.Hash) error {
 		return errors.New("it is checked out")
 	}
 	return l.repo.Storer.RemoveReference(name)
+}
+
+// ErrDirty: the checkout of main has changes of its own in files a merge
+// would change; merging would leave them behind the new main.
+var ErrDirty = errors.New("the checkout of main has uncommitted changes in files the merge changes")
+
+// checkoutClean refuses a merge into a checked-out main whose work tree or
+// index holds changes of its own in a file the merge changes (a file already
+// as merged — the edit that was proposed — is fine): main would move, the
+// checkout would not follow, and committing it later would undo the
+// approval. Another branch checked out, or a bare repository, is fine.
+func (l *Local) checkoutClean(main plumbing.Hash, merged *object.Commit) error {
+	head, err := l.repo.Head()
+	if err != nil || head.Name() != l.mainRef() {
+		return nil
+	}
+	oc, err := l.repo.CommitObject(main)
+	if err != nil {
+		return err
+	}
+	ot, err1 := oc.Tree()
+	mt, err2 := merged.Tree()
+	if err := errors.Join(err1, err2); err != nil {
+		return err
+	}
+	changes, err := ot.Diff(mt)
+	if err != nil {
+		return err
+	}
+	idx, err := l.repo.Storer.Index()
+	if err != nil {
+		return err
+	}
+	var dirty []string
+	for _, ch := range changes {
+		name := ch.To.Name
+		if name == "" {
+			name = ch.From.Name
+		}
+		want, before := "", ""
+		if f, err := merged.File(name); err == nil {
+			want, _ = f.Contents()
+		}
+		if f, err := oc.File(name); err == nil {
+			before, _ = f.Contents()
+		}
+		onDisk, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(name)))
+		switch {
+		case err == nil && string(onDisk) == want:
+		case err == nil && string(onDisk) != before, err != nil && ch.From.Name != "" && !errors.Is(err, fs.ErrNotExist):
+			dirty = append(dirty, name)
+			continue
+		case err != nil && ch.From.Name != "":
+			dirty = append(dirty, name) // deleted in the work tree
+			continue
+		}
+		if e, err := idx.Entry(name); err == nil && ch.From.Name != "" && e.Hash != ch.From.TreeEntry.Hash && e.Hash != ch.To.TreeEntry.Hash {
+			dirty = append(dirty, name) // staged changes of its own
+		}
+	}
+	if len(dirty) > 0 {
+		slices.Sort(dirty)
+		return fmt.Errorf("%w: %s; commit or stash them (git stash), then approve again", ErrDirty, strings.Join(slices.Compact(dirty), ", "))
+	}
+	return nil
 }
 
 // syncWorktree brings a checked-out main up to date after a merge: every
