@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"time"
@@ -74,13 +75,29 @@ type Backend interface {
 	Close(ctx context.Context, number int, by, reason string) (Proposal, error)
 }
 
-// renderDir is where b's repository keeps the committed renders, relative
-// to the rules file's directory: a backend that knows its layout says so.
-func renderDir(b Backend) string {
-	if l, ok := b.(interface{ RenderDir() string }); ok {
-		return l.RenderDir()
+// layout is how b's repository lays out what a proposal made on commit base
+// commits: a backend that knows its layout says so.
+func layout(ctx context.Context, b Backend, base string) Layout {
+	if l, ok := b.(interface {
+		Layout(ctx context.Context, base string) Layout
+	}); ok {
+		return l.Layout(ctx, base)
 	}
-	return scaffold.RenderDir
+	return Layout{RenderDir: scaffold.RenderDir}
+}
+
+// folderLayout is the layout of rules in dir (slash, relative to the
+// repository root): renders where scaffold.RenderDirFor puts them, and for a
+// rules folder in a project also the native files, read from the base
+// commit with read (by path from the repository root).
+func folderLayout(dir string, read func(path string) ([]byte, error)) Layout {
+	l := Layout{RenderDir: scaffold.RenderDirFor(dir)}
+	if l.RenderDir != scaffold.RenderDir {
+		root := path.Join(dir, l.RenderDir)
+		l.Native, l.RulesPath = true, dir
+		l.Read = func(p string) ([]byte, error) { return read(path.Join(root, p)) }
+	}
+	return l
 }
 
 // Service is the proposal workflow over a backend.
@@ -105,7 +122,7 @@ func (s Service) Propose(ctx context.Context, d Draft) (Proposal, error) {
 	if err != nil {
 		return Proposal{}, err
 	}
-	p, err := PrepareIn(rules, commit, d, s.Version, renderDir(s.Backend))
+	p, err := PrepareIn(rules, commit, d, s.Version, layout(ctx, s.Backend, commit))
 	if err != nil {
 		return Proposal{}, err
 	}
@@ -135,7 +152,7 @@ func (s Service) Rebase(ctx context.Context, number int) (Proposal, error) {
 	if commit == rec.Base {
 		return pr, nil
 	}
-	p, err := PrepareIn(rules, commit, rec.Draft, s.Version, renderDir(s.Backend))
+	p, err := PrepareIn(rules, commit, rec.Draft, s.Version, layout(ctx, s.Backend, commit))
 	if errors.Is(err, ErrNoChange) {
 		return Proposal{}, fmt.Errorf("rebase #%d: %w: main already has this change", number, ErrConflict)
 	}

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -43,12 +44,29 @@ type Prepared struct {
 // Invalid results fail with an error wrapping ErrInvalid and the
 // diagnostics.
 func Prepare(before []byte, base string, d Draft, version string) (Prepared, error) {
-	return PrepareIn(before, base, d, version, scaffold.RenderDir)
+	return PrepareIn(before, base, d, version, Layout{RenderDir: scaffold.RenderDir})
 }
 
-// PrepareIn is Prepare with the committed renders in renderDir, a slash path
-// relative to the rules file's directory (scaffold.RenderDirFor).
-func PrepareIn(before []byte, base string, d Draft, version, renderDir string) (Prepared, error) {
+// Layout is where a repository keeps the files a proposal commits besides
+// bridle.yaml.
+type Layout struct {
+	// RenderDir holds the agents' files: a slash path relative to the rules
+	// file's directory (scaffold.RenderDirFor).
+	RenderDir string
+	// Native also commits the agents' native enforcement files (Claude
+	// Code settings, Codex rules) under RenderDir, as render --all writes
+	// them, merged with what the base commit holds there: Read reads a
+	// file of the base commit by slash path relative to RenderDir (nil,
+	// nil when absent); RulesPath is the hook's rules path relative to
+	// RenderDir. A rules folder in a project does this: RenderDir is the
+	// project root, where the agents read them.
+	Native    bool
+	RulesPath string
+	Read      func(path string) ([]byte, error)
+}
+
+// PrepareIn is Prepare with the files laid out as l says.
+func PrepareIn(before []byte, base string, d Draft, version string, l Layout) (Prepared, error) {
 	// The node-level edit below walks main's YAML: refuse a main whose YAML
 	// cannot be parsed safely (alias cycles, bombs) before touching it.
 	if f, diags := schema.Parse("bridle.yaml (main)", before); f == nil {
@@ -77,7 +95,16 @@ func PrepareIn(before []byte, base string, d Draft, version, renderDir string) (
 	p.Message = message(p.Title, d)
 	p.Files = map[string][]byte{"bridle.yaml": after}
 	for _, r := range scaffold.Renders(snap, version) {
-		p.Files[path.Join(renderDir, r.Path)] = []byte(r.Content)
+		p.Files[path.Join(l.RenderDir, r.Path)] = []byte(r.Content)
+	}
+	if l.Native && l.Read != nil {
+		n, err := renderers.RenderNativeFrom(l.Read, &snap.Document, renderers.NativeOptions{RulesPath: l.RulesPath})
+		if err != nil {
+			return Prepared{}, fmt.Errorf("the agents' native files: %w", err)
+		}
+		for _, f := range n.Files {
+			p.Files[path.Join(l.RenderDir, f.Path)] = []byte(f.Content)
+		}
 	}
 	return p, nil
 }

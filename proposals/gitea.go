@@ -18,7 +18,6 @@ import (
 	"code.gitea.io/sdk/gitea"
 
 	bgitea "github.com/bridle-dev/bridle/gitea"
-	"github.com/bridle-dev/bridle/scaffold"
 )
 
 // Errors from the Gitea backend, for errors.Is, besides ErrNotFound and
@@ -222,13 +221,24 @@ func (g *Gitea) Create(ctx context.Context, p Prepared) (Proposal, error) {
 	return g.proposal(pr), nil
 }
 
+// Layout is how the repository lays out a proposal made on base
+// (folderLayout), reading the base commit's files from Gitea.
+func (g *Gitea) Layout(ctx context.Context, base string) Layout {
+	return folderLayout(path.Dir(g.o.Path), func(p string) ([]byte, error) {
+		b, resp, err := g.Client(ctx).GetFile(g.o.Owner, g.o.Repo, base, p)
+		if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, g.fail("read "+p, resp, err)
+		}
+		return b, nil
+	})
+}
+
 // operations writes the proposal's files: the rules file as an update
 // guarded by its blob sha (so a concurrent change to main is a conflict, not
 // a lost update), the renders as uploads (created or replaced).
-// RenderDir is where the repository keeps the committed renders, relative
-// to the rules file's directory (scaffold.RenderDirFor).
-func (g *Gitea) RenderDir() string { return scaffold.RenderDirFor(path.Dir(g.o.Path)) }
-
 func (g *Gitea) operations(p Prepared, rulesSHA string) []*gitea.ChangeFileOperation {
 	dir := path.Dir(g.o.Path)
 	var ops []*gitea.ChangeFileOperation

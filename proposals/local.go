@@ -24,7 +24,6 @@ import (
 
 	"github.com/bridle-dev/bridle/internal/gittree"
 	"github.com/bridle-dev/bridle/internal/identity"
-	"github.com/bridle-dev/bridle/scaffold"
 )
 
 // Local keeps proposals in a local git repository: a proposal is a branch
@@ -79,9 +78,25 @@ func OpenLocal(rulesPath, version string) (*Local, error) {
 // Name implements Backend.
 func (l *Local) Name() string { return "local" }
 
-// RenderDir is where this repository keeps the committed renders, relative
-// to the rules file's directory (scaffold.RenderDirFor).
-func (l *Local) RenderDir() string { return scaffold.RenderDirFor(path.Dir(l.file)) }
+// Layout is how this repository lays out a proposal made on base
+// (folderLayout), reading the base commit's files.
+func (l *Local) Layout(_ context.Context, base string) Layout {
+	return folderLayout(path.Dir(l.file), func(p string) ([]byte, error) {
+		c, err := l.repo.CommitObject(plumbing.NewHash(base))
+		if err != nil {
+			return nil, err
+		}
+		f, err := c.File(p)
+		if errors.Is(err, object.ErrFileNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		s, err := f.Contents()
+		return []byte(s), err
+	})
+}
 
 func (l *Local) mainRef() plumbing.ReferenceName { return plumbing.NewBranchReferenceName(l.main) }
 
@@ -414,7 +429,7 @@ func (l *Local) Merge(ctx context.Context, n int, approver, head string) (Propos
 		if err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: main has moved and %w", n, err)
 		}
-		p, err := PrepareIn(rules, mainCommit, rec.Draft, l.version, l.RenderDir())
+		p, err := PrepareIn(rules, mainCommit, rec.Draft, l.version, l.Layout(ctx, mainCommit))
 		if err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: main has moved and the change no longer applies: %w", n, err)
 		}

@@ -182,15 +182,14 @@ func intactRules(got []byte) bool {
 // settings file already there (read through the same safe-path checks as
 // Write). It reads dir but writes nothing.
 func RenderNative(dir string, doc *schema.Document, o NativeOptions) (Native, error) {
-	var n Native
 	root, err := os.OpenRoot(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return n, fmt.Errorf("render %s: %w", dir, err)
+		return Native{}, fmt.Errorf("render %s: %w", dir, err)
 	}
 	if root != nil {
 		defer root.Close()
 	}
-	read := func(p string) ([]byte, error) {
+	return RenderNativeFrom(func(p string) ([]byte, error) {
 		if root == nil {
 			return nil, nil
 		}
@@ -203,7 +202,14 @@ func RenderNative(dir string, doc *schema.Document, o NativeOptions) (Native, er
 			return nil, nil
 		}
 		return b, err
-	}
+	}, doc, o)
+}
+
+// RenderNativeFrom is RenderNative over files read (by slash path relative
+// to the project root; nil, nil for a file that is not there) from anywhere:
+// a commit's tree, for a proposal that commits the native files.
+func RenderNativeFrom(read func(path string) ([]byte, error), doc *schema.Document, o NativeOptions) (Native, error) {
+	var n Native
 	done := map[NativeKind]bool{}
 	for _, agent := range doc.Agents() {
 		kind := NativeKindOf(doc.Resolved(agent))

@@ -210,4 +210,44 @@ func TestOwnersEditIsApproved(t *testing.T) {
 		t.Errorf("after approving the edit, git status: %v\n%s", err, st)
 	}
 	mustRun(t, "render", "--rules", rules, "--all", "--out", proj, "--check")
+	// Rewriting the agents' files changes nothing a proposal committed.
+	mustRun(t, "render", "--rules", rules, "--all", "--out", proj)
+	if st, _ := exec.Command("git", "-C", proj, "status", "--porcelain").Output(); len(st) != 0 {
+		t.Errorf("render --all rewrote the committed files:\n%s", st)
+	}
+}
+
+// TestApprovedEnforceReachesTheProject: in a project, a proposal that adds
+// an enforce block commits the agents' native files too, so right after the
+// approval the check CI runs passes and the checkout is clean.
+func TestApprovedEnforceReachesTheProject(t *testing.T) {
+	withIdentity(t)
+	proj := t.TempDir()
+	if out, err := exec.Command("sh", "-c", "cd "+proj+" && git init -q -b main && git -c user.name=x -c user.email=x@y commit -q --allow-empty -m p").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	rules := filepath.Join(proj, "rules")
+	mustRun(t, "init", rules)
+	p := filepath.Join(rules, "bridle.yaml")
+	src, _ := os.ReadFile(p)
+	edited := strings.Replace(string(src), "guardrails:\n", "guardrails:\n  - id: no-force-push\n    statement: Never force-push.\n    severity: enforcement\n"+
+		"    enforce:\n      commands:\n        forbid: [\"git push --force\"]\n      paths:\n        no_read: [\".env\"]\n", 1)
+	os.WriteFile(p, []byte(edited), 0o644)
+	mustRun(t, "propose", "edit", "--rules", rules, "--why", "no force pushes")
+	mustRun(t, "approve", "1", "--rules", rules, "--self")
+	if code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", proj, "--check"); code != 0 {
+		t.Errorf("the check after approving an enforce block: exit %d\n%s", code, stderr)
+	}
+	for _, f := range []string{".claude/settings.json", ".claude/bridle.json", ".codex/rules/bridle.rules"} {
+		if _, err := os.Stat(filepath.Join(proj, f)); err != nil {
+			t.Errorf("%s is not in the checkout: %v", f, err)
+		}
+	}
+	if st, _ := exec.Command("git", "-C", proj, "status", "--porcelain").Output(); len(st) != 0 {
+		t.Errorf("git status after the approval:\n%s", st)
+	}
+	b, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json"))
+	if !strings.Contains(string(b), `"$CLAUDE_PROJECT_DIR"/rules`) && !strings.Contains(string(b), `Bash(git push --force:*)`) {
+		t.Errorf("settings.json:\n%s", b)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -118,14 +119,21 @@ func runRender(io *streams, o *renderOptions) error {
 		_, err := io.out.Write([]byte(r.Content))
 		return err
 	}
+	files := snap.Renders
+	if o.rules.ref == "" {
+		// Committed renders: byte for byte what a proposal commits, whose
+		// header names the commit that holds the file, not a commit id
+		// (which would change every file on every commit).
+		files = scaffold.Renders(snap, version())
+	}
 	native, err := renderers.RenderNative(o.out, &snap.Document, renderers.NativeOptions{RulesPath: o.hookRulesPath()})
 	if err != nil {
 		return err
 	}
 	if o.check {
-		return runCheck(io, o, diags, snap.Renders, native)
+		return runCheck(io, o, diags, files, native)
 	}
-	written, err := renderers.Write(o.out, snap.Renders)
+	written, err := renderers.Write(o.out, files)
 	if err != nil {
 		return err
 	}
@@ -137,7 +145,7 @@ func runRender(io *streams, o *renderOptions) error {
 	if err != nil {
 		return err
 	}
-	mdOrphans, err := renderers.Orphans(o.out, snap.Renders)
+	mdOrphans, err := renderers.Orphans(o.out, files)
 	if err != nil {
 		return err
 	}
@@ -154,7 +162,7 @@ func runRender(io *streams, o *renderOptions) error {
 	for _, w := range append(append([]string(nil), written...), nativeWritten...) {
 		width = max(width, len(w))
 	}
-	for i, r := range snap.Renders {
+	for i, r := range files {
 		fmt.Fprintf(io.errOut, "  %-*s  %s (%s)\n", width, written[i], r.Agent, r.Renderer)
 	}
 	for i, f := range native.Files {
