@@ -57,8 +57,10 @@ type Options struct {
 	Now      func() time.Time
 }
 
-// Open opens the rules o names. It does no I/O but creating the Gitea
-// client: the rules are read on the first Current.
+// Open opens the rules o names; the rules are read on the first Current.
+// For Gitea it builds the client (and, with no cache, a temporary directory
+// for the mirror); options it cannot use are an error and no source, never
+// a fall-back to other rules.
 func Open(o Options) (*Rules, error) {
 	if o.Refresh <= 0 {
 		o.Refresh = 2 * time.Second
@@ -95,11 +97,11 @@ func Open(o Options) (*Rules, error) {
 	if o.Gitea != nil {
 		dir, err := MirrorRoot(root)
 		if err != nil {
-			return s, fmt.Errorf("gitea source: %w", err)
+			return nil, fmt.Errorf("gitea source: %w", err)
 		}
 		m, err := mirror.New(*o.Gitea, dir)
 		if err != nil {
-			return s, fmt.Errorf("gitea source: %w", err)
+			return nil, fmt.Errorf("gitea source: %w", err)
 		}
 		s.mirror = m
 		s.opts.Rules, s.opts.Ref = m.Dir(), "main"
@@ -146,8 +148,12 @@ func (s *Rules) Subscribe(f func(Status)) (cancel func()) {
 	}
 }
 
-// notify tells the subscribers about a change settle recorded.
+// notify tells the subscribers about a change settle recorded. notifyMu
+// is held from reading the change through the calls, so that two changes
+// close together reach every subscriber in the order they happened.
 func (s *Rules) notify() {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
 	s.mu.Lock()
 	changed, st := s.changed, s.status
 	s.changed = false
@@ -227,9 +233,10 @@ type Rules struct {
 	stamp      stamp
 	changed    bool // settle changed what is served; notify tells the subscribers
 
-	subMu   sync.Mutex
-	subs    map[int]func(Status)
-	nextSub int
+	notifyMu sync.Mutex // orders notifications
+	subMu    sync.Mutex
+	subs     map[int]func(Status)
+	nextSub  int
 }
 
 // stamp identifies a rules file's state, to skip recompiling an unchanged file.
@@ -470,7 +477,7 @@ func (s *Rules) loadFile() (*compiler.Snapshot, Status, error) {
 			return nil, Status{}, fmt.Errorf("load snapshot %s: %w", s.file, err)
 		}
 		if !s.status.Stale {
-			s.status.Since = s.now()
+			s.status.Since, s.changed = s.now(), true
 		}
 		s.status.Stale, s.status.Reason = true, err.Error()
 		return s.snap, s.status, nil

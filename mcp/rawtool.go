@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // RawHandler handles a tool whose input schema is known only at run time.
@@ -50,6 +52,11 @@ func NewRawTool(t Tool, inputSchema json.RawMessage, h RawHandler) (Tool, error)
 	}
 	if h == nil {
 		return Tool{}, fmt.Errorf("tool %q: no handler: %w", t.Name, ErrInvalidTool)
+	}
+	// A tool defined at run time (an upstream server's) is never open to
+	// every agent by default: it names the permission that admits it.
+	if !slices.Contains(schema.PermissionNames, string(t.Permission)) {
+		return Tool{}, fmt.Errorf("tool %q: permission %q is not one of %s: %w", t.Name, t.Permission, strings.Join(schema.PermissionNames, ", "), ErrInvalidTool)
 	}
 	s, err := rawSchema(inputSchema)
 	if err != nil {

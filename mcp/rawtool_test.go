@@ -123,7 +123,7 @@ func TestRunTimeToolset(t *testing.T) {
 			}
 
 			for _, dup := range []string{"kanboard_create_task", "get_rules"} {
-				again, _ := NewRawTool(Tool{Name: dup, Title: "t", Description: "d", Toolset: ToolsetKanboard}, json.RawMessage(taskSchema),
+				again, _ := NewRawTool(Tool{Name: dup, Title: "t", Description: "d", Toolset: ToolsetKanboard, Permission: schema.PermKanboardWrite}, json.RawMessage(taskSchema),
 					func(context.Context, *sdk.CallToolRequest, json.RawMessage) (*sdk.CallToolResult, error) {
 						return nil, nil
 					})
@@ -208,11 +208,18 @@ func TestNewRawToolRefusesHostileDefinitions(t *testing.T) {
 		{"huge", json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", maxRawSchema) + `"}`), h},
 	}
 	for _, c := range cases {
-		if _, err := NewRawTool(Tool{Name: c.name, Title: "t", Description: "d"}, c.schema, c.h); !errors.Is(err, ErrInvalidTool) {
+		if _, err := NewRawTool(Tool{Name: c.name, Title: "t", Description: "d", Permission: schema.PermGiteaRead}, c.schema, c.h); !errors.Is(err, ErrInvalidTool) {
 			t.Errorf("%.40q: err %v, want ErrInvalidTool", c.name, err)
 		}
 	}
-	tool, err := NewRawTool(Tool{Name: "ok", Title: "Title\n\x1b[31mred", Description: "line\x1b]0;pwned\x07 one\n" + strings.Repeat("é", 3000)}, obj, h)
+	// A run-time tool is never open to every agent: no permission, or one
+	// that does not exist, is refused.
+	for _, perm := range []schema.Permission{"", "gitea.admin"} {
+		if _, err := NewRawTool(Tool{Name: "open_to_all", Title: "t", Description: "d", Permission: perm}, obj, h); !errors.Is(err, ErrInvalidTool) {
+			t.Errorf("permission %q: err %v, want ErrInvalidTool", perm, err)
+		}
+	}
+	tool, err := NewRawTool(Tool{Name: "ok", Permission: schema.PermGiteaRead, Title: "Title\n\x1b[31mred", Description: "line\x1b]0;pwned\x07 one\n" + strings.Repeat("é", 3000)}, obj, h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +242,7 @@ func TestHandlersNeedAdmission(t *testing.T) {
 			ran = true
 			return text("ran"), nil, nil
 		})
-	raw, err := NewRawTool(Tool{Name: "raw_test", Toolset: ToolsetRules, Description: "test-only"}, json.RawMessage(`{"type":"object"}`),
+	raw, err := NewRawTool(Tool{Name: "raw_test", Toolset: ToolsetRules, Permission: schema.PermRulesPropose, Description: "test-only"}, json.RawMessage(`{"type":"object"}`),
 		func(context.Context, *sdk.CallToolRequest, json.RawMessage) (*sdk.CallToolResult, error) {
 			ran = true
 			return text("ran"), nil

@@ -288,7 +288,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 		if method != "tools/list" && method != "tools/call" && method != "resources/read" {
 			return next(ctx, method, req)
 		}
-		snap, status, err := s.src.Current()
+		snap, status, err := s.current()
 		s.checkAgent(snap)
 		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err, session: s.session, record: s.record}
 		switch method {

@@ -72,7 +72,8 @@ const DefaultRef = live.DefaultRef
 // Server is a Bridle MCP server.
 type Server struct {
 	opts    Options
-	src     *live.Rules
+	src     *live.Rules // nil when the rules source could not be opened (srcErr)
+	srcErr  error
 	red     *redact.Redactor
 	log     *slog.Logger
 	session string // this sidecar's session id, recorded with every event
@@ -128,6 +129,7 @@ func New(opts Options) *Server {
 		red:     opts.Redactor,
 		log:     log,
 		src:     src,
+		srcErr:  err,
 		session: newSessionID(),
 	}
 	s.audits = func(project string) *audit.Log {
@@ -141,7 +143,7 @@ func New(opts Options) *Server {
 		}
 		return audit.Open(dir, project, s.red)
 	}
-	if opts.Prefetch && !s.src.Remote() {
+	if opts.Prefetch && s.src != nil && !s.src.Remote() {
 		go s.src.Current()
 	}
 	s.record = s.audit
@@ -153,13 +155,26 @@ func New(opts Options) *Server {
 	return s
 }
 
+// Err is why the server cannot serve any rules (a rules source it could not
+// open, such as a Gitea URL that is not one), nil when it can. Every request
+// fails with it; bridle mcp exits with it instead of serving.
+func (s *Server) Err() error { return s.srcErr }
+
+// current is the snapshot to serve, or why there is none.
+func (s *Server) current() (*compiler.Snapshot, Status, error) {
+	if s.src == nil {
+		return nil, Status{}, s.srcErr
+	}
+	return s.src.Current()
+}
+
 // WarnUnknownAgent logs a warning, once, when the agent bound at launch
 // (--agent, BRIDLE_AGENT) has no profile in the rules: it still serves, with
 // the least privilege (read the rules, nothing else), but a typo should not
 // pass silently. It loads a local rules source (as Prefetch does) but never
 // touches a Gitea source; the first request checks those.
 func (s *Server) WarnUnknownAgent() {
-	if s.opts.Agent == "" || s.src.Remote() {
+	if s.opts.Agent == "" || s.src == nil || s.src.Remote() {
 		return
 	}
 	if snap, _, _ := s.src.Current(); snap != nil {
@@ -206,7 +221,7 @@ func (s *Server) Tools() []Tool {
 // first tools/list does not wait for it; a Gitea source is not touched
 // before a request needs it.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	if !s.src.Remote() && !s.opts.Prefetch {
+	if s.src != nil && !s.src.Remote() && !s.opts.Prefetch {
 		go s.src.Current()
 	}
 	err := s.sdk.Run(ctx, &LineTransport{In: in, Out: out, Logger: s.log, Redactor: s.red})

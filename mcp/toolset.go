@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // ToolsetID names a toolset: the unit a client enables and the heading a
@@ -92,6 +95,10 @@ func (s *Server) AddToolset(ts Toolset) error {
 		}
 		if t.add == nil {
 			return fmt.Errorf("add toolset %s: tool %s has no handler (build it with newTool or NewRawTool): %w", ts.ID, t.Name, ErrInvalidTool)
+		}
+		if !slices.Contains(schema.PermissionNames, string(t.Permission)) {
+			return fmt.Errorf("add toolset %s: tool %s: permission %q is not one of %s (a tool added after start is never open to every agent): %w",
+				ts.ID, t.Name, t.Permission, strings.Join(schema.PermissionNames, ", "), ErrInvalidTool)
 		}
 		if seen[t.Name] || slices.ContainsFunc(s.tools, func(r Tool) bool { return r.Name == t.Name }) {
 			return fmt.Errorf("add toolset %s: tool %s: %w", ts.ID, t.Name, ErrToolExists)

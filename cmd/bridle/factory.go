@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,9 +40,26 @@ func newFactory(getenv func(string) string, environ func() []string) *factory {
 // processFactory reads this process's environment.
 func processFactory() *factory { return newFactory(os.Getenv, os.Environ) }
 
-// Redactor masks this environment's secrets: every line the CLI prints,
-// every error, every proposal it checks, passes through it.
+// Redactor masks this environment's secrets: everything the CLI prints
+// (masked, below), every error, every proposal it checks, passes through it.
 func (f *factory) Redactor() *redact.Redactor { return f.redactor() }
+
+// masked is w with this environment's secrets masked in every write (the
+// CLI writes whole lines and documents, so a secret is never split across
+// two writes). The redactor is built on the first write.
+func (f *factory) masked(w io.Writer) io.Writer { return maskedWriter{w: w, f: f} }
+
+type maskedWriter struct {
+	w io.Writer
+	f *factory
+}
+
+func (m maskedWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(m.w, m.f.Redactor().Redact(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
 
 // Proposals is the proposal backend's configuration: the flags' values,
 // the rest from GITEA_URL, BRIDLE_GITEA_REPO, GITEA_TOKEN(_FILE).

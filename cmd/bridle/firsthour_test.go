@@ -251,3 +251,43 @@ func TestApprovedEnforceReachesTheProject(t *testing.T) {
 		t.Errorf("settings.json:\n%s", b)
 	}
 }
+
+// TestMCPRefusesAGiteaItCannotUse: a Gitea URL that is not one stops the
+// sidecar with the reason, instead of it serving some other rules.
+func TestMCPRefusesAGiteaItCannotUse(t *testing.T) {
+	withIdentity(t)
+	dir := filepath.Join(t.TempDir(), "rules")
+	mustRun(t, "init", dir) // local rules it must not fall back to
+	code, _, stderr := bridle(t, "mcp", "--rules", dir, "--gitea", "gitea.example.com", "--repo", "acme/rules")
+	if code != exitUsage || !strings.Contains(stderr, "not an http(s) URL") {
+		t.Errorf("mcp with a bad Gitea URL: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestEverythingPrintedIsMasked: whatever a command prints, on stdout or
+// stderr, data or status, holds no secret of the environment.
+func TestEverythingPrintedIsMasked(t *testing.T) {
+	withIdentity(t)
+	const canary = "tok4canary9e1f"
+	t.Setenv("GITEA_TOKEN", canary)
+	dir := filepath.Join(t.TempDir(), "rules-"+canary)
+	mustRun(t, "init", dir)
+	for _, args := range [][]string{
+		{"validate", "--rules", dir},
+		{"validate", "--rules", dir, "--json"},
+		{"render", "--rules", dir, "--all", "--out", t.TempDir(), "--check"},
+		{"compile", "--rules", dir, "-o", "-"},
+		{"explain", "--rules", dir, "--agent", "claude"},
+	} {
+		_, out, stderr := bridle(t, args...)
+		if strings.Contains(out+stderr, canary) {
+			t.Errorf("%v printed the secret:\n%.300s\n%.300s", args, out, stderr)
+		}
+		if args[len(args)-1] == "--json" || args[len(args)-1] == "-" {
+			var v any
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Errorf("%v: masking broke the JSON: %v", args, err)
+			}
+		}
+	}
+}

@@ -120,10 +120,13 @@ audit log (bridle audit).`,
 				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path}
 			}
 			srv := mcp.New(opts)
+			if err := srv.Err(); err != nil {
+				return usageErr("mcp: %w", err)
+			}
 			go srv.WarnUnknownAgent() // on stderr, as soon as the rules are loaded
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := srv.ServeStdio(ctx, stdin(cmd), io.out); err != nil {
+			if err := srv.ServeStdio(ctx, stdin(cmd), io.protocol); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}
 			return nil

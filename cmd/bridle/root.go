@@ -38,12 +38,16 @@ var errReported = errors.New("reported")
 
 // streams is where commands write: data to out, status and diagnostics to errOut.
 type streams struct {
-	out, errOut io.Writer
-	f           *factory // the wiring seam: environment, redactor, configuration
+	out, errOut io.Writer // both masked by the factory's redactor
+	f           *factory  // the wiring seam: environment, redactor, configuration
+	// protocol is stdout unmasked, for bridle mcp only: the MCP server masks
+	// its own messages, decoded, so the JSON-RPC stream stays valid.
+	protocol io.Writer
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	io := &streams{out: stdout, errOut: stderr, f: processFactory()}
+	f := processFactory()
+	io := &streams{out: f.masked(stdout), errOut: f.masked(stderr), f: f, protocol: stdout}
 	root := newRoot(io)
 	root.SetArgs(args)
 	root.SetOut(stdout)
