@@ -25,24 +25,6 @@ type Cache struct {
 	Dir string // "" disables the cache
 }
 
-// DefaultCache is $BRIDLE_CACHE_DIR/compiled, else the user cache
-// directory's bridle/compiled; BRIDLE_CACHE_DIR=off disables it.
-func DefaultCache() Cache { return CacheFrom(os.Getenv) }
-
-// CacheFrom is DefaultCache in the environment getenv reads.
-func CacheFrom(getenv func(string) string) Cache {
-	if d := getenv("BRIDLE_CACHE_DIR"); d == "off" {
-		return Cache{}
-	} else if d != "" {
-		return Cache{Dir: filepath.Join(d, "compiled")}
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return Cache{}
-	}
-	return Cache{Dir: filepath.Join(d, "bridle", "compiled")}
-}
-
 // Key identifies one compilation of in by bridleVersion.
 func Key(in Input, bridleVersion string, forge, strict bool) string {
 	h := sha256.New()

@@ -2,6 +2,8 @@ package gitea
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,7 +92,6 @@ func (c *Client) ClassifyGit(step string, err error) error {
 		return nil
 	}
 	e := &Error{Step: step, Message: c.Redact(err.Error())}
-	var nerr net.Error
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrInvalidAuthMethod):
 		e.Kind = ErrUnauthorized
@@ -98,7 +99,7 @@ func (c *Client) ClassifyGit(step string, err error) error {
 		e.Kind = ErrForbidden
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		e.Kind = ErrNotFound
-	case errors.As(err, &nerr), errors.Is(err, context.DeadlineExceeded), errors.Is(err, io.ErrUnexpectedEOF):
+	case unreachable(err):
 		e.Kind = ErrUnavailable
 	}
 	return e
@@ -110,7 +111,6 @@ func (c *Client) ClassifyGit(step string, err error) error {
 func (c *Client) classify(step string, status int, msg string, err error) error {
 	e := &Error{Step: step, Status: status, Message: c.Redact(msg)}
 	lower := strings.ToLower(msg)
-	var nerr net.Error
 	switch {
 	case status == 401:
 		e.Kind = ErrUnauthorized
@@ -130,8 +130,31 @@ func (c *Client) classify(step string, status int, msg string, err error) error 
 		e.Kind = ErrConflict
 	case status >= 500:
 		e.Kind = ErrUnavailable
-	case status == 0 && err != nil && (errors.As(err, &nerr) || errors.Is(err, context.DeadlineExceeded)):
+	case status == 0 && err != nil && unreachable(err):
 		e.Kind = ErrUnavailable
 	}
 	return e
+}
+
+// unreachable reports a transport failure worth retrying: a timeout, a
+// refused or reset connection, a name that did not resolve. A certificate
+// Gitea's TLS presents that does not verify, or a call the caller cancelled,
+// is not: retrying changes nothing.
+func unreachable(err error) bool {
+	var cert *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.Is(err, context.Canceled), errors.As(err, &cert), errors.As(err, &unknown),
+		errors.As(err, &hostname), errors.As(err, &invalid):
+		return false
+	case errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	var op *net.OpError
+	var dns *net.DNSError
+	var nerr net.Error
+	return errors.As(err, &op) || errors.As(err, &dns) || errors.As(err, &nerr) && nerr.Timeout() ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }

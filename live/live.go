@@ -449,12 +449,15 @@ func (s *Rules) compile(opts compiler.Options) (snap *compiler.Snapshot, hit boo
 }
 
 // compiled is the input-keyed compile cache, under the same root as the
-// snapshot cache (the CLI's compiler.DefaultCache is the same directory).
-func (s *Rules) compiled() compiler.Cache {
-	if s.root == "" {
+// snapshot cache.
+func (s *Rules) compiled() compiler.Cache { return CompileCache(s.root) }
+
+// CompileCache is the compile cache under a cache root (none for "").
+func CompileCache(root string) compiler.Cache {
+	if root == "" {
 		return compiler.Cache{}
 	}
-	return compiler.Cache{Dir: filepath.Join(s.root, "compiled")}
+	return compiler.Cache{Dir: filepath.Join(root, "compiled")}
 }
 
 func (s *Rules) loadFile() (*compiler.Snapshot, Status, error) {

@@ -27,6 +27,9 @@ var (
 	ErrUnauthorized = bgitea.ErrUnauthorized
 	ErrForbidden    = bgitea.ErrForbidden
 	ErrUnavailable  = bgitea.ErrUnavailable
+	// ErrProtected: main's protection asks for more before a merge
+	// (approvals, status checks).
+	ErrProtected = bgitea.ErrProtected
 )
 
 // GiteaOptions locate the rules repository on a Gitea server.

@@ -22,6 +22,7 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2"
 
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/internal/gittree"
 	"github.com/bridle-dev/bridle/internal/identity"
 )
@@ -43,7 +44,11 @@ type Local struct {
 // bridle.yaml or a directory holding one).
 func OpenLocal(rulesPath, version string) (*Local, error) {
 	dir, file := rulesPath, "bridle.yaml"
-	if st, err := os.Stat(rulesPath); err == nil && !st.IsDir() {
+	st, err := os.Stat(rulesPath)
+	if err != nil {
+		return nil, fmt.Errorf("open rules %s: %w (point --rules at the directory holding bridle.yaml)", rulesPath, compiler.ErrNotFound)
+	}
+	if !st.IsDir() {
 		dir, file = filepath.Dir(rulesPath), filepath.Base(rulesPath)
 	}
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})

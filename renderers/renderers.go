@@ -153,7 +153,10 @@ func UnapprovedNotice(us []schema.Unapproved) string {
 		}
 		b.WriteString(".")
 		if u.Approved != "" {
-			fmt.Fprintf(&b, " The approved rule still applies: \"%s\".", mdsafe.Inline(u.Approved))
+			fmt.Fprintf(&b, " The approved rule still applies: \"%s\"", mdsafe.Inline(u.Approved))
+			if !strings.HasSuffix(u.Approved, ".") {
+				b.WriteString(".")
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -154,20 +158,20 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 		if err != nil {
 			return nil, nil, "", err
 		}
-		dir, err := live.MirrorRoot(io.f.CacheRoot())
+		// The rules the sidecars serve, from the same source and cache.
+		r, err := live.Open(live.Options{Gitea: &mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name},
+			CacheDir: io.f.CacheDir(), Version: version()})
 		if err != nil {
 			return nil, nil, "", err
 		}
-		m, err := mirror.New(mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name}, dir)
-		if err != nil {
+		if _, st, err := r.Current(); err != nil {
 			return nil, nil, "", err
+		} else if st.Stale {
+			return nil, nil, "", fmt.Errorf("the history on Gitea cannot be read: %s", st.Reason)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if _, err := m.Sync(ctx); err != nil {
-			return nil, nil, "", err
-		}
-		opts = compiler.Options{Rules: m.Dir(), Ref: "main", PRLookup: m.PRLookup(ctx)}
+		opts = compiler.Options{Rules: r.Mirror().Dir(), Ref: "main", PRLookup: r.Mirror().PRLookup(ctx)}
 	}
 	project := ""
 	// The project id names the event log; the work tree's will do when the
@@ -187,10 +191,23 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 	switch {
 	case err != nil:
 		return merges, nil, project, fmt.Errorf("unreviewed changes: %w", err)
+	case snap == nil && noRulesAt(opts.Rules):
+		return merges, nil, project, fmt.Errorf("unreviewed changes: no %s in %s (point --rules at the rules, e.g. --rules rules)", compiler.FileName, opts.Rules)
 	case snap == nil:
 		return merges, nil, project, fmt.Errorf("unreviewed changes: the rules at %s are invalid (%s; bridle validate --ref %s)", opts.Ref, count(len(diags), "problem", "problems"), opts.Ref)
 	case snap.Approval != nil:
 		unreviewed = snap.Approval.Unapproved
 	}
 	return merges, unreviewed, project, nil
+}
+
+// noRulesAt reports a rules path that is a directory without a bridle.yaml
+// (audit run in a project without --rules).
+func noRulesAt(p string) bool {
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(p, compiler.FileName))
+	return errors.Is(err, fs.ErrNotExist)
 }

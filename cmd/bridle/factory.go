@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -93,12 +92,7 @@ func (f *factory) CacheDir() string {
 }
 
 // CompileCache is the compile cache under the cache root.
-func (f *factory) CompileCache() compiler.Cache {
-	if r := f.CacheRoot(); r != "" {
-		return compiler.Cache{Dir: filepath.Join(r, "compiled")}
-	}
-	return compiler.Cache{}
-}
+func (f *factory) CompileCache() compiler.Cache { return live.CompileCache(f.CacheRoot()) }
 
 // BoundAgent is the agent bound at launch by BRIDLE_AGENT ("" when unset).
 func (f *factory) BoundAgent() string { return strings.TrimSpace(f.getenv("BRIDLE_AGENT")) }

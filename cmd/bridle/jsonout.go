@@ -34,7 +34,7 @@ func (f *rulesFlags) compileData(io *streams) (*compiler.Snapshot, error) {
 func rulesErr(err error) error {
 	switch {
 	case errors.Is(err, compiler.ErrBadRef):
-		return &exitError{exitFailure, fmt.Errorf("%w\n    fix: name a branch, tag or commit of the rules repository (git -C <rules> branch -a lists them)", err)}
+		return &exitError{exitFailure, fmt.Errorf("%w\n    fix: name a branch, tag or commit of the rules repository (git branch -a there lists them)", err)}
 	case errors.Is(err, compiler.ErrNotRepo):
 		return &exitError{exitFailure, err}
 	case errors.Is(err, compiler.ErrNotFound):

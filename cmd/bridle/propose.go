@@ -117,8 +117,9 @@ func newProposeCmd(io *streams) *cobra.Command {
 		Use:   "propose",
 		Short: "Propose a change to the rules as a pull request",
 		Long: `Propose validates a change against main, then opens a proposal: a branch
-bridle/user/<you>/<change> with one commit (bridle.yaml and the renders in
-rendered/) and a pull request whose body gives the rationale, the change in
+bridle/user/<you>/<change> with one commit (bridle.yaml and the agents'
+files: in rendered/ of a rules repository, at the project root for a rules
+folder, with the native enforcement files) and a pull request whose body gives the rationale, the change in
 YAML and its effect on every agent's file. Merging the pull request is the
 approval. An invalid proposal is refused with diagnostics and creates nothing.
 Each kind of change is a command with its own flags and examples.

@@ -4,7 +4,7 @@
 // It never touches the work tree or the index; callers that want those
 // updated do it themselves. Paths are slash-separated and relative to the
 // tree's root; a path that is not clean and local (empty, absolute, with
-// "." or ".." elements) is refused with ErrBadPath.
+// "." or ".." elements, or a .git element in any case) is refused with ErrBadPath.
 package gittree
 
 import (
@@ -40,7 +40,8 @@ func Put(s storer.EncodedObjectStorer, base plumbing.Hash, files map[string][]by
 	}
 	h := base
 	for _, name := range slices.Sorted(maps.Keys(files)) {
-		if name == "" || path.Clean(name) != name || path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+		if name == "" || path.Clean(name) != name || path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") ||
+			slices.ContainsFunc(strings.Split(name, "/"), func(p string) bool { return strings.EqualFold(p, ".git") }) {
 			return plumbing.ZeroHash, fmt.Errorf("put %q: %w", name, ErrBadPath)
 		}
 		blob, err := writeBlob(s, files[name])
