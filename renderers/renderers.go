@@ -165,6 +165,28 @@ func UnapprovedNotice(us []schema.Unapproved) string {
 
 // commentSafe keeps a value from ending the header's HTML comment early
 // ("-->", "--!>"): valid ids and agent names hold no ">".
+// Committed returns files with the header's source line of a committed
+// render (Meta.SelfCommit: "the rules in the commit that holds this file"),
+// which is what a proposal commits: the same bytes without rendering again.
+// Native files, which have no such line, are returned as they are.
+func Committed(files []File, bridleVersion string) []File {
+	line := SourcePrefix + sourceLine(Meta{SelfCommit: true}) + " · bridle " + bridleVersion + "\n"
+	out := make([]File, len(files))
+	for i, f := range files {
+		out[i] = f
+		if f.kind != kindMarkdown {
+			continue
+		}
+		if at := strings.Index(f.Content, "\n"+SourcePrefix); at >= 0 {
+			end := strings.IndexByte(f.Content[at+1:], '\n')
+			if end >= 0 {
+				out[i].Content = f.Content[:at+1] + line + f.Content[at+1+end+1:]
+			}
+		}
+	}
+	return out
+}
+
 func commentSafe(s string) string {
 	return strings.ReplaceAll(mdsafe.Plain(s), ">", "\ufffd")
 }

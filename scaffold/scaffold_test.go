@@ -85,3 +85,33 @@ func TestScaffoldIsCurrent(t *testing.T) {
 func testOptions() Options {
 	return Options{Version: "test", Author: &object.Signature{Name: "Mira", Email: "mira@example.com", When: time.Unix(1e9, 0)}}
 }
+
+// TestCommittedIsWhatAProposalCommits: render --all's cheap header rewrite
+// (renderers.Committed) gives the bytes a proposal renders (Renders).
+func TestCommittedIsWhatAProposalCommits(t *testing.T) {
+	for _, rules := range [][]byte{Rules("acme"), mustRead(t, "../examples/runic-gateway/bridle.yaml")} {
+		snap, diags := compiler.CompileBytes(compiler.Input{Name: "bridle.yaml", Data: rules}, "v1.2.3")
+		if snap == nil {
+			t.Fatal(diags.Error())
+		}
+		want := Renders(snap, "v1.2.3")
+		got := renderers.Committed(snap.Renders, "v1.2.3")
+		if len(got) != len(want) {
+			t.Fatalf("%d files, want %d", len(got), len(want))
+		}
+		for i := range want {
+			if got[i].Path != want[i].Path || got[i].Content != want[i].Content {
+				t.Errorf("%s differs from what a proposal commits", want[i].Path)
+			}
+		}
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridle-dev/bridle/renderers"
-	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -124,7 +123,7 @@ func runRender(io *streams, o *renderOptions) error {
 		// Committed renders: byte for byte what a proposal commits, whose
 		// header names the commit that holds the file, not a commit id
 		// (which would change every file on every commit).
-		files = scaffold.Renders(snap, version())
+		files = renderers.Committed(snap.Renders, version())
 	}
 	native, err := renderers.RenderNative(o.out, &snap.Document, renderers.NativeOptions{RulesPath: o.hookRulesPath()})
 	if err != nil {
