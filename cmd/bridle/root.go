@@ -90,14 +90,16 @@ AGENTS.md for Codex, and a step-by-step AGENTS.md for Kimi and DeepSeek.
 
 Exit codes:
   0  success
-  1  an operation failed (I/O, git, …)
+  1  an operation failed (I/O, git, an unknown --ref, …)
   2  bad flags or arguments
   3  the rules are invalid (diagnostics on stderr, or stdout with --json)
   4  render --check found stale, missing or hand-edited files`,
-		Example: `  bridle init my-rules
-  bridle validate --rules my-rules
-  bridle render --rules my-rules --all --out .
-  bridle render --rules my-rules --agent claude > CLAUDE.md`,
+		Example: `  cd my-project && bridle init rules            # the rules, committed on main
+  bridle install claude --project . --rules rules  # Claude Code starts bridle mcp
+  bridle propose guardrail --rules rules --id no-force-push \
+    --statement "Never force-push." --why "We lost work."
+  bridle approve 1 --rules rules --self
+  bridle render --rules rules --all --out . --check  # what CI runs`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
