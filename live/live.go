@@ -118,6 +118,14 @@ func (s *Rules) Current() (*compiler.Snapshot, Status, error) {
 	return snap, st, err
 }
 
+// Served returns the snapshot served last and its status, without checking
+// the rules again (nil before the first Current). A subscriber may call it.
+func (s *Rules) Served() (*compiler.Snapshot, Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snap, s.status
+}
+
 // Mirror is the Gitea mirror the rules come from, nil for a local source.
 func (s *Rules) Mirror() *mirror.Mirror { return s.mirror }
 

@@ -81,8 +81,9 @@ type Server struct {
 	audits  func(project string) *audit.Log
 	record  func(*compiler.Snapshot, audit.Event) // s.audit, bound once
 
-	mu    sync.RWMutex
-	tools []Tool // every registered tool, in order
+	mu        sync.RWMutex
+	tools     []Tool // every registered tool, in order
+	announced string // the permissions (and approval state) sessions last listed tools under
 
 	listedOnce sync.Once
 	agentOnce  sync.Once
@@ -152,6 +153,9 @@ func New(opts Options) *Server {
 	}
 	s.tools = append(s.tools, opts.extraTools...)
 	s.sdk = s.build()
+	if s.src != nil {
+		s.src.Subscribe(s.rulesChanged)
+	}
 	return s
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -131,6 +132,32 @@ func addTool(srv *sdk.Server, t Tool) (err error) {
 	}()
 	t.add(srv)
 	return nil
+}
+
+// rulesChanged tells connected sessions to list the tools again when the
+// served rules change what an agent may use (its permissions, or the
+// rules being approved or not): tools/list is filtered per agent by the
+// rules, so a new commit can change it. The go-sdk sends
+// notifications/tools/list_changed only when a tool is added or removed, so
+// the first tool is registered again, unchanged (the SDK coalesces
+// notifications within a short delay).
+func (s *Server) rulesChanged(st Status) {
+	perms := ""
+	if snap, _ := s.src.Served(); snap != nil {
+		b, _ := json.Marshal(snap.Document.Permissions)
+		perms = string(b) + "\x00" + fmt.Sprint(snap.Approval != nil && len(snap.Approval.Unapproved) > 0)
+	}
+	s.mu.Lock()
+	changed := s.announced != "" && perms != s.announced
+	s.announced = perms
+	var first Tool
+	if len(s.tools) > 0 {
+		first = s.tools[0]
+	}
+	s.mu.Unlock()
+	if changed && first.add != nil {
+		_ = addTool(s.sdk, first)
+	}
 }
 
 // RemoveTools unregisters the named tools; sessions connected now are sent
