@@ -102,8 +102,23 @@ func PrepareIn(before []byte, base string, d Draft, version string, l Layout) (P
 		if err != nil {
 			return Prepared{}, fmt.Errorf("the agents' native files: %w", err)
 		}
+		var b strings.Builder
 		for _, f := range n.Files {
 			p.Files[path.Join(l.RenderDir, f.Path)] = []byte(f.Content)
+			was, err := l.Read(f.Path)
+			if err != nil {
+				return Prepared{}, fmt.Errorf("the agents' native files: %w", err)
+			}
+			if string(was) == f.Content {
+				continue
+			}
+			fmt.Fprintf(&b, "### %s (%s)\n\n", CodeSpan(f.Path), CodeSpan(f.Renderer))
+			b.WriteString(Fence(udiff.Unified("a/"+f.Path, "b/"+f.Path, string(was), f.Content), "diff") + "\n")
+		}
+		if b.Len() > 0 {
+			// What the agents' harnesses will enforce — and the hook they
+			// will run — is for the reviewer to see too.
+			p.Body = strings.Replace(p.Body, approvesLine, "## Effect on the agents' native enforcement files\n\n"+b.String()+approvesLine, 1)
 		}
 	}
 	return p, nil
@@ -173,6 +188,9 @@ func wrap(s string, width int) string {
 	return b.String()
 }
 
+// approvesLine ends the human part of a pull request's body.
+const approvesLine = "Merging this pull request approves the change.\n\n"
+
 // changeMarker starts the machine-readable copy of the draft in a body.
 const changeMarker = "<!-- bridle-draft "
 
@@ -222,7 +240,7 @@ func body(d Draft, before []byte, old, snap *compiler.Snapshot) string {
 		}
 		b.WriteString(Fence(diff, "diff") + "\n")
 	}
-	b.WriteString("Merging this pull request approves the change.\n\n")
+	b.WriteString(approvesLine)
 	raw, _ := json.Marshal(d)
 	b.WriteString(changeMarker + base64.StdEncoding.EncodeToString(raw) + " -->\n")
 	return b.String()

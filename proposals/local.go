@@ -566,7 +566,8 @@ func (l *Local) checkoutClean(main plumbing.Hash, merged *object.Commit) error {
 	}
 	if len(dirty) > 0 {
 		slices.Sort(dirty)
-		return fmt.Errorf("%w: %s; commit or stash them (git stash), then approve again", ErrDirty, strings.Join(slices.Compact(dirty), ", "))
+		return fmt.Errorf("%w: %s; set them aside with git stash (git stash pop after), then approve again — committing them to main instead would be a change nobody approved",
+			ErrDirty, strings.Join(slices.Compact(dirty), ", "))
 	}
 	return nil
 }

@@ -24,6 +24,9 @@ var (
 	ErrTampered = errors.New("the proposal's branch is not what Bridle recorded")
 	// ErrSelfApproval: the approver originated the proposal.
 	ErrSelfApproval = errors.New("a proposal cannot be approved by whoever proposed it")
+	// ErrAgentSession: approving and rejecting are a human's acts; the CLI
+	// refuses them inside a coding agent's session.
+	ErrAgentSession = errors.New("this runs inside a coding agent's session")
 )
 
 // Commit is one commit as a backend reads it.

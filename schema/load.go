@@ -382,7 +382,7 @@ func checkVersion(f *File, v any) Diagnostics {
 		p := f.Pos("schema_version")
 		return Diagnostics{{File: f.Name, Line: p.Line, Col: p.Col, Level: Error, Path: "schema_version",
 			Message: fmt.Sprintf("schema_version %d is newer than this bridle understands (%d)", n, CurrentVersion),
-			Fix:     "upgrade bridle: go install github.com/bridle-dev/bridle/cmd/bridle@latest"}}
+			Fix:     "upgrade bridle (from a newer checkout of Bridle: go install ./cmd/bridle)"}}
 	}
 	return nil
 }

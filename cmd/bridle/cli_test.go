@@ -222,3 +222,22 @@ func shellWords(s string) []string {
 	}
 	return words
 }
+
+// TestUnknownSubcommandsAreRefused: a mistyped subcommand of a command that
+// only groups others exits 2 with a suggestion, never help and exit 0.
+func TestUnknownSubcommandsAreRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hook", "claud"}, `did you mean "claude"`},
+		{[]string{"proposals", "shw", "1"}, `did you mean "show"`},
+		{[]string{"memory"}, "needs a command"},
+		{[]string{"patterns", "indx"}, `did you mean "index"`},
+	} {
+		code, out, stderr := bridle(t, c.args...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, out, stderr)
+		}
+	}
+}

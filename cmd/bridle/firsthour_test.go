@@ -234,6 +234,11 @@ func TestApprovedEnforceReachesTheProject(t *testing.T) {
 		"    enforce:\n      commands:\n        forbid: [\"git push --force\"]\n      paths:\n        no_read: [\".env\"]\n", 1)
 	os.WriteFile(p, []byte(edited), 0o644)
 	mustRun(t, "propose", "edit", "--rules", rules, "--why", "no force pushes")
+	// The reviewer sees what the harnesses will enforce, and the hook.
+	_, show, _ := bridle(t, "proposals", "show", "1", "--rules", rules)
+	if !strings.Contains(show, "native enforcement files") || !strings.Contains(show, ".claude/settings.json") || !strings.Contains(show, "bridle hook claude") {
+		t.Errorf("proposals show does not show the native files:\n%s", show)
+	}
 	mustRun(t, "approve", "1", "--rules", rules, "--self")
 	if code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", proj, "--check"); code != 0 {
 		t.Errorf("the check after approving an enforce block: exit %d\n%s", code, stderr)
@@ -289,5 +294,17 @@ func TestEverythingPrintedIsMasked(t *testing.T) {
 				t.Errorf("%v: masking broke the JSON: %v", args, err)
 			}
 		}
+	}
+}
+
+// TestMCPStopsOnAnUnknownRef: a --ref the repository does not have is a
+// typo the sidecar stops on, with the fix.
+func TestMCPStopsOnAnUnknownRef(t *testing.T) {
+	withIdentity(t)
+	dir := filepath.Join(t.TempDir(), "rules")
+	mustRun(t, "init", dir)
+	code, _, stderr := bridle(t, "mcp", "--rules", dir, "--ref", "mian")
+	if code != exitFailure || !strings.Contains(stderr, `unknown git ref "mian"`) || !strings.Contains(stderr, "fix:") {
+		t.Errorf("mcp --ref mian: exit %d\n%s", code, stderr)
 	}
 }

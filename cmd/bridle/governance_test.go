@@ -60,17 +60,20 @@ func TestAuditListsUnreviewedChanges(t *testing.T) {
 	}
 }
 
-// TestApproveRefusedInsideAnAgentSession: approving is a human's act; an
-// agent running the CLI from its shell tool is refused.
+// TestApproveRefusedInsideAnAgentSession: approving and rejecting are a
+// human's acts; an agent running the CLI from its shell tool is refused
+// (an agent could otherwise quietly reject a guardrail meant for it).
 func TestApproveRefusedInsideAnAgentSession(t *testing.T) {
-	for _, v := range []string{"CLAUDECODE", "CODEX_SANDBOX", "BRIDLE_AGENT"} {
-		t.Run(v, func(t *testing.T) {
-			t.Setenv(v, "1")
-			code, _, stderr := bridle(t, "approve", "1", "--rules", t.TempDir())
-			if code != exitFailure || !strings.Contains(stderr, v+" is set") {
-				t.Errorf("approve with %s set: exit %d, %s", v, code, stderr)
-			}
-		})
+	for _, verb := range []string{"approve", "reject"} {
+		for _, v := range []string{"CLAUDECODE", "CODEX_SANDBOX", "BRIDLE_AGENT"} {
+			t.Run(verb+" "+v, func(t *testing.T) {
+				t.Setenv(v, "1")
+				code, _, stderr := bridle(t, verb, "1", "--rules", t.TempDir())
+				if code != exitFailure || !strings.Contains(stderr, v+" is set") || !strings.Contains(stderr, "agent's session") {
+					t.Errorf("%s with %s set: exit %d, %s", verb, v, code, stderr)
+				}
+			})
+		}
 	}
 }
 

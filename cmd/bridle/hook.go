@@ -53,7 +53,7 @@ func hookClaude(io *streams, in io.Reader, o hookOptions) error {
 		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not read the hook's input (" + err.Error() + ")"})
 	}
 	// The same loader as the sidecar: committed main, reviewed, forward only.
-	snap, _, err := mcp.Load(mcp.Options{Rules: o.rules, Ref: o.ref, Version: version(), CacheDir: io.f.CacheDir()})
+	snap, _, err := mcp.Load(mcp.Options{Rules: findRules(o.rules), Ref: o.ref, Version: version(), CacheDir: io.f.CacheDir()})
 	if err != nil {
 		return writeHook(io, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not load the rules (" + err.Error() + ")"})
 	}

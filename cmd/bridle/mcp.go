@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
@@ -85,11 +87,19 @@ audit log (bridle audit).`,
 			}
 			log := slog.New(slog.NewTextHandler(io.errOut, &slog.HandlerOptions{Level: level}))
 			o.rules = findRules(o.rules)
+			if o.ref != "" && o.ref != mcp.DefaultRef && o.snapshot == "" && o.gitea == "" {
+				// A ref the repository does not have is a typo, not rules
+				// to wait for (an uncommitted main gets its hint from the
+				// server instead).
+				if _, err := compiler.Head(compiler.Options{Rules: o.rules, Ref: o.ref}); errors.Is(err, compiler.ErrBadRef) {
+					return rulesErr(err)
+				}
+			}
 			cfg, err := io.f.Proposals(proposals.Config{Rules: o.rules, GiteaURL: o.gitea, GiteaRepo: o.repo, Path: o.path})
 			if err != nil {
 				return err
 			}
-			exRoot := rulesDir(o.rules)
+			exRoot := examplesRoot(o.rules)
 			if o.snapshot != "" || cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
 				exRoot = "" // no local rules directory to anchor local examples to
 			}

@@ -261,7 +261,7 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return err
 			}
-			exOpts, err := io.f.Examples(rulesDir(rf.rules))
+			exOpts, err := io.f.Examples(examplesRoot(rf.rules))
 			if err != nil {
 				return usageErr("%w", err)
 			}
@@ -287,6 +287,9 @@ terminal; nothing but the summary when piped.`,
 			}
 			if !found && len(args) == 1 {
 				return usageErr("no example with reference_tag %q in the rules", args[0])
+			}
+			if !found {
+				fmt.Fprintln(io.errOut, "nothing to index: no custom pattern has example repositories yet — add one with bridle propose pattern")
 			}
 			return nil
 		},
@@ -368,7 +371,11 @@ func rulesDir(rules string) string {
 
 // progressBar draws on a terminal and stays quiet when stderr is piped.
 func progressBar(io *streams, tag string) memory.Progress {
-	f, ok := io.errOut.(*os.File)
+	w := io.errOut
+	if m, ok := w.(maskedWriter); ok {
+		w = m.w // the bar shows reference tags and counts, nothing secret
+	}
+	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}

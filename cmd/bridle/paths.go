@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/go-git/go-git/v5"
 )
 
 // findRules resolves a relative rules path the way a project's shared MCP
@@ -29,4 +31,20 @@ func findRules(p string) string {
 			return p
 		}
 	}
+}
+
+// examplesRoot is where local pattern examples may live by default: the
+// work tree of the repository holding the rules (for a rules folder, the
+// project: examples are its own code), else the rules' directory.
+func examplesRoot(rules string) string {
+	dir := rulesDir(rules)
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return dir
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return dir
+	}
+	return wt.Filesystem.Root()
 }

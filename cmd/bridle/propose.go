@@ -537,7 +537,7 @@ On Gitea the approver is always the token's user.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if v := io.f.AgentSession(); v != "" {
-				return &exitError{exitFailure, fmt.Errorf("approve: %w: %s is set, so this runs inside an agent's session; a human approves, from their own shell", proposals.ErrSelfApproval, v)}
+				return &exitError{exitFailure, fmt.Errorf("approve: %w (%s is set): a human approves, from their own shell", proposals.ErrAgentSession, v)}
 			}
 			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Approve(ctx, n, proposals.Principal{Human: as, SelfOK: self})
@@ -567,6 +567,11 @@ On Gitea the pull request is closed as the token's user.`,
 		Example: `  bridle reject 4 --rules . --reason "Duplicate of #3"`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			// Rejecting kills a proposal (a guardrail meant for the agent,
+			// perhaps): a human's act, like approving.
+			if v := io.f.AgentSession(); v != "" {
+				return &exitError{exitFailure, fmt.Errorf("reject: %w (%s is set): a human rejects, from their own shell", proposals.ErrAgentSession, v)}
+			}
 			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Reject(ctx, n, as, reason)
 				if err != nil {

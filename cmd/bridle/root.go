@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"io"
 	"runtime/debug"
 
@@ -126,6 +127,7 @@ Exit codes:
 		newAuditCmd(io),
 		newVersionCmd(io),
 	)
+	refuseUnknownSubcommands(root)
 	return root
 }
 
@@ -156,4 +158,39 @@ func versionLine() string {
 		goVersion = bi.GoVersion
 	}
 	return fmt.Sprintf("bridle %s (schema_version %d, %s)\n", version(), schema.CurrentVersion, goVersion)
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (hook, proposals, memory, patterns) refuse an unknown subcommand with exit
+// 2 and a suggestion, instead of printing its help and exiting 0 (a mistyped
+// hook command would otherwise pass silently under Claude Code).
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.Parent() == nil || !c.HasSubCommands() || c.Run != nil || c.RunE != nil {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.SuggestionsMinimumDistance = 2
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageErr("%s needs a command: %s", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", "))
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if sg := cmd.SuggestionsFor(args[0]); len(sg) > 0 {
+			msg += fmt.Sprintf(" (did you mean %q?)", sg[0])
+		}
+		return usageErr("%s; its commands: %s", msg, strings.Join(subcommandNames(cmd), ", "))
+	}
+}
+
+func subcommandNames(c *cobra.Command) []string {
+	var names []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return names
 }
