@@ -388,7 +388,7 @@ func addGuardrail(doc *yaml.Node, g schema.Guardrail) error {
 	}
 	for _, item := range seq.Content {
 		if id := get(item, "id"); id != nil && id.Value == g.ID {
-			return fmt.Errorf("%w: guardrail %q already exists on main", ErrConflict, g.ID)
+			return fmt.Errorf("%w: guardrail %q already exists on main (to change it, edit bridle.yaml and propose the edit: bridle propose edit)", ErrConflict, g.ID)
 		}
 	}
 	n, err := encode(g)

@@ -308,3 +308,17 @@ func TestMCPStopsOnAnUnknownRef(t *testing.T) {
 		t.Errorf("mcp --ref mian: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestNoOpenProposalsSaysWhereTheOthersAre: with every proposal closed, the
+// open list says so instead of "none yet".
+func TestNoOpenProposalsSaysWhereTheOthersAre(t *testing.T) {
+	withIdentity(t)
+	dir := filepath.Join(t.TempDir(), "acme", "rules")
+	mustRun(t, "init", dir)
+	mustRun(t, "propose", "guardrail", "--rules", dir, "--id", "one", "--statement", "One.", "--why", "x")
+	mustRun(t, "reject", "1", "--rules", dir, "--reason", "not now")
+	_, out, stderr := bridle(t, "proposals", "list", "--rules", dir)
+	if out != "" || !strings.Contains(stderr, "no open proposals (1 is merged or closed: --state all lists them)") {
+		t.Errorf("proposals list with one closed: %q %q", out, stderr)
+	}
+}

@@ -351,6 +351,13 @@ approving re-applies it to a main that has moved. --state picks which.`,
 				return writeJSON(io, ps)
 			}
 			if len(ps) == 0 {
+				if proposals.State(state) == proposals.Open {
+					if all, err := svc.Backend.List(ctx, proposals.All); err == nil && len(all) > 0 {
+						none(io, fmt.Sprintf("no open proposals (%s merged or closed: --state all lists them)", count(len(all), "is", "are")),
+							"add one with bridle propose KIND ("+proposeKinds+")")
+						return nil
+					}
+				}
 				emptyProposals(io, proposals.State(state))
 				return nil
 			}
