@@ -35,6 +35,11 @@ type Options struct {
 	// Ref, when set, reads the rules from this git ref (branch, tag, commit)
 	// instead of the work tree.
 	Ref string
+	// File, with Ref, is the rules file's slash path inside the repository,
+	// for Rules naming a repository that has no work tree (a bare mirror of
+	// a Gitea repository whose rules are not at its root); by default it is
+	// derived from Rules.
+	File string
 	// BridleVersion is recorded in the snapshot and the rendered headers.
 	BridleVersion string
 	// NoHistory skips reviewing the repository's history: provenance is then

@@ -45,7 +45,7 @@ type Merge struct {
 // Timeline lists the merges on the first-parent line of the rules at opts
 // (opts.Ref, or HEAD), newest first: who proposed what, who approved it.
 func Timeline(opts Options) ([]Merge, error) {
-	in, diags, err := Read(Options{Rules: opts.Rules, Ref: opts.Ref, NoHistory: true})
+	in, diags, err := Read(Options{Rules: opts.Rules, Ref: opts.Ref, File: opts.File, NoHistory: true})
 	if err != nil {
 		return nil, err
 	}

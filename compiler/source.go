@@ -39,7 +39,7 @@ func Read(opts Options) (Input, schema.Diagnostics, error) {
 	var diags schema.Diagnostics
 	var err error
 	if opts.Ref != "" {
-		in, diags, err = readGit(opts.Rules, opts.Ref)
+		in, diags, err = readGit(opts.Rules, opts.Ref, opts.File)
 	} else {
 		in, diags, err = readFile(opts.Rules)
 	}
@@ -300,7 +300,7 @@ func resolveRef(repo *git.Repository, ref string) (*plumbing.Hash, error) {
 	return h, nil
 }
 
-func readGit(arg, ref string) (Input, schema.Diagnostics, error) {
+func readGit(arg, ref, file string) (Input, schema.Diagnostics, error) {
 	dir := arg
 	rel := ""
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
@@ -321,6 +321,12 @@ func readGit(arg, ref string) (Input, schema.Diagnostics, error) {
 		rel = FileName
 	}
 	inRepo := filepath.ToSlash(filepath.Join(sub, rel))
+	if file != "" {
+		if !fs.ValidPath(file) || file == "." {
+			return Input{}, nil, fmt.Errorf("read rules: file %q: not a path inside the repository: %w", file, ErrNotFound)
+		}
+		inRepo = file
+	}
 	h, err := resolveRef(repo, ref)
 	if err != nil {
 		return Input{}, nil, fmt.Errorf("read rules at %s: %w (in %s)", ref, err, root)

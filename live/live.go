@@ -104,7 +104,7 @@ func Open(o Options) (*Rules, error) {
 			return nil, fmt.Errorf("gitea source: %w", err)
 		}
 		s.mirror = m
-		s.opts.Rules, s.opts.Ref = m.Dir(), "main"
+		s.opts.Rules, s.opts.Ref, s.opts.File = m.Dir(), m.Main(), m.Path()
 	}
 	return s, nil
 }

@@ -31,7 +31,16 @@ type Options struct {
 	Owner string
 	Repo  string
 	Main  string // default main
+	// Path is the rules file inside the repository (default bridle.yaml);
+	// the mirror keeps the whole repository, its users read this file.
+	Path string
 }
+
+// Main is the branch the mirror follows.
+func (m *Mirror) Main() string { return m.o.Main }
+
+// Path is the rules file inside the repository.
+func (m *Mirror) Path() string { return m.o.Path }
 
 // Mirror is a bare local copy of one Gitea repository.
 type Mirror struct {
@@ -54,6 +63,9 @@ func New(o Options, cacheDir string) (*Mirror, error) {
 	}
 	if o.Main == "" {
 		o.Main = "main"
+	}
+	if o.Path == "" {
+		o.Path = "bridle.yaml"
 	}
 	host := strings.NewReplacer("https://", "", "http://", "", "/", "_", ":", "_").Replace(c.URL())
 	dir := filepath.Join(cacheDir, "mirrors", host, o.Owner, o.Repo+".git")

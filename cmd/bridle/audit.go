@@ -171,13 +171,13 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		opts = compiler.Options{Rules: r.Mirror().Dir(), Ref: "main", PRLookup: r.Mirror().PRLookup(ctx)}
+		opts = compiler.Options{Rules: r.Mirror().Dir(), Ref: r.Mirror().Main(), File: r.Mirror().Path(), PRLookup: r.Mirror().PRLookup(ctx)}
 	}
 	project := ""
 	// The project id names the event log; the work tree's will do when the
 	// ref cannot be read (the events are still worth showing).
 	for _, ref := range []string{opts.Ref, ""} {
-		if in, diags, err := compiler.Read(compiler.Options{Rules: opts.Rules, Ref: ref, NoHistory: true}); err == nil && !diags.HasErrors() {
+		if in, diags, err := compiler.Read(compiler.Options{Rules: opts.Rules, Ref: ref, File: opts.File, NoHistory: true}); err == nil && !diags.HasErrors() {
 			project = schema.ProjectID(in.Data)
 			break
 		}
