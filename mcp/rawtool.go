@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/proposals"
@@ -79,27 +78,7 @@ func NewRawTool(t Tool, inputSchema json.RawMessage, h RawHandler) (Tool, error)
 	t.schemas = func() (json.RawMessage, json.RawMessage, error) { return in, nil, nil }
 	t.add = func(srv *sdk.Server) {
 		def := &sdk.Tool{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations(), InputSchema: in}
-		resolve := func() (*jsonschema.Resolved, error) { return resolved, nil }
-		srv.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			if !admitted(ctx, t.Name) {
-				return notAdmitted(t.Name), nil
-			}
-			args, err := checkArguments(req.Params.Arguments, resolve)
-			if err != nil {
-				return errorResult(fmt.Errorf("validating \"arguments\": %w", err)), nil
-			}
-			res, err := h(ctx, req, args)
-			if err != nil {
-				if wire, ok := err.(*jsonrpc.Error); ok {
-					return nil, wire
-				}
-				return errorResult(err), nil
-			}
-			if res == nil {
-				res = &sdk.CallToolResult{}
-			}
-			return res, nil
-		})
+		srv.AddTool(def, serve(t.Name, func() (*jsonschema.Resolved, error) { return resolved, nil }, h))
 	}
 	return t, nil
 }

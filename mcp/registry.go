@@ -114,45 +114,66 @@ func newTool[In, Out any](t Tool, tweak func(*jsonschema.Schema), h sdk.ToolHand
 		if structured {
 			def.OutputSchema = out
 		}
-		resolve := resolveOnce(in)
-		srv.AddTool(def, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-			if !admitted(ctx, t.Name) {
-				return notAdmitted(t.Name), nil
-			}
-			input, err := checkArguments(req.Params.Arguments, resolve)
-			if err != nil {
-				return errorResult(fmt.Errorf("validating \"arguments\": %w", err)), nil
-			}
+		srv.AddTool(def, serve(t.Name, resolveOnce(in), func(ctx context.Context, req *sdk.CallToolRequest, input json.RawMessage) (*sdk.CallToolResult, error) {
 			var args In
 			if err := json.Unmarshal(input, &args); err != nil {
 				return errorResult(fmt.Errorf("decoding \"arguments\": %w", err)), nil
 			}
 			res, out, err := h(ctx, req, args)
-			if err != nil {
-				if wire, ok := err.(*jsonrpc.Error); ok {
-					return nil, wire
-				}
-				return errorResult(err), nil
+			if err != nil || res != nil && res.InputRequests != nil || !structured {
+				return res, err
 			}
 			if res == nil {
 				res = &sdk.CallToolResult{}
 			}
-			if res.InputRequests != nil || !structured {
-				return res, nil
-			}
 			b, err := json.Marshal(out)
 			if err != nil {
-				return nil, fmt.Errorf("tool %s: marshal output: %w", t.Name, err)
+				return nil, protocolError{fmt.Errorf("tool %s: marshal output: %w", t.Name, err)}
 			}
 			res.StructuredContent = json.RawMessage(b)
 			if res.Content == nil {
 				res.Content = []sdk.Content{&sdk.TextContent{Text: string(b)}}
 			}
 			return res, nil
-		})
+		}))
 	}
 	return t
 }
+
+// serve is the SDK handler of every tool, typed or defined at run time: the
+// call must have been admitted by the permission middleware, its arguments
+// (absent means {}) are validated against the input schema before h runs,
+// and h's error is reported to the model as a tool error — a *jsonrpc.Error,
+// or a protocolError, as a protocol error instead.
+func serve(name string, resolve func() (*jsonschema.Resolved, error), h RawHandler) sdk.ToolHandler {
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if !admitted(ctx, name) {
+			return notAdmitted(name), nil
+		}
+		args, err := checkArguments(req.Params.Arguments, resolve)
+		if err != nil {
+			return errorResult(fmt.Errorf("validating \"arguments\": %w", err)), nil
+		}
+		res, err := h(ctx, req, args)
+		var wire *jsonrpc.Error
+		var proto protocolError
+		switch {
+		case errors.As(err, &wire):
+			return nil, wire
+		case errors.As(err, &proto):
+			return nil, proto.error
+		case err != nil:
+			return errorResult(err), nil
+		case res == nil:
+			return &sdk.CallToolResult{}, nil
+		}
+		return res, nil
+	}
+}
+
+// protocolError is a handler failure that is Bridle's, not the call's: it
+// goes back as a JSON-RPC error, not a tool result.
+type protocolError struct{ error }
 
 // checkArguments validates raw tool arguments (absent means {}) against the
 // resolved input schema, as the SDK's typed tools do.
