@@ -46,27 +46,23 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 	files := strings.Join(parts, "; ")
 
 	var b strings.Builder
+	// clause adds " Label: items." when there are items.
+	clause := func(label, items string) {
+		if items != "" {
+			b.WriteString(" " + label + ": " + items + ".")
+		}
+	}
 	switch Harness(p) {
 	case "claude":
 		b.WriteString("  - Claude Code enforces this itself (permission rules and Bridle's hook in `.claude/settings.json`):")
-		if forbidden != "" {
-			b.WriteString(" Denied: " + forbidden + ".")
-		}
-		if files != "" {
-			b.WriteString(" Denied: " + files + ".")
-		}
-		if asks != "" {
-			b.WriteString(" Asks the human first: " + asks + ".")
-		}
+		clause("Denied", forbidden)
+		clause("Denied", files)
+		clause("Asks the human first", asks)
 	case "codex":
 		if forbidden != "" || asks != "" {
 			b.WriteString("  - Codex enforces the commands itself (`.codex/rules/bridle.rules`):")
-			if forbidden != "" {
-				b.WriteString(" forbidden: " + forbidden + ".")
-			}
-			if asks != "" {
-				b.WriteString(" Needs approval: " + asks + ".")
-			}
+			clause("forbidden", forbidden)
+			clause("Needs approval", asks)
 		}
 		if files != "" {
 			if b.Len() > 0 {
@@ -76,15 +72,9 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 		}
 	default:
 		b.WriteString("  - Your harness does not enforce this; before any command or file access it covers, call `check_command` or `check_path` and obey the answer.")
-		if forbidden != "" {
-			b.WriteString(" Forbidden: " + forbidden + ".")
-		}
-		if asks != "" {
-			b.WriteString(" Ask the human first: " + asks + ".")
-		}
-		if files != "" {
-			b.WriteString(" Never: " + files + ".")
-		}
+		clause("Forbidden", forbidden)
+		clause("Ask the human first", asks)
+		clause("Never", files)
 	}
 	return b.String() + "\n"
 }
