@@ -236,29 +236,15 @@ func Orphans(dir string, files []File) ([]Finding, error) {
 // through a link out of it), and returns the paths removed. The files are
 // Bridle's renders, which say in their header that they are generated.
 func Prune(dir string, orphans []Finding) ([]string, error) {
-	if len(orphans) == 0 {
-		return nil, nil
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("prune %s: %w", dir, err)
-	}
-	defer root.Close()
-	var removed []string
+	owned := make([]Orphan, 0, len(orphans))
 	for _, o := range orphans {
 		rel, err := filepath.Rel(dir, o.Path)
 		if err != nil {
-			return removed, fmt.Errorf("prune %s: %w", o.Path, err)
+			return nil, fmt.Errorf("prune %s: %w", o.Path, err)
 		}
-		if rel, err = localPath(root, filepath.ToSlash(rel)); err != nil {
-			return removed, fmt.Errorf("prune %s: %w", o.Path, err)
-		}
-		if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return removed, fmt.Errorf("prune %s: %w", o.Path, err)
-		}
-		removed = append(removed, o.Path)
+		owned = append(owned, Orphan{Path: filepath.ToSlash(rel), Intact: true})
 	}
-	return removed, nil
+	return RemoveOrphans(dir, owned)
 }
 
 // orphans finds Bridle-generated markdown files under dir that are not in
