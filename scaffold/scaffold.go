@@ -141,17 +141,10 @@ func (l Layout) workflow() []byte {
 	return b.Bytes()
 }
 
-// Renders renders snap for committing next to the rules it comes from.
+// Renders are snap's renders as they are committed next to the rules they
+// come from (renderers.Committed): what init writes and proposals commit.
 func Renders(snap *compiler.Snapshot, version string) []renderers.File {
-	meta := renderers.Meta{BridleVersion: version, ContentHash: snap.ContentHash, SelfCommit: true}
-	var out []renderers.File
-	for _, a := range snap.Document.Agents() {
-		f, err := renderers.Render(&snap.Document, a, meta)
-		if err == nil {
-			out = append(out, f)
-		}
-	}
-	return out
+	return renderers.Committed(snap.Renders, version)
 }
 
 func (l Layout) readme() string {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -123,7 +124,7 @@ func runRender(io *streams, o *renderOptions) error {
 		// Committed renders: byte for byte what a proposal commits, whose
 		// header names the commit that holds the file, not a commit id
 		// (which would change every file on every commit).
-		files = renderers.Committed(snap.Renders, version())
+		files = scaffold.Renders(snap, version())
 	}
 	native, err := renderers.RenderNative(o.out, &snap.Document, renderers.NativeOptions{RulesPath: o.hookRulesPath()})
 	if err != nil {
