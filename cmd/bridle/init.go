@@ -162,21 +162,11 @@ func display(p string) string {
 // commitIdentity is who signs the commit init makes: git's committer, as
 // for every commit Bridle makes on main (internal/identity), found from dir.
 func commitIdentity(dir string) (*object.Signature, error) {
-	p, err := identity.At(identity.Committer, firstDir(dir))
+	p, err := identity.At(identity.Committer, dir)
 	if err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	return &object.Signature{Name: p.Name, Email: p.Email, When: time.Now()}, nil
-}
-
-// firstDir is dir or its nearest existing parent.
-func firstDir(dir string) string {
-	for {
-		if _, err := os.Stat(dir); err == nil || filepath.Dir(dir) == dir {
-			return dir
-		}
-		dir = filepath.Dir(dir)
-	}
 }
 
 func runInitGitea(io *streams, o initOptions) error {

@@ -87,7 +87,8 @@ func Of(role Role, repo *git.Repository) (Person, error) {
 }
 
 // At resolves role in the repository holding path (a directory or a file in
-// one), or outside any repository when there is none.
+// one, or a path still to be made in one: its nearest existing parent
+// counts), or outside any repository when there is none.
 func At(role Role, path string) (Person, error) {
 	repo, err := git.PlainOpenWithOptions(dirOf(path), &git.PlainOpenOptions{DetectDotGit: true})
 	if err != nil {
@@ -97,10 +98,16 @@ func At(role Role, path string) (Person, error) {
 }
 
 func dirOf(path string) string {
-	if st, err := os.Stat(path); err == nil && !st.IsDir() {
-		return filepath.Dir(path)
+	for {
+		st, err := os.Stat(path)
+		switch {
+		case err == nil && !st.IsDir():
+			return filepath.Dir(path)
+		case err == nil, filepath.Dir(path) == path:
+			return path
+		}
+		path = filepath.Dir(path)
 	}
-	return path
 }
 
 func env(v string) string { return strings.TrimSpace(os.Getenv(v)) }
