@@ -516,21 +516,8 @@ var ErrDirty = errors.New("the checkout of main has uncommitted changes in files
 // checkout would not follow, and committing it later would undo the
 // approval. Another branch checked out, or a bare repository, is fine.
 func (l *Local) checkoutClean(main plumbing.Hash, merged *object.Commit) error {
-	head, err := l.repo.Head()
-	if err != nil || head.Name() != l.mainRef() {
-		return nil
-	}
-	oc, err := l.repo.CommitObject(main)
-	if err != nil {
-		return err
-	}
-	ot, err1 := oc.Tree()
-	mt, err2 := merged.Tree()
-	if err := errors.Join(err1, err2); err != nil {
-		return err
-	}
-	changes, err := ot.Diff(mt)
-	if err != nil {
+	files, err := l.checkoutChanges(main, merged)
+	if err != nil || files == nil {
 		return err
 	}
 	idx, err := l.repo.Storer.Index()
@@ -538,30 +525,14 @@ func (l *Local) checkoutClean(main plumbing.Hash, merged *object.Commit) error {
 		return err
 	}
 	var dirty []string
-	for _, ch := range changes {
-		name := ch.To.Name
-		if name == "" {
-			name = ch.From.Name
-		}
-		want, before := "", ""
-		if f, err := merged.File(name); err == nil {
-			want, _ = f.Contents()
-		}
-		if f, err := oc.File(name); err == nil {
-			before, _ = f.Contents()
-		}
-		onDisk, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(name)))
+	for _, f := range files {
 		switch {
-		case err == nil && string(onDisk) == want:
-		case err == nil && string(onDisk) != before, err != nil && ch.From.Name != "" && !errors.Is(err, fs.ErrNotExist):
-			dirty = append(dirty, name)
-			continue
-		case err != nil && ch.From.Name != "":
-			dirty = append(dirty, name) // deleted in the work tree
-			continue
-		}
-		if e, err := idx.Entry(name); err == nil && ch.From.Name != "" && e.Hash != ch.From.TreeEntry.Hash && e.Hash != ch.To.TreeEntry.Hash {
-			dirty = append(dirty, name) // staged changes of its own
+		case f.state == edited:
+			dirty = append(dirty, f.name)
+		case f.from != plumbing.ZeroHash:
+			if e, err := idx.Entry(f.name); err == nil && e.Hash != f.from && e.Hash != f.to {
+				dirty = append(dirty, f.name) // staged changes of its own
+			}
 		}
 	}
 	if len(dirty) > 0 {
@@ -572,77 +543,114 @@ func (l *Local) checkoutClean(main plumbing.Hash, merged *object.Commit) error {
 	return nil
 }
 
+// What a file a merge changes looks like in the checkout of main.
+const (
+	asBefore = iota // as main had it (or absent, as main had it)
+	asMerged        // already as the merge makes it (an edit that was proposed)
+	edited          // anything else: the user's own change, or an untracked file in the way
+)
+
+// checkoutFile is one file a merge changes, and its state in the checkout.
+type checkoutFile struct {
+	name     string
+	from, to plumbing.Hash // blob before and after (zero when absent)
+	after    []byte        // the merged content; nil when the merge deletes it
+	state    int
+}
+
+// checkoutChanges lists the files the merge from main to merged changes,
+// each with its state in the work tree; nil when main is not checked out.
+func (l *Local) checkoutChanges(main plumbing.Hash, merged *object.Commit) ([]checkoutFile, error) {
+	head, err := l.repo.Head()
+	if err != nil || head.Name() != l.mainRef() {
+		return nil, nil
+	}
+	oc, err := l.repo.CommitObject(main)
+	if err != nil {
+		return nil, err
+	}
+	ot, err1 := oc.Tree()
+	mt, err2 := merged.Tree()
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, err
+	}
+	changes, err := ot.Diff(mt)
+	if err != nil {
+		return nil, err
+	}
+	out := []checkoutFile{}
+	for _, ch := range changes {
+		f := checkoutFile{name: ch.To.Name, from: ch.From.TreeEntry.Hash, to: ch.To.TreeEntry.Hash}
+		if f.name == "" {
+			f.name = ch.From.Name
+		}
+		var before string
+		if ch.From.Name != "" {
+			c, err := oc.File(ch.From.Name)
+			if err == nil {
+				before, err = c.Contents()
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if ch.To.Name != "" {
+			c, err := merged.File(ch.To.Name)
+			var after string
+			if err == nil {
+				after, err = c.Contents()
+			}
+			if err != nil {
+				return nil, err
+			}
+			f.after = []byte(after)
+		}
+		onDisk, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(f.name)))
+		switch {
+		case err == nil && f.after != nil && string(onDisk) == string(f.after):
+			f.state = asMerged
+		case err == nil && ch.From.Name != "" && string(onDisk) == before:
+			f.state = asBefore
+		case errors.Is(err, fs.ErrNotExist) && ch.From.Name == "":
+			f.state = asBefore // a new file, not there yet
+		default:
+			f.state = edited // changed, deleted or in the way
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
 // syncWorktree brings a checked-out main up to date after a merge: every
 // file the merge changed is written and staged (a file already as merged,
 // such as the edit a maintainer proposed, is only staged), unless the user
-// has edited one otherwise, in which case the work tree is left alone.
+// has edited one otherwise, in which case the work tree is left alone
+// (checkoutClean refused that before the merge; this covers a race).
 func (l *Local) syncWorktree(old, merged plumbing.Hash) {
-	head, err := l.repo.Head()
-	if err != nil || head.Name() != l.mainRef() {
-		return
-	}
-	oc, err1 := l.repo.CommitObject(old)
-	mc, err2 := l.repo.CommitObject(merged)
-	if err1 != nil || err2 != nil {
-		return
-	}
-	ot, _ := oc.Tree()
-	mt, _ := mc.Tree()
-	changes, err := ot.Diff(mt)
+	mc, err := l.repo.CommitObject(merged)
 	if err != nil {
 		return
 	}
-	type upd struct {
-		name string
-		data []byte
-	}
-	var todo []upd
-	for _, ch := range changes {
-		name := ch.To.Name
-		if name == "" {
-			continue
-		}
-		onDisk, err := os.ReadFile(filepath.Join(l.root, filepath.FromSlash(name)))
-		f, ferr := mc.File(name)
-		if ferr != nil {
-			return
-		}
-		after, ferr := f.Contents()
-		if ferr != nil {
-			return
-		}
-		if err == nil && string(onDisk) == after {
-			todo = append(todo, upd{name, nil}) // already as merged (an edit that was proposed): stage it
-			continue
-		}
-		if ch.From.Name != "" {
-			f, err2 := oc.File(ch.From.Name)
-			before, err3 := "", error(nil)
-			if err2 == nil {
-				before, err3 = f.Contents()
-			}
-			if err != nil || err2 != nil || err3 != nil || string(onDisk) != before {
-				return // edited in the work tree: leave it all alone
-			}
-		} else if err == nil {
-			return // an untracked file is in the way
-		}
-		todo = append(todo, upd{name, []byte(after)})
+	files, err := l.checkoutChanges(old, mc)
+	if err != nil || slices.ContainsFunc(files, func(f checkoutFile) bool { return f.state == edited && f.after != nil }) {
+		return
 	}
 	wt, err := l.repo.Worktree()
 	if err != nil {
 		return
 	}
-	for _, u := range todo {
-		p := filepath.Join(l.root, filepath.FromSlash(u.name))
-		if u.data == nil {
-			wt.Add(u.name)
-			continue
+	for _, f := range files {
+		if f.after == nil {
+			continue // a deletion: the work tree keeps the file
 		}
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if renameio.WriteFile(p, u.data, 0o644) == nil {
-			wt.Add(u.name)
+		if f.state == asBefore {
+			p := filepath.Join(l.root, filepath.FromSlash(f.name))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if renameio.WriteFile(p, f.after, 0o644) != nil {
+				continue
+			}
 		}
+		wt.Add(f.name)
 	}
 }
 
