@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	goio "io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -34,11 +35,17 @@ is approved, approval reports a conflict; edit the new main and propose again.`,
 	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
 		var doc []byte
 		if file != "" {
-			b, err := os.ReadFile(file)
+			// Read at most one byte past the limit: an oversized file is
+			// refused without being read whole.
+			f, err := os.Open(file)
 			if err != nil {
 				return proposals.Change{}, fmt.Errorf("propose edit: %w", err)
 			}
-			doc = b
+			doc, err = goio.ReadAll(goio.LimitReader(f, proposals.MaxDocument+1))
+			f.Close()
+			if err != nil {
+				return proposals.Change{}, fmt.Errorf("propose edit: %w", err)
+			}
 		} else {
 			in, diags, err := compiler.Read(compiler.Options{Rules: o.backend.rules, NoHistory: true})
 			if err != nil {
