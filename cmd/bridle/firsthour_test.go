@@ -322,3 +322,20 @@ func TestNoOpenProposalsSaysWhereTheOthersAre(t *testing.T) {
 		t.Errorf("proposals list with one closed: %q %q", out, stderr)
 	}
 }
+
+// TestProposeEditRefusesOversized: an edited document over the limit is
+// refused, naming the limit, and creates nothing.
+func TestProposeEditRefusesOversized(t *testing.T) {
+	withIdentity(t)
+	dir := filepath.Join(t.TempDir(), "acme", "rules")
+	mustRun(t, "init", dir)
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	os.WriteFile(big, bytes.Repeat([]byte("#"), 3<<20), 0o644)
+	code, _, stderr := bridle(t, "propose", "edit", "--rules", dir, "--from", big, "--why", "x")
+	if code != exitUsage || !strings.Contains(stderr, "larger than") {
+		t.Errorf("oversized edit: exit %d %s", code, stderr)
+	}
+	if _, out, _ := bridle(t, "proposals", "list", "--rules", dir, "--state", "all", "--json"); strings.TrimSpace(out) != "[]" {
+		t.Errorf("a proposal was created: %s", out)
+	}
+}
