@@ -11,11 +11,8 @@
 # Usage: bench/compare.sh OLD_REF [ROUNDS]   (default 10 rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-missing=""
-for req in "go:Go 1.26 or later from https://go.dev/dl/" "git:apt-get install git" "hyperfine:apt-get install hyperfine"; do
-  command -v "${req%%:*}" >/dev/null 2>&1 || missing+="  ${req%%:*} not found: ${req#*:}"$'\n'
-done
-[ -z "$missing" ] || { printf 'bench/compare.sh needs:\n%s' "$missing" >&2; exit 1; }
+. bench/lib.sh
+needs bench/compare.sh "go:$GO_HINT" "git:apt-get install git" "hyperfine:apt-get install hyperfine"
 [ $# -ge 1 ] || { echo "usage: bench/compare.sh OLD_REF [ROUNDS]" >&2; exit 2; }
 OLD="$1" ROUNDS="${2:-10}"
 WORK="$(mktemp -d)"
@@ -29,9 +26,7 @@ go build -trimpath -o "$WORK/new" ./cmd/bridle
 go build -trimpath -o "$WORK/mcpstart" ./bench/mcpstart
 
 RULES="$WORK/rules"
-mkdir -p "$RULES" && cp examples/runic-gateway/bridle.yaml "$RULES/"
-git -C "$RULES" init -q -b main && git -C "$RULES" add bridle.yaml \
-  && git -C "$RULES" -c user.name=bench -c user.email=bench@example.com commit -q -m rules
+rules_repo "$RULES"
 
 echo "== render --all and validate (hyperfine)" >&2
 hyperfine -N --warmup 3 --runs 40 --export-json "$WORK/render.json" \

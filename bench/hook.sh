@@ -7,12 +7,8 @@
 # Needs go, git and hyperfine (apt-get install hyperfine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Prerequisites, all checked before any work (package names are Debian's).
-missing=""
-for req in "go:Go 1.26 or later from https://go.dev/dl/" "git:apt-get install git" "hyperfine:apt-get install hyperfine"; do
-  command -v "${req%%:*}" >/dev/null 2>&1 || missing+="  ${req%%:*} not found: ${req#*:}"$'\n'
-done
-[ -z "$missing" ] || { printf 'bench/hook.sh needs:\n%s' "$missing" >&2; exit 1; }
+. bench/lib.sh
+needs bench/hook.sh "go:$GO_HINT" "git:apt-get install git" "hyperfine:apt-get install hyperfine"
 RUNS="${1:-60}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

@@ -9,12 +9,8 @@
 # with SKIP_RULESYNC=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Prerequisites, all checked before any work (package names are Debian's).
-missing=""
-for req in "go:Go 1.26 or later from https://go.dev/dl/" "git:apt-get install git"; do
-  command -v "${req%%:*}" >/dev/null 2>&1 || missing+="  ${req%%:*} not found: ${req#*:}"$'\n'
-done
-[ -z "$missing" ] || { printf 'bench/mcp.sh needs:\n%s' "$missing" >&2; exit 1; }
+. bench/lib.sh
+needs bench/mcp.sh "go:$GO_HINT" "git:apt-get install git"
 RUNS="${1:-50}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -24,9 +20,7 @@ go build -trimpath -o "$WORK/baremcp" ./bench/baremcp
 go build -trimpath -o "$WORK/mcpstart" ./bench/mcpstart
 # The sidecar serves committed rules: a rules repository holding the example.
 EXAMPLE="$WORK/rules"
-mkdir -p "$EXAMPLE" && cp examples/runic-gateway/bridle.yaml "$EXAMPLE/"
-git -C "$EXAMPLE" init -q -b main && git -C "$EXAMPLE" add bridle.yaml \
-  && git -C "$EXAMPLE" -c user.name=bench -c user.email=bench@example.com commit -q -m rules
+rules_repo "$EXAMPLE"
 
 "$WORK/mcpstart" -runs "$RUNS" -name "bare go-sdk server" -- "$WORK/baremcp"
 "$WORK/mcpstart" -runs "$RUNS" -name "bridle mcp" -calls 1000 -- "$WORK/bridle" mcp --rules "$EXAMPLE"

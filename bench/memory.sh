@@ -7,12 +7,8 @@
 # Needs only go (go-git's source comes from the module cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Prerequisites, all checked before any work (package names are Debian's).
-missing=""
-for req in "go:Go 1.26 or later from https://go.dev/dl/"; do
-  command -v "${req%%:*}" >/dev/null 2>&1 || missing+="  ${req%%:*} not found: ${req#*:}"$'\n'
-done
-[ -z "$missing" ] || { printf 'bench/memory.sh needs:\n%s' "$missing" >&2; exit 1; }
+. bench/lib.sh
+needs bench/memory.sh "go:$GO_HINT"
 N="${1:-100000}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

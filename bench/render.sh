@@ -8,13 +8,8 @@
 # Usage: bench/render.sh [RUNS]     (default 30 runs each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Prerequisites, all checked before any work (package names are Debian's).
-missing=""
-for req in "go:Go 1.26 or later from https://go.dev/dl/" "git:apt-get install git" "hyperfine:apt-get install hyperfine" "node:Node 20 or later: apt-get install nodejs" "npm:apt-get install npm"; do
-  command -v "${req%%:*}" >/dev/null 2>&1 || missing+="  ${req%%:*} not found: ${req#*:}"$'\n'
-done
-[ -x /usr/bin/time ] || missing+="  /usr/bin/time (GNU time) not found: apt-get install time"$'\n'
-[ -z "$missing" ] || { printf 'bench/render.sh needs:\n%s' "$missing" >&2; exit 1; }
+. bench/lib.sh
+needs bench/render.sh "go:$GO_HINT" "git:apt-get install git" "hyperfine:apt-get install hyperfine" "node:Node 20 or later: apt-get install nodejs" "npm:apt-get install npm" "/usr/bin/time:apt-get install time (GNU time)"
 RUNS="${1:-30}"
 ROOT="$(pwd)"
 WORK="$(mktemp -d)"
