@@ -4,9 +4,26 @@
 # builds from its Go module on first use), short fuzzing passes, and an
 # independent MCP client (the TypeScript SDK from npm) against the binary.
 # Usage: scripts/test.sh            (FUZZTIME=200000x scripts/test.sh to fuzz longer)
-# Needs Go 1.26+, git, gcc with the C headers, Node 20+ and npm; checked first.
+# Needs Go 1.26+, git, gcc with the C headers, Node 20+ and npm: the Debian
+# packages are installed when missing (as root, with apt-get), then all are
+# checked first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The Debian packages the suite needs, installed when missing and this runs
+# as root with apt-get (a fresh CI machine); otherwise the check below says
+# what to install. Go comes from go.dev (Debian's is too old), and on a
+# machine whose Node is from NodeSource npm comes with it.
+pkgs=""
+command -v git >/dev/null 2>&1 || pkgs+=" git"
+command -v gcc >/dev/null 2>&1 || pkgs+=" gcc libc6-dev"
+[ -e /usr/include/stdio.h ] || pkgs+=" libc6-dev"
+command -v node >/dev/null 2>&1 || pkgs+=" nodejs"
+command -v npm >/dev/null 2>&1 || pkgs+=" npm"
+if [ -n "$pkgs" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "== installing Debian packages:$pkgs"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+fi
 
 # Every prerequisite, checked before any work, with how to install it on
 # Debian (package names are Debian's).
