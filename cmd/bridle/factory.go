@@ -116,3 +116,17 @@ func (f *factory) ClaudeProjectDir() string { return f.getenv("CLAUDE_PROJECT_DI
 func (f *factory) InCI() bool {
 	return f.getenv("GITEA_ACTIONS") == "true" || f.getenv("GITHUB_ACTIONS") == "true"
 }
+
+// TokenFile is BRIDLE_TOKEN_FILE: the file holding an agent's gateway token
+// (the bridge reads it; a token is never a flag value).
+func (f *factory) TokenFile() string { return strings.TrimSpace(f.getenv("BRIDLE_TOKEN_FILE")) }
+
+// AdminTokenFile is BRIDLE_ADMIN_TOKEN_FILE: the file holding the gateway's
+// admin credential (bridle serve checks it; bridle agents … --server sends it).
+func (f *factory) AdminTokenFile() string {
+	return strings.TrimSpace(f.getenv("BRIDLE_ADMIN_TOKEN_FILE"))
+}
+
+// ServerURL is BRIDLE_SERVER: the gateway the CLI's admin verbs and the
+// bridge talk to when --server is not given ("" for none).
+func (f *factory) ServerURL() string { return strings.TrimSpace(f.getenv("BRIDLE_SERVER")) }
