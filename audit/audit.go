@@ -37,6 +37,7 @@ const (
 	KindScopeRequest  = "scope_request"  // an agent asked a human through elicitation
 	KindScopePending  = "scope_pending"  // no elicitation: recorded for the human to answer in chat
 	KindScopeDecision = "scope_decision" // the human answered
+	KindAdmin         = "admin"          // a human changed something through the gateway's admin API
 )
 
 // Event is one entry of the log.

@@ -64,11 +64,7 @@ func (d memoryDeps) memoryFor(ctx context.Context) (*memory.Memory, call, error)
 	if err != nil {
 		return nil, c, err
 	}
-	project := "unknown"
-	if c.snap != nil {
-		project = c.snap.Document.Project.ID
-	}
-	return &memory.Memory{Store: st, Embedder: emb, Project: project, Redactor: d.red}, c, nil
+	return &memory.Memory{Store: st, Embedder: emb, Project: c.project, Redactor: d.red}, c, nil
 }
 
 type rememberInput struct {

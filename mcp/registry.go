@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -217,8 +218,12 @@ func (s *Server) toolsets() []Toolset {
 type Identity struct {
 	Agent  string `json:"agent"`
 	Client string `json:"client,omitempty"` // clientInfo.name
-	Via    string `json:"via"`              // launch, client or unknown
+	Via    string `json:"via"`              // token, launch, client or unknown
 }
+
+// TokenAgent is the auth.TokenInfo.Extra key naming the agent a bearer
+// token belongs to (Options.TokenIdentity).
+const TokenAgent = "bridle.agent"
 
 // Unknown is the agent name of a caller Bridle cannot identify.
 const Unknown = "unknown"
@@ -233,6 +238,14 @@ func (s *Server) identify(req sdk.Request, snap *compiler.Snapshot) Identity {
 		if info := ci.ClientInfo(); info != nil {
 			client = info.Name
 		}
+	}
+	if s.opts.TokenIdentity {
+		if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
+			if a, _ := ex.TokenInfo.Extra[TokenAgent].(string); a != "" {
+				return Identity{Agent: a, Client: client, Via: "token"}
+			}
+		}
+		return Identity{Agent: Unknown, Client: client, Via: "unknown"}
 	}
 	if s.opts.Agent != "" {
 		return Identity{Agent: s.opts.Agent, Client: client, Via: "launch"}
@@ -268,7 +281,8 @@ type call struct {
 	snap    *compiler.Snapshot
 	status  Status
 	err     error  // the snapshot could not be loaded at all
-	session string // this sidecar's session id
+	session string // this session's id: the HTTP session's, else the sidecar's
+	project string // the project's name (Options.Project, else the rules' id)
 	record  func(*compiler.Snapshot, audit.Event)
 	// admitted is the tool this tools/call passed the permission check
 	// for; a handler refuses a call it was not admitted to (see admitted).
@@ -299,19 +313,23 @@ func (c call) audit(e audit.Event) {
 	if c.record == nil {
 		return
 	}
-	e.Agent, e.Client = c.id.Agent, c.id.Client
+	e.Agent, e.Client, e.Session = c.id.Agent, c.id.Client, c.session
 	c.record(c.snap, e)
 }
 
 // permissionMiddleware is the one place permissions are enforced.
 func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
-	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, rerr error) {
 		if method != "tools/list" && method != "tools/call" && method != "resources/read" {
 			return next(ctx, method, req)
 		}
 		snap, status, err := s.current()
 		s.checkAgent(snap)
-		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err, session: s.session, record: s.record}
+		c := call{id: s.identify(req, snap), snap: snap, status: status, err: err, session: s.session,
+			project: s.project(snap), record: s.record}
+		if ss := req.GetSession(); ss != nil && ss.ID() != "" {
+			c.session = ss.ID()
+		}
 		switch method {
 		case "tools/list":
 			ctx = context.WithValue(ctx, callKey{}, c)
@@ -330,6 +348,14 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			return res, err
 		case "tools/call":
 			p, _ := req.GetParams().(*sdk.CallToolParamsRaw)
+			var outcome Outcome // refused or unavailable; else from the result
+			if s.opts.Observe != nil {
+				start, tool := time.Now(), ""
+				if p != nil {
+					tool = p.Name
+				}
+				defer func() { s.observeCall(req, c, tool, time.Since(start), outcome, res, rerr) }()
+			}
 			var t Tool
 			known := false
 			if p != nil {
@@ -341,6 +367,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 				return next(context.WithValue(ctx, callKey{}, c), method, req)
 			}
 			if !t.isEnabled(ctx) {
+				outcome = OutcomeUnavailable
 				return toolError("%s is not available: the %s toolset is not set up on this server. Tell the human if the task needs it.", t.Name, t.Toolset), nil
 			}
 			if !Allowed(t, snap, c.id.Agent) {
@@ -349,13 +376,14 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 				if c.id.Agent == Unknown {
 					msg += fmt.Sprintf(" (Bridle could not identify this client %q: launch it with `bridle mcp --agent NAME`, or list the client under mcp_clients in the agent's profile.)", c.id.Client)
 				}
-				s.audit(snap, audit.Event{Kind: audit.KindRefusal, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Permission: string(t.Permission), Summary: "refused " + t.Name})
+				outcome = OutcomeRefused
+				c.audit(audit.Event{Kind: audit.KindRefusal, Tool: t.Name, Permission: string(t.Permission), Summary: "refused " + t.Name})
 				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
 			}
 			c.admitted = t.Name
 			res, err := next(context.WithValue(ctx, callKey{}, c), method, req)
 			if ct, ok := res.(*sdk.CallToolResult); ok && err == nil && !ct.IsError && !t.ReadOnly && !t.AuditsItself && ct.InputRequests == nil {
-				s.audit(snap, audit.Event{Kind: audit.KindWrite, Agent: c.id.Agent, Client: c.id.Client, Tool: t.Name, Summary: t.Name})
+				c.audit(audit.Event{Kind: audit.KindWrite, Tool: t.Name, Summary: t.Name})
 			}
 			return res, err
 		}

@@ -62,6 +62,20 @@ type Options struct {
 	Logger *slog.Logger // to stderr; discarded when nil
 	Now    func() time.Time
 
+	// Project, when set, names the project in audit events and memory
+	// instead of the rules' project.id: the gateway's name for it, so that
+	// two projects can never share a log or a memory namespace.
+	Project string
+	// TokenIdentity makes the bearer token the caller's identity (the
+	// gateway): the agent is the one the request's auth.TokenInfo names
+	// (TokenInfo.Extra[TokenAgent]); without one it is unknown. The client's
+	// clientInfo is recorded, never trusted, and Agent is ignored.
+	TokenIdentity bool
+	// Observe, if set, is told of every session's initialize and of every
+	// tools/call with its outcome and duration (sessions, metrics). It must
+	// not block.
+	Observe func(Observation)
+
 	extraTools []Tool // tests add tools with permissions through this
 }
 
@@ -164,6 +178,10 @@ func New(opts Options) *Server {
 // fails with it; bridle mcp exits with it instead of serving.
 func (s *Server) Err() error { return s.srcErr }
 
+// Rules is the snapshot being served and how fresh it is, or why there is
+// none (the gateway's readiness, admin API and metrics read it).
+func (s *Server) Rules() (*compiler.Snapshot, Status, error) { return s.current() }
+
 // current is the snapshot to serve, or why there is none.
 func (s *Server) current() (*compiler.Snapshot, Status, error) {
 	if s.src == nil {
@@ -201,6 +219,17 @@ func (s *Server) checkAgent(snap *compiler.Snapshot) {
 		}
 		s.log.Warn(msg+"; serving it with no permissions: it may read the rules and nothing else", "profiles", strings.Join(profiles, ", "))
 	})
+}
+
+// project is the project's name: Options.Project, else the rules' id.
+func (s *Server) project(snap *compiler.Snapshot) string {
+	switch {
+	case s.opts.Project != "":
+		return s.opts.Project
+	case snap != nil:
+		return snap.Document.Project.ID
+	}
+	return "unknown"
 }
 
 func newSessionID() string {
@@ -256,17 +285,20 @@ func (s *Server) build() *sdk.Server {
 	}
 	s.addResources(srv)
 	srv.AddReceivingMiddleware(s.redactMiddleware, s.permissionMiddleware)
+	if s.opts.Observe != nil {
+		srv.AddReceivingMiddleware(s.observeMiddleware)
+	}
 	return srv
 }
 
 // audit appends an event to the project's log; failures are logged, never
 // returned to the agent.
 func (s *Server) audit(snap *compiler.Snapshot, e audit.Event) {
-	project := "unknown"
-	if snap != nil {
-		project = snap.Document.Project.ID
+	project := s.project(snap)
+	if e.Session == "" {
+		e.Session = s.session
 	}
-	e.Project, e.Session, e.Source = project, s.session, "agent"
+	e.Project, e.Source = project, "agent"
 	l := s.audits(project)
 	if l == nil {
 		s.log.Warn("no state directory; audit event dropped", "kind", e.Kind)

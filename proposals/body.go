@@ -364,3 +364,27 @@ func DraftFromBody(body string) (Draft, bool) {
 	}
 	return d, true
 }
+
+// AgentDiff is how a change affects one agent's rendered file.
+type AgentDiff struct {
+	Agent string `json:"agent"`
+	Path  string `json:"path"`
+	Diff  string `json:"diff"` // unified; "" when the file does not change
+}
+
+// RenderDiffs is the effect of going from old (nil for none) to snap on
+// each agent's rendered file, in snap's agent order; headers (which name
+// the version and the hash) are left out.
+func RenderDiffs(old, snap *compiler.Snapshot) []AgentDiff {
+	var out []AgentDiff
+	for _, r := range snap.Renders {
+		before := ""
+		if old != nil {
+			if o, ok := old.Render(r.Agent); ok {
+				before = stripHeader(o.Content)
+			}
+		}
+		out = append(out, AgentDiff{Agent: r.Agent, Path: r.Path, Diff: udiff.Unified("a/"+r.Path, "b/"+r.Path, before, stripHeader(r.Content))})
+	}
+	return out
+}

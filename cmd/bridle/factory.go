@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/live"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
@@ -130,3 +132,44 @@ func (f *factory) AdminTokenFile() string {
 // ServerURL is BRIDLE_SERVER: the gateway the CLI's admin verbs and the
 // bridge talk to when --server is not given ("" for none).
 func (f *factory) ServerURL() string { return strings.TrimSpace(f.getenv("BRIDLE_SERVER")) }
+
+// Gateway is bridle serve's configuration: c (the file's) with the
+// environment's overrides, then flags applied by the caller, then the
+// defaults (which depend on the state directory).
+func (f *factory) Gateway(c gateway.Config, flags func(*gateway.Config)) (gateway.Config, error) {
+	c = c.Env(f.getenv)
+	flags(&c)
+	return c.Defaults(f.getenv)
+}
+
+// GatewayMemory is the memory configuration for the gateway: as Memory,
+// and the keys' *_FILE forms (QDRANT_API_KEY_FILE, EMBEDDINGS_API_KEY_FILE,
+// Docker secrets) read, their values added to the redactor.
+func (f *factory) GatewayMemory() (memory.Config, error) {
+	c := f.Memory()
+	for _, kv := range []struct {
+		dst *string
+		env string
+	}{{&c.QdrantKey, "QDRANT_API_KEY_FILE"}, {&c.EmbeddingsKey, "EMBEDDINGS_API_KEY_FILE"}} {
+		file := strings.TrimSpace(f.getenv(kv.env))
+		if *kv.dst != "" || file == "" {
+			continue
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", kv.env, err)
+		}
+		*kv.dst = strings.TrimSpace(string(b))
+		f.Redactor().Add(*kv.dst)
+	}
+	return c, nil
+}
+
+// ServeConfigFile is BRIDLE_CONFIG: bridle serve's configuration file.
+func (f *factory) ServeConfigFile() string { return strings.TrimSpace(f.getenv("BRIDLE_CONFIG")) }
+
+// GiteaProject is GITEA_URL and BRIDLE_GITEA_REPO: with both set and no
+// configuration file, bridle serve serves that one repository.
+func (f *factory) GiteaProject() (url, repo string) {
+	return strings.TrimSpace(f.getenv("GITEA_URL")), strings.TrimSpace(f.getenv("BRIDLE_GITEA_REPO"))
+}

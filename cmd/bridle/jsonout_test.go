@@ -81,6 +81,8 @@ func TestJSONIsOneDocument(t *testing.T) {
 	mem := remember(t, "json-test", "We chose SQLite for the queue.")
 	remember(t, "json-test", "The outbox is drained every second.")
 	bad := invalidRules(t)
+	gwURL, gwAdmin := testGateway(t, "json-test", dir)
+	gwEnv := map[string]string{"BRIDLE_SERVER": gwURL, "BRIDLE_ADMIN_TOKEN_FILE": gwAdmin}
 
 	cases := []struct {
 		args []string
@@ -117,6 +119,10 @@ func TestJSONIsOneDocument(t *testing.T) {
 		{args: []string{"proposals", "list", "--rules", dir, "--state", "all"}},
 		{args: []string{"proposals", "list", "--rules", dir, "--state", "closed"}},
 		{args: []string{"proposals", "check", "--rules", dir, "--base", "main", "--head", "bridle/user/jonas/guardrail-to-rebase"}},
+		{args: []string{"agents", "add", "--project", "json-test", "--agent", "claude"}, env: gwEnv},
+		{args: []string{"agents", "list", "--project", "json-test"}, env: gwEnv},
+		{args: []string{"agents", "rotate", "--project", "json-test", "--agent", "claude"}, env: gwEnv},
+		{args: []string{"agents", "revoke", "--project", "json-test", "--agent", "claude"}, env: gwEnv},
 		// In CI, the check also annotates: the annotations must not join the document.
 		{args: []string{"proposals", "check", "--rules", dir, "--base", "main", "--head", handBranch(t, dir)}, env: map[string]string{"GITHUB_ACTIONS": "true"}},
 	}

@@ -120,6 +120,8 @@ Exit codes:
 		newApproveCmd(io),
 		newRejectCmd(io),
 		newMCPCmd(io),
+		newServeCmd(io),
+		newAgentsCmd(io),
 		newHookCmd(io),
 		newMemoryCmd(io),
 		newPatternsCmd(io),

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bridle-dev/bridle/gateway"
+)
+
+// adminFlags are how an admin verb reaches the gateway: --server and the
+// admin credential's file (never the credential itself as a flag).
+type adminFlags struct {
+	server, tokenFile, project string
+	json                       bool
+}
+
+func (a *adminFlags) register(cmd *cobra.Command, project bool) {
+	cmd.Flags().StringVar(&a.server, "server", "", "the gateway's `url` (default $BRIDLE_SERVER)")
+	cmd.Flags().StringVar(&a.tokenFile, "admin-token-file", "", "the admin credential's `file` (default $BRIDLE_ADMIN_TOKEN_FILE)")
+	if project {
+		cmd.Flags().StringVar(&a.project, "project", "", "the `project` (an id in the gateway's configuration)")
+	}
+	cmd.Flags().BoolVar(&a.json, "json", false, "print the answer as one JSON document on stdout")
+}
+
+// client is the admin API client the flags describe.
+func (a *adminFlags) client(io *streams) (*gateway.Client, error) {
+	if a.server == "" {
+		a.server = io.f.ServerURL()
+	}
+	if a.server == "" {
+		return nil, usageErr("--server URL is required (or set BRIDLE_SERVER): the gateway started by bridle serve")
+	}
+	file := a.tokenFile
+	if file == "" {
+		file = io.f.AdminTokenFile()
+	}
+	if file == "" {
+		return nil, usageErr("the admin credential: set BRIDLE_ADMIN_TOKEN_FILE or --admin-token-file to the file bridle serve named at its first start")
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, usageErr("admin credential: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return nil, usageErr("admin credential: %s is empty", file)
+	}
+	io.f.Redactor().Add(tok)
+	c, err := gateway.NewClient(a.server, tok)
+	if err != nil {
+		return nil, usageErr("%w", err)
+	}
+	return c, nil
+}
+
+func (a *adminFlags) needProject() error {
+	if a.project == "" {
+		return usageErr("--project is required")
+	}
+	return nil
+}
+
+func newAgentsCmd(io *streams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "agents",
+		Short: "Manage the agents of a gateway project and their tokens (add, list, rotate, revoke)",
+		Long: `Agents manages who may connect to a gateway (bridle serve): each agent of a
+project has its own bearer token, which is its identity there. A token is
+printed once, on stdout, when it is minted (add) or replaced (rotate); the
+gateway keeps only its hash. Revoking or rotating takes effect on the
+agent's next request.
+
+These verbs go through the gateway's admin API: --server URL (or
+BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
+--admin-token-file).`,
+		Example: `  export BRIDLE_SERVER=http://127.0.0.1:7777 BRIDLE_ADMIN_TOKEN_FILE=~/.local/state/bridle/gateway/admin-token
+  bridle agents add --project my-project --agent claude > ~/.config/bridle/claude.token
+  bridle agents list --project my-project
+  bridle agents rotate --project my-project --agent claude
+  bridle agents revoke --project my-project --agent claude`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	mint := func(use, short string, call func(context.Context, *gateway.Client, string, string) (gateway.Minted, error)) *cobra.Command {
+		var a adminFlags
+		var agent string
+		c := &cobra.Command{
+			Use:   use,
+			Short: short,
+			Args:  cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error {
+				if err := a.needProject(); err != nil {
+					return err
+				}
+				if agent == "" {
+					return usageErr("--agent is required")
+				}
+				cl, err := a.client(io)
+				if err != nil {
+					return err
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				m, err := call(ctx, cl, a.project, agent)
+				if err != nil {
+					return err
+				}
+				if a.json {
+					return writeJSON(io, m)
+				}
+				fmt.Fprintln(io.out, m.Token)
+				fmt.Fprintf(io.errOut, "token for agent %s of project %s — shown once, keep it in a file only that agent reads (BRIDLE_TOKEN_FILE)\n"+
+					"MCP endpoint: %s%s\n", m.Agent.Agent, m.Agent.Project, strings.TrimRight(a.server, "/"), m.MCP)
+				return nil
+			},
+		}
+		a.register(c, true)
+		c.Flags().StringVar(&agent, "agent", "", "the `agent` (a profile name in the rules: claude, codex, …)")
+		return c
+	}
+	add := mint("add", "Mint a token for a new agent of a project (printed once)",
+		func(ctx context.Context, c *gateway.Client, p, a string) (gateway.Minted, error) {
+			return c.AddAgent(ctx, p, a)
+		})
+	rotate := mint("rotate", "Replace an agent's token (the old one stops working; the new one is printed once)",
+		func(ctx context.Context, c *gateway.Client, p, a string) (gateway.Minted, error) {
+			return c.RotateAgent(ctx, p, a)
+		})
+
+	var ra adminFlags
+	var ragent string
+	revoke := &cobra.Command{
+		Use:   "revoke",
+		Short: "Revoke an agent's token: its next request is refused",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := ra.needProject(); err != nil {
+				return err
+			}
+			if ragent == "" {
+				return usageErr("--agent is required")
+			}
+			cl, err := ra.client(io)
+			if err != nil {
+				return err
+			}
+			t, err := cl.RevokeAgent(context.Background(), ra.project, ragent)
+			if err != nil {
+				return err
+			}
+			if ra.json {
+				return writeJSON(io, t)
+			}
+			fmt.Fprintf(io.errOut, "revoked the token of agent %s of project %s\n", t.Agent, t.Project)
+			return nil
+		},
+	}
+	ra.register(revoke, true)
+	revoke.Flags().StringVar(&ragent, "agent", "", "the `agent`")
+
+	var la adminFlags
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List a project's agents: token dates and the permissions the rules grant (never a token)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := la.needProject(); err != nil {
+				return err
+			}
+			cl, err := la.client(io)
+			if err != nil {
+				return err
+			}
+			agents, err := cl.Agents(context.Background(), la.project)
+			if err != nil {
+				return err
+			}
+			if la.json {
+				return writeJSON(io, agents)
+			}
+			if len(agents) == 0 {
+				none(io, "no agents yet", "mint a token with bridle agents add --project "+la.project+" --agent NAME")
+				return nil
+			}
+			w := table(io.out, "AGENT", "CREATED", "ROTATED", "PERMISSIONS")
+			for _, a := range agents {
+				rotated, perms := "-", strings.Join(a.Permissions, ",")
+				if !a.Rotated.IsZero() {
+					rotated = a.Rotated.Format(time.RFC3339)
+				}
+				if !a.Profile {
+					perms = "none (no profile in the rules)"
+				} else if perms == "" {
+					perms = "read the rules"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", cell(a.Agent), a.Created.Format(time.RFC3339), rotated, perms)
+			}
+			return w.Flush()
+		},
+	}
+	la.register(list, true)
+	cmd.AddCommand(add, list, rotate, revoke)
+	return cmd
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bridle-dev/bridle/gateway"
+)
+
+// testGateway serves dir as project id in-process and returns its URL and
+// the admin credential's file.
+func testGateway(t *testing.T, id, dir string) (url, adminFile string) {
+	t.Helper()
+	adminFile = filepath.Join(t.TempDir(), "admin-token")
+	if err := os.WriteFile(adminFile, []byte("admin-0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := gateway.Config{StateDir: t.TempDir(), Admin: gateway.AdminConfig{TokenFile: adminFile, Name: "Mira Okafor"},
+		Projects: map[string]gateway.ProjectConfig{id: {Rules: dir}}}.Defaults(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := gateway.New(cfg, gateway.Options{Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String(), adminFile
+}
+
+// The agents verbs: a token printed once on stdout and nowhere else, list
+// shows no token, rotate and revoke; clear errors for what is missing.
+func TestAgentsThroughTheGateway(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	url, admin := testGateway(t, "proj", dir)
+	t.Setenv("BRIDLE_SERVER", url)
+	t.Setenv("BRIDLE_ADMIN_TOKEN_FILE", admin)
+	code, out, stderr := bridle(t, "agents", "add", "--project", "proj", "--agent", "claude")
+	tok := strings.TrimSpace(out)
+	if code != 0 || !strings.HasPrefix(tok, gateway.TokenPrefix) || strings.Contains(stderr, tok) {
+		t.Fatalf("add: %d %q %q", code, out, stderr)
+	}
+	if !strings.Contains(stderr, url+"/p/proj/mcp") {
+		t.Errorf("add does not say where the agent connects: %s", stderr)
+	}
+	code, out, _ = bridle(t, "agents", "list", "--project", "proj")
+	if code != 0 || !strings.Contains(out, "claude") || strings.Contains(out, tok) {
+		t.Errorf("list: %d %s", code, out)
+	}
+	code, out, _ = bridle(t, "agents", "rotate", "--project", "proj", "--agent", "claude")
+	if code != 0 || strings.TrimSpace(out) == tok || !strings.HasPrefix(out, gateway.TokenPrefix) {
+		t.Errorf("rotate: %d %q", code, out)
+	}
+	if code, _, stderr = bridle(t, "agents", "revoke", "--project", "proj", "--agent", "claude"); code != 0 {
+		t.Errorf("revoke: %d %s", code, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		code int
+		want string
+	}{
+		{[]string{"agents", "revoke", "--project", "proj", "--agent", "claude"}, nil, exitFailure, "not found"},
+		{[]string{"agents", "add", "--agent", "claude"}, nil, exitUsage, "--project is required"},
+		{[]string{"agents", "add", "--project", "proj"}, nil, exitUsage, "--agent is required"},
+		{[]string{"agents", "list", "--project", "proj"}, map[string]string{"BRIDLE_SERVER": ""}, exitUsage, "--server URL is required"},
+		{[]string{"agents", "list", "--project", "proj"}, map[string]string{"BRIDLE_ADMIN_TOKEN_FILE": ""}, exitUsage, "BRIDLE_ADMIN_TOKEN_FILE"},
+		{[]string{"agents", "list", "--project", "proj"}, map[string]string{"BRIDLE_ADMIN_TOKEN_FILE": writeFile(t, "wrong-credential-xxxxxxxx")}, exitFailure, "refused the admin credential"},
+		{[]string{"agents", "list", "--project", "nope"}, nil, exitFailure, `no project "nope"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			code, _, stderr := bridle(t, tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, want %d; stderr %q, want %q", code, tc.code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// bridle serve refuses a configuration it cannot serve, at FILE:LINE:COL.
+func TestServeRefusesABadConfiguration(t *testing.T) {
+	isolated(t)
+	cfg := writeFile(t, "listen: 127.0.0.1:0\nprojects:\n  a:\n    rulez: /tmp\n")
+	code, _, stderr := bridle(t, "serve", "--config", cfg)
+	if code != exitUsage || !strings.Contains(stderr, cfg+":4:5") || !strings.Contains(stderr, `did you mean "rules"?`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	code, _, stderr = bridle(t, "serve")
+	if code != exitUsage || !strings.Contains(stderr, "--rules DIR") {
+		t.Errorf("serve with no project: exit %d: %s", code, stderr)
+	}
+}

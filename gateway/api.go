@@ -1,0 +1,884 @@
+package gateway
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+//go:embed openapi.json
+var openAPIDoc []byte
+
+// OpenAPI is the admin API's OpenAPI 3.1 document.
+func OpenAPI() []byte { return openAPIDoc }
+
+func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(openAPIDoc)
+}
+
+// APIError is every error the admin API answers, with its HTTP status.
+type APIError struct {
+	Error    string `json:"error"`
+	Code     string `json:"code"` // bad_request, unauthorized, not_found, conflict, forbidden, unavailable, internal
+	MergeURL string `json:"merge_url,omitempty"`
+}
+
+// MaxAPIBody is the largest admin API request body.
+const MaxAPIBody = 64 << 10
+
+// adminAuth admits the admin credential only.
+func (s *Server) adminAuth(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tok := bearer(r); tok == "" || !s.admin.Check(tok) {
+			s.refuse(w, r, "admin")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) api() http.Handler {
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		mux.HandleFunc(rt.Method+" "+rt.Path, rt.handle)
+	}
+	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, fmt.Errorf("%w: no endpoint %s %s (see /api/v1/openapi.json)", errNotFound, r.Method, r.URL.Path))
+	})
+	return mux
+}
+
+// route is one admin API endpoint; routes() is the list the OpenAPI
+// document is checked against.
+type route struct {
+	Method, Path string
+	handle       http.HandlerFunc
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"GET", "/api/v1/openapi.json", s.openAPI},
+		{"GET", "/api/v1/projects", s.listProjects},
+		{"GET", "/api/v1/projects/{project}", s.project(s.getProject)},
+		{"GET", "/api/v1/projects/{project}/agents", s.project(s.listAgents)},
+		{"POST", "/api/v1/projects/{project}/agents", s.project(s.addAgent)},
+		{"POST", "/api/v1/projects/{project}/agents/{agent}/rotate", s.project(s.rotateAgent)},
+		{"DELETE", "/api/v1/projects/{project}/agents/{agent}", s.project(s.revokeAgent)},
+		{"GET", "/api/v1/sessions", s.listSessions},
+		{"GET", "/api/v1/projects/{project}/rules", s.project(s.getRules)},
+		{"GET", "/api/v1/projects/{project}/rules/{agent}", s.project(s.getRender)},
+		{"GET", "/api/v1/projects/{project}/proposals", s.project(s.listProposals)},
+		{"GET", "/api/v1/projects/{project}/proposals/{number}", s.project(s.getProposal)},
+		{"POST", "/api/v1/projects/{project}/proposals/{number}/approve", s.project(s.approveProposal)},
+		{"POST", "/api/v1/projects/{project}/proposals/{number}/reject", s.project(s.rejectProposal)},
+		{"GET", "/api/v1/projects/{project}/patterns", s.project(s.listPatterns)},
+		{"POST", "/api/v1/projects/{project}/patterns/reindex", s.project(s.reindex)},
+		{"GET", "/api/v1/projects/{project}/memory", s.project(s.listMemory)},
+		{"DELETE", "/api/v1/projects/{project}/memory/{id}", s.project(s.forget)},
+		{"POST", "/api/v1/projects/{project}/memory/purge", s.project(s.purge)},
+		{"GET", "/api/v1/integrations", s.integrations},
+		{"GET", "/api/v1/audit", s.listAudit},
+	}
+}
+
+var (
+	errBadRequest = errors.New("bad request")
+	errNotFound   = errors.New("not found")
+)
+
+// project resolves {project}; an unknown one is 404 (the admin may know
+// every project's name).
+func (s *Server) project(h func(http.ResponseWriter, *http.Request, *Project)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, ok := s.projects[r.PathValue("project")]
+		if !ok {
+			s.fail(w, fmt.Errorf("%w: no project %q", errNotFound, r.PathValue("project")))
+			return
+		}
+		h(w, r, p)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// ok writes v masked: nothing the API answers carries a known secret.
+func (s *Server) ok(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, code, json.RawMessage(s.red.JSON(b)))
+}
+
+// fail answers err with its status; its message is masked.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	code, name := http.StatusInternalServerError, "internal"
+	switch {
+	case errors.Is(err, errBadRequest), errors.Is(err, ErrInput), errors.Is(err, memory.ErrInput),
+		errors.Is(err, proposals.ErrBadInput), errors.Is(err, proposals.ErrInvalid):
+		code, name = http.StatusBadRequest, "bad_request"
+	case errors.Is(err, errNotFound), errors.Is(err, ErrNoSuchItem), errors.Is(err, proposals.ErrNotFound), errors.Is(err, memory.ErrNotFound):
+		code, name = http.StatusNotFound, "not_found"
+	case errors.Is(err, ErrExists), errors.Is(err, proposals.ErrConflict), errors.Is(err, proposals.ErrState),
+		errors.Is(err, proposals.ErrDirty), errors.Is(err, proposals.ErrTampered):
+		code, name = http.StatusConflict, "conflict"
+	case errors.Is(err, proposals.ErrSelfApproval), errors.Is(err, proposals.ErrForbidden), errors.Is(err, proposals.ErrProtected):
+		code, name = http.StatusForbidden, "forbidden"
+	case errors.Is(err, proposals.ErrUnauthorized):
+		code, name = http.StatusForbidden, "forbidden" // the Gitea credential, not the admin's
+	case errors.Is(err, proposals.ErrUnavailable), errors.Is(err, memory.ErrUnavailable):
+		code, name = http.StatusBadGateway, "unavailable"
+	}
+	if code == http.StatusInternalServerError {
+		s.log.Error("admin api", "err", err)
+	}
+	writeJSON(w, code, APIError{Error: s.red.Redact(err.Error()), Code: name})
+}
+
+// decode reads one JSON object of at most MaxAPIBody bytes, refusing
+// unknown fields; an empty body is the zero value.
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	if r.Body == nil {
+		return nil
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxAPIBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return fmt.Errorf("%w: the body is larger than %d bytes", errBadRequest, MaxAPIBody)
+		}
+		return fmt.Errorf("%w: the body is not the JSON object expected: %v", errBadRequest, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: one JSON object, nothing after it", errBadRequest)
+	}
+	return nil
+}
+
+// record appends an admin event (source user) to the project's log.
+func (s *Server) record(p *Project, summary, id string, detail map[string]any) {
+	e := audit.Event{Kind: audit.KindAdmin, Source: "user", Agent: "", Summary: summary, ID: id, Detail: detail, Project: p.ID}
+	if s.cfg.Admin.Name != "" {
+		if e.Detail == nil {
+			e.Detail = map[string]any{}
+		}
+		e.Detail["by"] = s.cfg.Admin.Name
+	}
+	if err := p.audit.Append(e); err != nil {
+		s.log.Warn("audit event not written", "project", p.ID, "err", err)
+	}
+}
+
+func (s *Server) listProjects(w http.ResponseWriter, _ *http.Request) {
+	out := []ProjectStatus{}
+	for _, id := range s.ids {
+		out = append(out, s.projectStatus(s.projects[id]))
+	}
+	s.ok(w, http.StatusOK, out)
+}
+
+func (s *Server) getProject(w http.ResponseWriter, _ *http.Request, p *Project) {
+	s.ok(w, http.StatusOK, s.projectStatus(p))
+}
+
+// Minted is a token shown once: after add or rotate.
+type Minted struct {
+	Token string    `json:"token"`
+	Agent TokenInfo `json:"agent"`
+	MCP   string    `json:"mcp"` // the path the agent connects to
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request, p *Project) {
+	s.ok(w, http.StatusOK, s.agents(p))
+}
+
+// AgentView is an agent of a project: its token's dates and what the
+// rules let it do.
+type AgentView struct {
+	TokenInfo
+	Profile     bool     `json:"profile"` // the rules have a profile for it
+	Permissions []string `json:"permissions"`
+}
+
+func (s *Server) agents(p *Project) []AgentView {
+	snap, _, _ := p.mcp.Rules()
+	out := []AgentView{}
+	for _, t := range s.tokens.List(p.ID) {
+		out = append(out, agentView(t, snap))
+	}
+	return out
+}
+
+func agentView(t TokenInfo, snap *compiler.Snapshot) AgentView {
+	v := AgentView{TokenInfo: t, Permissions: []string{}}
+	if snap == nil {
+		return v
+	}
+	if _, ok := snap.Document.AgentProfiles[t.Agent]; ok {
+		v.Profile = true
+		perms := snap.Document.Permissions[t.Agent]
+		for _, name := range schema.PermissionNames {
+			if perms.Allows(name) {
+				v.Permissions = append(v.Permissions, name)
+			}
+		}
+	}
+	return v
+}
+
+func (s *Server) addAgent(w http.ResponseWriter, r *http.Request, p *Project) {
+	var in struct {
+		Agent string `json:"agent"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, err)
+		return
+	}
+	tok, info, err := s.tokens.Add(p.ID, strings.TrimSpace(in.Agent))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.red.Add(tok)
+	s.record(p, "minted a token for agent "+info.Agent, info.Agent, nil)
+	writeJSON(w, http.StatusCreated, Minted{Token: tok, Agent: info, MCP: "/p/" + p.ID + "/mcp"}) // unmasked: shown once, here
+}
+
+func (s *Server) rotateAgent(w http.ResponseWriter, r *http.Request, p *Project) {
+	tok, info, err := s.tokens.Rotate(p.ID, r.PathValue("agent"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.red.Add(tok)
+	s.record(p, "rotated the token of agent "+info.Agent, info.Agent, nil)
+	writeJSON(w, http.StatusOK, Minted{Token: tok, Agent: info, MCP: "/p/" + p.ID + "/mcp"})
+}
+
+func (s *Server) revokeAgent(w http.ResponseWriter, r *http.Request, p *Project) {
+	info, err := s.tokens.Revoke(p.ID, r.PathValue("agent"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.record(p, "revoked the token of agent "+info.Agent, info.Agent, nil)
+	s.ok(w, http.StatusOK, info)
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	project := r.URL.Query().Get("project")
+	if project != "" && s.projects[project] == nil {
+		s.fail(w, fmt.Errorf("%w: no project %q", errNotFound, project))
+		return
+	}
+	s.ok(w, http.StatusOK, s.liveSessions(project))
+}
+
+func (s *Server) liveSessions(project string) []Session {
+	open := map[string]map[string]bool{}
+	for _, id := range s.ids {
+		ids := map[string]bool{}
+		for ss := range s.projects[id].mcp.SDK().Sessions() {
+			ids[ss.ID()] = true
+		}
+		open[id] = ids
+	}
+	return s.sessions.list(project, func(p, id string) bool { return open[p][id] })
+}
+
+// Rules is a project's served rules.
+type Rules struct {
+	Status   ProjectStatus      `json:"status"`
+	Snapshot *compiler.Snapshot `json:"snapshot,omitempty"`
+}
+
+func (s *Server) getRules(w http.ResponseWriter, _ *http.Request, p *Project) {
+	snap, _, err := p.mcp.Rules()
+	if snap == nil && err != nil {
+		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
+		return
+	}
+	s.ok(w, http.StatusOK, Rules{Status: s.projectStatus(p), Snapshot: snap})
+}
+
+// Render is one agent's rendered instruction file and its size.
+type Render struct {
+	Agent   string `json:"agent"`
+	Path    string `json:"path"`
+	Content string `json:"content"`
+	Bytes   int    `json:"bytes"`
+	Lines   int    `json:"lines"`
+}
+
+func (s *Server) getRender(w http.ResponseWriter, r *http.Request, p *Project) {
+	snap, _, err := p.mcp.Rules()
+	if snap == nil {
+		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
+		return
+	}
+	f, ok := snap.Render(r.PathValue("agent"))
+	if !ok {
+		s.fail(w, fmt.Errorf("%w: no render for agent %q", errNotFound, r.PathValue("agent")))
+		return
+	}
+	s.ok(w, http.StatusOK, Render{Agent: f.Agent, Path: f.Path, Content: f.Content, Bytes: len(f.Content), Lines: strings.Count(f.Content, "\n")})
+}
+
+func (s *Server) service(p *Project) (proposals.Service, error) {
+	b, err := p.proposals()
+	if err != nil {
+		return proposals.Service{}, err
+	}
+	return proposals.Service{Backend: b, Version: s.opts.Version, Redactor: s.red}, nil
+}
+
+func (s *Server) listProposals(w http.ResponseWriter, r *http.Request, p *Project) {
+	state := proposals.State(cmp.Or(r.URL.Query().Get("state"), "open"))
+	if !slices.Contains([]proposals.State{proposals.Open, proposals.Merged, proposals.Closed, proposals.All}, state) {
+		s.fail(w, fmt.Errorf("%w: state is open, merged, closed or all", errBadRequest))
+		return
+	}
+	svc, err := s.service(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	list, err := svc.Backend.List(r.Context(), state)
+	if err != nil {
+		s.backendFailed(p, "proposals")
+		s.fail(w, err)
+		return
+	}
+	if list == nil {
+		list = []proposals.Proposal{}
+	}
+	s.ok(w, http.StatusOK, list)
+}
+
+// ProposalView is a proposal with what approving it merges: the change its
+// commit records and the effect on each agent's rendered file.
+type ProposalView struct {
+	proposals.Proposal
+	Recorded    *proposals.Change     `json:"recorded,omitempty"`
+	Origin      *proposals.Origin     `json:"origin,omitempty"`
+	RecordError string                `json:"record_error,omitempty"`
+	Diffs       []proposals.AgentDiff `json:"diffs,omitempty"`
+}
+
+func number(r *http.Request) (int, error) {
+	n, err := strconv.Atoi(r.PathValue("number"))
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%w: %q is not a proposal number", errBadRequest, r.PathValue("number"))
+	}
+	return n, nil
+}
+
+func (s *Server) getProposal(w http.ResponseWriter, r *http.Request, p *Project) {
+	n, err := number(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	svc, err := s.service(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	ctx := r.Context()
+	pr, err := svc.Backend.Get(ctx, n)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	v := ProposalView{Proposal: pr}
+	if pr.State == proposals.Open {
+		if rec, err := svc.Record(ctx, pr); err != nil {
+			v.RecordError = err.Error()
+		} else {
+			v.Recorded, v.Origin = &rec.Draft.Change, &rec.Draft.Origin
+		}
+		v.Diffs = s.diffs(ctx, svc.Backend, pr)
+	}
+	s.ok(w, http.StatusOK, v)
+}
+
+// diffs compiles the proposal's base and head and diffs each agent's
+// render; nil when either cannot be read.
+func (s *Server) diffs(ctx context.Context, b proposals.Backend, pr proposals.Proposal) []proposals.AgentDiff {
+	if pr.Head == "" {
+		return nil
+	}
+	head, err := b.Commit(ctx, pr.Head)
+	if err != nil || head.Rules == nil {
+		return nil
+	}
+	after, _ := compiler.CompileBytes(compiler.Input{Name: "bridle.yaml (proposed)", Data: head.Rules}, s.opts.Version)
+	if after == nil {
+		return nil
+	}
+	var before *compiler.Snapshot
+	if pr.Base != "" {
+		if base, err := b.Commit(ctx, pr.Base); err == nil && base.Rules != nil {
+			before, _ = compiler.CompileBytes(compiler.Input{Name: "bridle.yaml", Data: base.Rules}, s.opts.Version)
+		}
+	}
+	return proposals.RenderDiffs(before, after)
+}
+
+// ApproveRequest approves a proposal as the admin.
+type ApproveRequest struct {
+	// GiteaToken is the approver's own Gitea token, used for this merge
+	// only (so Gitea records the approval as theirs) and never stored.
+	// Without it, a Gitea project's approval answers the merge link.
+	GiteaToken string `json:"gitea_token,omitempty"`
+	// Self approves a proposal the admin made (a sole maintainer's choice).
+	Self bool `json:"self,omitempty"`
+}
+
+func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Project) {
+	n, err := number(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var in ApproveRequest
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, err)
+		return
+	}
+	svc, err := s.service(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	ctx := r.Context()
+	principal := proposals.Principal{Human: s.cfg.Admin.Name, SelfOK: in.Self}
+	if p.gitea != nil {
+		// Never the bot's token: the approval is the person's, in Gitea.
+		tok := strings.TrimSpace(in.GiteaToken)
+		if tok == "" {
+			pr, err := svc.Backend.Get(ctx, n)
+			if err != nil {
+				s.fail(w, err)
+				return
+			}
+			writeJSON(w, http.StatusConflict, APIError{Code: "approve_in_gitea", MergeURL: pr.URL,
+				Error: "approvals on Gitea are made with your own Gitea identity: merge the pull request there, or send your own gitea_token"})
+			return
+		}
+		s.red.Add(tok)
+		o := *p.gitea
+		o.Token = tok
+		b, err := proposals.NewGitea(o)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		svc.Backend = b
+		principal.Human = "" // Gitea says who the token's user is
+	} else if strings.TrimSpace(principal.Human) == "" {
+		s.fail(w, fmt.Errorf("%w: approvals are attributed to the human who makes them: set admin.name in the configuration", errBadRequest))
+		return
+	}
+	pr, err := svc.Approve(ctx, n, principal)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.record(p, fmt.Sprintf("approved proposal #%d", n), strconv.Itoa(n), map[string]any{"merged_by": pr.MergedBy, "merge_commit": pr.MergeCommit})
+	s.ok(w, http.StatusOK, pr)
+}
+
+func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request, p *Project) {
+	n, err := number(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var in struct {
+		Reason string `json:"reason"`
+	}
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, err)
+		return
+	}
+	if len(in.Reason) > 2000 {
+		s.fail(w, fmt.Errorf("%w: a reason of at most 2000 bytes", errBadRequest))
+		return
+	}
+	svc, err := s.service(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	pr, err := svc.Reject(r.Context(), n, s.cfg.Admin.Name, in.Reason)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.record(p, fmt.Sprintf("rejected proposal #%d", n), strconv.Itoa(n), map[string]any{"reason": in.Reason})
+	s.ok(w, http.StatusOK, pr)
+}
+
+func (s *Server) backendFailed(p *Project, backend string) {
+	s.metrics.backendErrs.WithLabelValues(p.ID, backend).Inc()
+}
+
+// PatternView is one pattern example and its index.
+type PatternView struct {
+	Pattern      string `json:"pattern"`
+	ReferenceTag string `json:"reference_tag"`
+	ArchTag      string `json:"arch_tag"`
+	URL          string `json:"url"`
+	Chunks       int    `json:"chunks"`
+	LastIndexed  string `json:"last_indexed,omitempty"`
+}
+
+func (s *Server) listPatterns(w http.ResponseWriter, r *http.Request, p *Project) {
+	snap, _, err := p.mcp.Rules()
+	if snap == nil {
+		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
+		return
+	}
+	st, _, err := p.memory()
+	if err != nil {
+		s.backendFailed(p, "memory")
+		s.fail(w, err)
+		return
+	}
+	out := []PatternView{}
+	for _, pat := range snap.Document.Patterns.Custom {
+		for _, ex := range pat.ExampleRepos {
+			f := memory.Filter{Fields: map[string]string{"reference_tag": ex.ReferenceTag}}
+			n, _ := st.Count(r.Context(), memory.PatternsCollection, f)
+			v := PatternView{Pattern: pat.Name, ReferenceTag: ex.ReferenceTag, ArchTag: ex.ArchTag, URL: ex.URL, Chunks: n}
+			if recs, err := st.List(r.Context(), memory.PatternsCollection, f, 1); err == nil && len(recs) == 1 {
+				v.LastIndexed = recs[0].Payload["last_indexed"]
+			}
+			out = append(out, v)
+		}
+	}
+	s.ok(w, http.StatusOK, out)
+}
+
+// Progress is one line of a re-index's NDJSON stream: progress lines, then
+// one result (or error) line per example.
+type Progress struct {
+	ReferenceTag string             `json:"reference_tag"`
+	Stage        string             `json:"stage,omitempty"` // clone, walk or embed
+	Done         int                `json:"done,omitempty"`
+	Total        int                `json:"total,omitempty"`
+	Result       *memory.IndexStats `json:"result,omitempty"`
+	Error        string             `json:"error,omitempty"`
+}
+
+// reindex re-indexes the project's examples (or ?tag=), streaming
+// progress as NDJSON.
+func (s *Server) reindex(w http.ResponseWriter, r *http.Request, p *Project) {
+	snap, _, err := p.mcp.Rules()
+	if snap == nil {
+		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
+		return
+	}
+	tag := r.URL.Query().Get("tag")
+	type job struct {
+		pattern string
+		ex      int
+		p       int
+	}
+	var jobs []job
+	for i, pat := range snap.Document.Patterns.Custom {
+		for j, ex := range pat.ExampleRepos {
+			if tag == "" || ex.ReferenceTag == tag {
+				jobs = append(jobs, job{pattern: pat.Name, p: i, ex: j})
+			}
+		}
+	}
+	if tag != "" && len(jobs) == 0 {
+		s.fail(w, fmt.Errorf("%w: no example with reference_tag %q", errNotFound, tag))
+		return
+	}
+	st, emb, err := p.memory()
+	if err != nil {
+		s.backendFailed(p, "memory")
+		s.fail(w, err)
+		return
+	}
+	s.record(p, "re-indexed pattern examples", tag, nil)
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriter(w)
+	rc := http.NewResponseController(w)
+	line := func(v Progress) {
+		b, _ := json.Marshal(v)
+		bw.Write(s.red.JSON(b))
+		bw.WriteByte('\n')
+		bw.Flush()
+		rc.Flush()
+	}
+	var last time.Time
+	for _, j := range jobs {
+		ex := snap.Document.Patterns.Custom[j.p].ExampleRepos[j.ex]
+		ix := &memory.Indexer{Store: st, Embedder: emb, Examples: s.opts.Examples, Redactor: s.red,
+			Progress: func(stage string, done, total int) {
+				if now := time.Now(); now.Sub(last) > 100*time.Millisecond || done == total {
+					last = now
+					line(Progress{ReferenceTag: ex.ReferenceTag, Stage: stage, Done: done, Total: total})
+				}
+			}}
+		stats, err := ix.Index(r.Context(), j.pattern, ex)
+		if err != nil {
+			s.backendFailed(p, "memory")
+			line(Progress{ReferenceTag: ex.ReferenceTag, Error: err.Error()})
+			continue
+		}
+		line(Progress{ReferenceTag: ex.ReferenceTag, Result: &stats})
+	}
+}
+
+// MemoryView is a stored memory as the admin API shows it.
+type MemoryView struct {
+	ID      string   `json:"id"`
+	Text    string   `json:"text"`
+	Kind    string   `json:"kind"`
+	Agent   string   `json:"agent"`
+	Session string   `json:"session,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+	Created string   `json:"created,omitempty"`
+	Score   float64  `json:"score,omitempty"`
+}
+
+func memoryView(r memory.Record, score float64) MemoryView {
+	return MemoryView{ID: r.ID, Text: r.Text, Kind: r.Payload["kind"], Agent: r.Payload["agent"], Session: r.Payload["session"],
+		Tags: r.Tags, Created: r.Payload["created"], Score: score}
+}
+
+func (s *Server) memoryOf(p *Project) (*memory.Memory, error) {
+	st, emb, err := p.memory()
+	if err != nil {
+		s.backendFailed(p, "memory")
+		return nil, err
+	}
+	return &memory.Memory{Store: st, Embedder: emb, Project: p.ID, Redactor: s.red}, nil
+}
+
+// listMemory browses (no q) or searches (q) the project's memory.
+func (s *Server) listMemory(w http.ResponseWriter, r *http.Request, p *Project) {
+	q := r.URL.Query()
+	limit, err := limitOf(q.Get("limit"), 50, memory.MaxK*20)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	kind, agent := q.Get("kind"), q.Get("agent")
+	if kind != "" && !slices.Contains(memory.Kinds, kind) {
+		s.fail(w, fmt.Errorf("%w: kind is one of %s", errBadRequest, strings.Join(memory.Kinds, ", ")))
+		return
+	}
+	var tags []string
+	if t := q.Get("tag"); t != "" {
+		tags = []string{t}
+	}
+	m, err := s.memoryOf(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := []MemoryView{}
+	if text := q.Get("q"); text != "" {
+		hits, err := m.Recall(r.Context(), memory.RecallQuery{Text: text, K: min(limit, memory.MaxK), Kind: kind, Agent: agent, Tags: tags})
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		for _, h := range hits {
+			out = append(out, memoryView(h.Record, h.Score))
+		}
+	} else {
+		recs, err := m.List(r.Context(), kind, tags, agent, limit)
+		if err != nil && !errors.Is(err, memory.ErrNoCollection) {
+			s.fail(w, err)
+			return
+		}
+		for _, rec := range recs {
+			out = append(out, memoryView(rec, 0))
+		}
+	}
+	s.ok(w, http.StatusOK, out)
+}
+
+func limitOf(v string, def, max int) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > max {
+		return 0, fmt.Errorf("%w: limit is a number from 1 to %d", errBadRequest, max)
+	}
+	return n, nil
+}
+
+func (s *Server) forget(w http.ResponseWriter, r *http.Request, p *Project) {
+	m, err := s.memoryOf(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	id := r.PathValue("id")
+	if err := m.Forget(r.Context(), id); err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.record(p, "forgot a memory", id, nil)
+	s.ok(w, http.StatusOK, map[string]any{"forgotten": id})
+}
+
+// PurgeRequest deletes every memory matching its filter. Confirm must be
+// the number of memories the filter matches now (a dry run, confirm 0 or
+// absent, answers it without deleting).
+type PurgeRequest struct {
+	Kind    string `json:"kind,omitempty"`
+	Agent   string `json:"agent,omitempty"`
+	Tag     string `json:"tag,omitempty"`
+	Confirm int    `json:"confirm,omitempty"`
+}
+
+func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *Project) {
+	var in PurgeRequest
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, err)
+		return
+	}
+	if in.Kind != "" && !slices.Contains(memory.Kinds, in.Kind) {
+		s.fail(w, fmt.Errorf("%w: kind is one of %s", errBadRequest, strings.Join(memory.Kinds, ", ")))
+		return
+	}
+	m, err := s.memoryOf(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	var tags []string
+	if in.Tag != "" {
+		tags = []string{in.Tag}
+	}
+	f := memory.Filter{Fields: map[string]string{"project": p.ID}, Tags: tags}
+	if in.Kind != "" {
+		f.Fields["kind"] = in.Kind
+	}
+	if in.Agent != "" {
+		f.Fields["agent"] = in.Agent
+	}
+	n, err := m.Store.Count(r.Context(), memory.MemoryCollection, f)
+	if err != nil && !errors.Is(err, memory.ErrNoCollection) {
+		s.fail(w, err)
+		return
+	}
+	if in.Confirm != n || n == 0 {
+		s.ok(w, http.StatusOK, map[string]any{"matched": n, "purged": 0,
+			"confirm": fmt.Sprintf("nothing deleted: send confirm: %d to delete the %d memories this filter matches", n, n)})
+		return
+	}
+	got, err := m.Purge(r.Context(), in.Kind, tags, in.Agent)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.record(p, fmt.Sprintf("purged %d memories", got), "", map[string]any{"kind": in.Kind, "agent": in.Agent, "tag": in.Tag})
+	s.ok(w, http.StatusOK, map[string]any{"matched": n, "purged": got})
+}
+
+// Integration is a backend service and whether it answers.
+type Integration = BackendStatus
+
+func (s *Server) integrations(w http.ResponseWriter, r *http.Request) {
+	s.ok(w, http.StatusOK, s.backends(r.Context()))
+}
+
+// MaxAuditEvents is the most events one audit query returns.
+const MaxAuditEvents = 1000
+
+// listAudit is the audit timeline, newest first: ?project, source, agent,
+// kind, since, until (RFC 3339), limit.
+func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, err := limitOf(q.Get("limit"), 100, MaxAuditEvents)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	f := audit.Filter{Agent: q.Get("agent"), Kind: q.Get("kind"), Source: q.Get("source")}
+	if f.Source != "" && !slices.Contains([]string{"user", "agent", "vendor"}, f.Source) {
+		s.fail(w, fmt.Errorf("%w: source is user, agent or vendor", errBadRequest))
+		return
+	}
+	var until time.Time
+	for _, t := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &f.Since}, {"until", &until}} {
+		if v := q.Get(t.name); v != "" {
+			if *t.dst, err = time.Parse(time.RFC3339, v); err != nil {
+				s.fail(w, fmt.Errorf("%w: %s is an RFC 3339 time, e.g. 2026-12-01T09:00:00Z", errBadRequest, t.name))
+				return
+			}
+		}
+	}
+	ids := s.ids
+	if pj := q.Get("project"); pj != "" {
+		if s.projects[pj] == nil {
+			s.fail(w, fmt.Errorf("%w: no project %q", errNotFound, pj))
+			return
+		}
+		ids = []string{pj}
+	}
+	out := []audit.Event{}
+	for _, id := range ids {
+		events, _, err := s.projects[id].audit.Read(f)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		for _, e := range events {
+			if until.IsZero() || !e.Time.After(until) {
+				out = append(out, e)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b audit.Event) int { return b.Time.Compare(a.Time) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	s.ok(w, http.StatusOK, out)
+}

@@ -1,0 +1,288 @@
+package gateway
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/schema"
+)
+
+// Config is bridle serve's configuration: a YAML file, then environment
+// overrides (Env), then defaults (Defaults).
+type Config struct {
+	Listen         string                   `yaml:"listen"`    // BRIDLE_LISTEN; 127.0.0.1:7777
+	StateDir       string                   `yaml:"state_dir"` // BRIDLE_STATE_DIR: tokens, audit, memory
+	CacheDir       string                   `yaml:"cache_dir"` // BRIDLE_CACHE_DIR: mirrors, snapshots
+	Log            LogConfig                `yaml:"log"`
+	TLS            TLSConfig                `yaml:"tls"`
+	Admin          AdminConfig              `yaml:"admin"`
+	AllowedOrigins []string                 `yaml:"allowed_origins"` // BRIDLE_ALLOWED_ORIGINS, comma separated
+	MaxBodyBytes   int64                    `yaml:"max_body_bytes"`  // per request; 1 MiB
+	Projects       map[string]ProjectConfig `yaml:"projects"`
+}
+
+// LogConfig says how the server logs (to stderr).
+type LogConfig struct {
+	Format string `yaml:"format"` // text or json (BRIDLE_LOG_FORMAT)
+	Level  string `yaml:"level"`  // debug, info, warn, error (BRIDLE_LOG_LEVEL)
+}
+
+// TLSConfig turns on TLS when both files are set.
+type TLSConfig struct {
+	CertFile string `yaml:"cert_file"` // BRIDLE_TLS_CERT_FILE
+	KeyFile  string `yaml:"key_file"`  // BRIDLE_TLS_KEY_FILE
+}
+
+// AdminConfig is the admin: the credential's file and who the admin is (the
+// name an approval through the admin API is attributed to).
+type AdminConfig struct {
+	TokenFile string `yaml:"token_file"` // BRIDLE_ADMIN_TOKEN_FILE; generated in the state directory when unset
+	Name      string `yaml:"name"`
+	Email     string `yaml:"email"`
+}
+
+// ProjectConfig is one project's rules source: a local repository or a
+// Gitea repository, exactly one.
+type ProjectConfig struct {
+	Rules string       `yaml:"rules"` // a local rules repository (a single-host set-up)
+	Gitea *GiteaConfig `yaml:"gitea"`
+}
+
+// GiteaConfig is a Gitea rules repository.
+type GiteaConfig struct {
+	URL       string `yaml:"url"`        // GITEA_URL when empty
+	Repo      string `yaml:"repo"`       // OWNER/NAME
+	Path      string `yaml:"path"`       // the rules file in the repository
+	TokenFile string `yaml:"token_file"` // GITEA_TOKEN_FILE when empty: the bot's token (opens PRs, never merges)
+}
+
+// Defaults.
+const (
+	DefaultListen       = "127.0.0.1:7777"
+	DefaultMaxBodyBytes = 1 << 20
+)
+
+// ErrConfig marks a configuration that cannot be served.
+var ErrConfig = errors.New("bad configuration")
+
+var projectID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// LoadConfig reads the file at path ("" for none). Unknown keys are errors
+// at FILE:LINE:COL with a did-you-mean.
+func LoadConfig(path string) (Config, error) {
+	var c Config
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return ParseConfig(path, b)
+}
+
+// MaxConfig is the largest configuration file read.
+const MaxConfig = 1 << 20
+
+// ParseConfig parses a configuration document named name.
+func ParseConfig(name string, b []byte) (Config, error) {
+	var c Config
+	if len(b) > MaxConfig {
+		return c, fmt.Errorf("%w: %s is larger than %d bytes", ErrConfig, name, MaxConfig)
+	}
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) { // an empty file
+			return c, nil
+		}
+		return c, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	}
+	if len(root.Content) == 0 {
+		return c, nil
+	}
+	doc := root.Content[0]
+	if err := checkKeys(name, doc, reflect.TypeFor[Config]()); err != nil {
+		return c, err
+	}
+	if err := doc.Decode(&c); err != nil {
+		return c, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	}
+	return c, nil
+}
+
+// checkKeys reports the first key of n that t has no field for.
+func checkKeys(name string, n *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
+		fields := map[string]reflect.Type{}
+		var names []string
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			fields[tag] = f.Type
+			names = append(names, tag)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			ft, ok := fields[k.Value]
+			if !ok {
+				msg := fmt.Sprintf("%s:%d:%d: %v: unknown key %q", name, k.Line, k.Column, ErrConfig, k.Value)
+				if s := schema.Suggest(k.Value, names); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				}
+				slices.Sort(names)
+				return &configError{msg: msg + "; known keys: " + strings.Join(names, ", ")}
+			}
+			if err := checkKeys(name, v, ft); err != nil {
+				return err
+			}
+		}
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Map:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if err := checkKeys(name, n.Content[i+1], t.Elem()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return e.msg }
+func (e *configError) Unwrap() error { return ErrConfig }
+
+// Env applies the environment's overrides (BRIDLE_LISTEN, BRIDLE_STATE_DIR,
+// BRIDLE_CACHE_DIR, BRIDLE_LOG_FORMAT, BRIDLE_LOG_LEVEL,
+// BRIDLE_ADMIN_TOKEN_FILE, BRIDLE_TLS_CERT_FILE, BRIDLE_TLS_KEY_FILE,
+// BRIDLE_ALLOWED_ORIGINS) and fills each Gitea project's URL and token file
+// from GITEA_URL and GITEA_TOKEN_FILE when it names none.
+func (c Config) Env(getenv func(string) string) Config {
+	for _, kv := range []struct {
+		dst *string
+		env string
+	}{{&c.Listen, "BRIDLE_LISTEN"}, {&c.StateDir, "BRIDLE_STATE_DIR"}, {&c.CacheDir, "BRIDLE_CACHE_DIR"},
+		{&c.Log.Format, "BRIDLE_LOG_FORMAT"}, {&c.Log.Level, "BRIDLE_LOG_LEVEL"},
+		{&c.Admin.TokenFile, "BRIDLE_ADMIN_TOKEN_FILE"},
+		{&c.TLS.CertFile, "BRIDLE_TLS_CERT_FILE"}, {&c.TLS.KeyFile, "BRIDLE_TLS_KEY_FILE"}} {
+		if v := strings.TrimSpace(getenv(kv.env)); v != "" {
+			*kv.dst = v
+		}
+	}
+	if v := getenv("BRIDLE_ALLOWED_ORIGINS"); strings.TrimSpace(v) != "" {
+		c.AllowedOrigins = nil
+		for o := range strings.SplitSeq(v, ",") {
+			if o = strings.TrimSpace(o); o != "" {
+				c.AllowedOrigins = append(c.AllowedOrigins, o)
+			}
+		}
+	}
+	projects := make(map[string]ProjectConfig, len(c.Projects))
+	for id, p := range c.Projects {
+		if p.Gitea != nil {
+			g := *p.Gitea
+			if g.URL == "" {
+				g.URL = getenv("GITEA_URL")
+			}
+			if g.TokenFile == "" {
+				g.TokenFile = getenv("GITEA_TOKEN_FILE")
+			}
+			p.Gitea = &g
+		}
+		projects[id] = p
+	}
+	c.Projects = projects
+	return c
+}
+
+// Defaults fills what is still unset: the listen address, the state
+// directory ($XDG_STATE_HOME/bridle, as the sidecars' audit logs), the cache
+// directory (under the state directory), text logs at info, 1 MiB bodies.
+func (c Config) Defaults(getenv func(string) string) (Config, error) {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.StateDir == "" {
+		d, err := audit.DirFrom(getenv)
+		if err != nil {
+			return c, err
+		}
+		c.StateDir = d
+	}
+	if c.CacheDir == "" {
+		c.CacheDir = filepath.Join(c.StateDir, "cache")
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	return c, nil
+}
+
+// Validate says what cannot be served, every problem at once.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...))
+	}
+	if len(c.Projects) == 0 {
+		bad("no projects: add one under projects: in the configuration file, or serve one with --rules DIR")
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Projects)) {
+		p := c.Projects[id]
+		if !projectID.MatchString(id) {
+			bad("project %q: an id is lower-case letters, digits, '.', '_' and '-' (at most 63), starting with a letter or digit", id)
+		}
+		switch {
+		case p.Rules == "" && p.Gitea == nil:
+			bad("project %s: set rules: (a local repository) or gitea: {repo: OWNER/NAME}", id)
+		case p.Rules != "" && p.Gitea != nil:
+			bad("project %s: set rules: or gitea:, not both", id)
+		case p.Gitea != nil:
+			if p.Gitea.URL == "" {
+				bad("project %s: gitea: no url (set gitea.url or GITEA_URL)", id)
+			}
+			if o, n, ok := strings.Cut(p.Gitea.Repo, "/"); !ok || o == "" || n == "" || strings.Contains(n, "/") {
+				bad("project %s: gitea.repo %q is not OWNER/NAME", id, p.Gitea.Repo)
+			}
+		}
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		bad("log.format %q: text or json", c.Log.Format)
+	}
+	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
+		bad("tls: set both cert_file and key_file, or neither")
+	}
+	for _, o := range c.AllowedOrigins {
+		if !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			bad("allowed_origins: %q is not an origin (scheme://host[:port])", o)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,175 @@
+package gateway
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/proposals"
+)
+
+// Project is one served project: its own MCP server (rules source,
+// toolsets, audit log, memory namespace) and its own MCP HTTP handler, so
+// that no session, cache or store is shared with another project.
+type Project struct {
+	ID     string
+	Config ProjectConfig
+
+	mcp       *mcp.Server
+	handler   *sdk.StreamableHTTPHandler
+	proposals func() (proposals.Backend, error) // the bot's backend, opened once
+	memory    func() (memory.Store, memory.Embedder, error)
+	gitea     *proposals.GiteaOptions // nil for a local project
+	audit     *audit.Log
+
+	toolsOnce sync.Once
+	tools     map[string]bool
+}
+
+// Source says where the project's rules come from, for people.
+func (p *Project) Source() string {
+	if g := p.Config.Gitea; g != nil {
+		return strings.TrimRight(g.URL, "/") + "/" + g.Repo
+	}
+	return p.Config.Rules
+}
+
+func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
+	p := &Project{ID: id, Config: pc, audit: audit.Open(s.cfg.StateDir, id, s.red)}
+	log := s.log.With("project", id)
+	mo := mcp.Options{
+		Project: id, TokenIdentity: true, Version: s.opts.Version, Redactor: s.red, Logger: log,
+		CacheDir: s.cfg.CacheDir, StateDir: s.cfg.StateDir, Refresh: s.opts.Refresh, Now: s.opts.Now,
+		Observe:  func(o mcp.Observation) { s.observe(id, o) },
+		Prefetch: true,
+	}
+	var cfg proposals.Config
+	if g := pc.Gitea; g != nil {
+		token := ""
+		if g.TokenFile != "" {
+			b, err := os.ReadFile(g.TokenFile)
+			if err != nil {
+				return nil, fmt.Errorf("%w: project %s: gitea token: %w", ErrConfig, id, err)
+			}
+			token = strings.TrimSpace(string(b)) // an empty file is no token (Compose mounts every secret)
+			if token != "" {
+				s.red.Add(token)
+			}
+		}
+		owner, name, err := proposals.Split(g.Repo)
+		if err != nil {
+			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
+		}
+		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, Owner: owner, Repo: name, Path: g.Path}
+		mo.Gitea = p.gitea
+		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, Path: g.Path, Version: s.opts.Version}
+	} else {
+		rules, err := filepath.Abs(pc.Rules)
+		if err != nil {
+			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
+		}
+		p.Config.Rules = rules
+		mo.Rules, mo.Ref = rules, mcp.DefaultRef
+		cfg = proposals.Config{Rules: rules, Version: s.opts.Version}
+	}
+	p.proposals = sync.OnceValues(func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) })
+	mc := s.opts.Memory
+	p.memory = onceMemory(func() (memory.Store, memory.Embedder, error) {
+		c := mc
+		c.DataDir = filepath.Join(s.cfg.StateDir, "memory", id)
+		st, emb, err := memory.Open(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c.QdrantURL != "" {
+			st = memory.Namespaced(st, "p_"+id+"_") // one Qdrant, a namespace per project
+		}
+		return st, emb, nil
+	})
+	mo.Proposals, mo.Memory = p.proposals, p.memory
+	mo.Examples = s.opts.Examples
+	p.mcp = mcp.New(mo)
+	if err := p.mcp.Err(); err != nil {
+		return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
+	}
+	p.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return p.mcp.SDK() }, &sdk.StreamableHTTPOptions{
+		Logger:              slog.New(slog.DiscardHandler),
+		MaxRequestBodyBytes: s.cfg.MaxBodyBytes,
+		SessionTimeout:      s.opts.SessionTimeout,
+	})
+	return p, nil
+}
+
+// Status is the project's rules status, now.
+func (p *Project) Status(now time.Time) ProjectStatus {
+	snap, st, err := p.mcp.Rules()
+	ps := ProjectStatus{ID: p.ID, Source: p.Source(), Backend: "local", Stale: st.Stale, Reason: st.Reason, Commit: st.Commit, ContentHash: st.ContentHash}
+	if p.gitea != nil {
+		ps.Backend = "gitea"
+	}
+	if !st.CompiledAt.IsZero() {
+		ps.CompiledAt = st.CompiledAt
+		ps.AgeSeconds = now.Sub(st.CompiledAt).Seconds()
+	}
+	if err != nil {
+		ps.Error = err.Error()
+	}
+	ps.Loaded = snap != nil
+	if snap != nil {
+		a := snap.Approval
+		ps.Approved = a != nil && !a.Truncated && !a.Incomplete && len(a.Unapproved) == 0
+	}
+	return ps
+}
+
+// ProjectStatus is a project as the admin API and /readyz show it.
+type ProjectStatus struct {
+	ID          string    `json:"id"`
+	Source      string    `json:"source"`
+	Backend     string    `json:"backend"` // local or gitea
+	Loaded      bool      `json:"loaded"`
+	Approved    bool      `json:"approved"`
+	Stale       bool      `json:"stale"`
+	Reason      string    `json:"reason,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	Commit      string    `json:"commit,omitempty"`
+	ContentHash string    `json:"content_hash,omitempty"`
+	CompiledAt  time.Time `json:"compiled_at,omitzero"`
+	AgeSeconds  float64   `json:"age_seconds"`
+	Agents      int       `json:"agents"`
+	Sessions    int       `json:"sessions"`
+}
+
+// onceMemory opens the store once, on first use.
+func onceMemory(open func() (memory.Store, memory.Embedder, error)) func() (memory.Store, memory.Embedder, error) {
+	var (
+		once sync.Once
+		st   memory.Store
+		emb  memory.Embedder
+		err  error
+	)
+	return func() (memory.Store, memory.Embedder, error) {
+		once.Do(func() { st, emb, err = open() })
+		return st, emb, err
+	}
+}
+
+func (p *Project) knownTool(name string) bool {
+	p.toolsOnce.Do(func() {
+		p.tools = map[string]bool{}
+		for _, t := range p.mcp.Tools() {
+			p.tools[t.Name] = true
+		}
+	})
+	return p.tools[name]
+}

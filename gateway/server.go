@@ -1,0 +1,391 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/redact"
+)
+
+// Options configures a Server beyond its Config.
+type Options struct {
+	Version  string
+	Redactor *redact.Redactor // the one redactor; every secret the server reads is added to it
+	Logger   *slog.Logger     // discarded when nil
+	// Memory is the server-wide memory configuration (QDRANT_URL,
+	// EMBEDDINGS_URL, …); each project gets its own store or namespace.
+	Memory   memory.Config
+	Examples memory.ExampleOptions
+	Refresh  time.Duration // how often rules are re-checked; 2 s
+	// SessionTimeout closes an MCP session idle this long; 2 h. A client
+	// that comes back later starts a new one (the bridge does it itself).
+	SessionTimeout time.Duration
+	// Grace is how long shutdown waits for in-flight calls; 10 s.
+	Grace time.Duration
+	// MaxFailures is how many failed authentications an address may make
+	// within FailureWindow before it is refused (429) until the window has
+	// passed; 10 a minute.
+	MaxFailures int
+	// HeaderTimeout is how long a client may take to send its request's
+	// headers (slow-loris); 10 s.
+	HeaderTimeout time.Duration
+	Now           func() time.Time
+}
+
+// Server is the gateway.
+type Server struct {
+	cfg   Config
+	opts  Options
+	log   *slog.Logger
+	red   *redact.Redactor
+	now   func() time.Time
+	start time.Time
+
+	tokens   *Tokens
+	admin    *Admin
+	projects map[string]*Project
+	ids      []string // sorted
+
+	sessions *sessions
+	metrics  *metrics
+	limiter  *limiter
+	origins  *http.CrossOriginProtection
+
+	inflight sync.WaitGroup // MCP and admin requests being answered
+	closing  atomic.Bool
+}
+
+// New builds the server: it validates cfg, opens the token store and the
+// admin credential, and builds every project (no rules are fetched yet).
+func New(cfg Config, opts Options) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Refresh <= 0 {
+		opts.Refresh = 2 * time.Second
+	}
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = 2 * time.Hour
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = 10 * time.Second
+	}
+	if opts.MaxFailures <= 0 {
+		opts.MaxFailures = MaxFailures
+	}
+	if opts.HeaderTimeout <= 0 {
+		opts.HeaderTimeout = 10 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log = slog.New(opts.Redactor.Handler(log.Handler()))
+	s := &Server{cfg: cfg, opts: opts, log: log, red: opts.Redactor, now: opts.Now, start: opts.Now(),
+		projects: map[string]*Project{}, sessions: newSessions(), limiter: newLimiter(opts.Now, opts.MaxFailures)}
+	var err error
+	if s.tokens, err = OpenTokens(filepath.Join(cfg.StateDir, "gateway", "agents.json"), opts.Now); err != nil {
+		return nil, err
+	}
+	if s.admin, err = LoadAdmin(cfg.Admin.TokenFile, filepath.Join(cfg.StateDir, "gateway")); err != nil {
+		return nil, err
+	}
+	s.origins = http.NewCrossOriginProtection()
+	for _, o := range cfg.AllowedOrigins {
+		if err := s.origins.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("%w: allowed_origins: %w", ErrConfig, err)
+		}
+	}
+	s.ids = slices.Sorted(maps.Keys(cfg.Projects))
+	for _, id := range s.ids {
+		p, err := s.newProject(id, cfg.Projects[id])
+		if err != nil {
+			return nil, err
+		}
+		s.projects[id] = p
+	}
+	s.metrics = newMetrics(s)
+	return s, nil
+}
+
+// Admin is the admin credential's file and whether this start generated it.
+func (s *Server) Admin() (path string, generated bool) { return s.admin.Path, s.admin.Generated }
+
+// Tokens is the agents' token store.
+func (s *Server) Tokens() *Tokens { return s.tokens }
+
+// Handler is every endpoint: /healthz, /readyz, /metrics, /p/{project}/mcp
+// and the admin API under /api/v1.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.Handle("/p/{project}/mcp", s.track(s.limited(http.HandlerFunc(s.serveMCP))))
+	mux.Handle("/api/v1/", s.track(s.limited(s.adminAuth(s.api()))))
+	return s.origins.Handler(mux)
+}
+
+// track counts a request as in flight, for a graceful shutdown.
+func (s *Server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/mcp") {
+			h.ServeHTTP(w, r) // a standalone event stream is not a call
+			return
+		}
+		if s.closing.Load() {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		s.inflight.Add(1)
+		defer s.inflight.Done()
+		h.ServeHTTP(w, r)
+	})
+}
+
+// serveMCP authenticates the token against the path's project and hands
+// the request to that project's MCP handler. An unknown project, no
+// token, an unknown token and another project's token get the same 401.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.projects[r.PathValue("project")]
+	if !ok {
+		s.refuse(w, r, "mcp")
+		return
+	}
+	a, ok := s.tokens.Verify(bearer(r))
+	if !ok || a.Project != p.ID {
+		s.refuse(w, r, "mcp")
+		return
+	}
+	info := &auth.TokenInfo{UserID: a.Project + "/" + a.Agent, Extra: map[string]any{mcp.TokenAgent: a.Agent},
+		Expiration: s.now().Add(24 * time.Hour)}
+	withToken(p.handler, info).ServeHTTP(w, r)
+}
+
+// withToken hands info to the SDK the only way it takes one: through its
+// own bearer middleware, with a verifier that returns it.
+func withToken(h http.Handler, info *auth.TokenInfo) http.Handler {
+	return auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return info, nil
+	}, nil)(h)
+}
+
+// bearer is the request's bearer token, "" when it has none.
+func bearer(r *http.Request) string {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
+}
+
+// refuse answers 401 with no detail and counts the failure against the
+// caller's address.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, endpoint string) {
+	s.limiter.fail(clientIP(r))
+	s.metrics.authFailures.WithLabelValues(endpoint).Inc()
+	w.Header().Set("WWW-Authenticate", `Bearer realm="bridle"`)
+	http.Error(w, "unauthorized", http.StatusUnauthorized)
+}
+
+// limited refuses, with 429, an address that failed authentication too
+// often lately.
+func (s *Server) limited(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if wait := s.limiter.blocked(clientIP(r)); wait > 0 {
+			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+			http.Error(w, "too many failed attempts; try again later", http.StatusTooManyRequests)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "version": s.opts.Version})
+}
+
+// Ready is /readyz's answer.
+type Ready struct {
+	Ready    bool            `json:"ready"`
+	Projects []ProjectStatus `json:"projects"`
+	Backends []BackendStatus `json:"backends"`
+}
+
+// BackendStatus is one backend's reachability.
+type BackendStatus struct {
+	Name    string    `json:"name"`
+	Project string    `json:"project,omitempty"`
+	Up      bool      `json:"up"`
+	Detail  string    `json:"detail,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
+}
+
+// readyz is 200 when every project's rules are loaded and fresh, 503 with
+// what is not otherwise: a stale project (its source down) is still
+// served, and named.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	rd := s.ready(r.Context())
+	code := http.StatusOK
+	if !rd.Ready {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, rd)
+}
+
+func (s *Server) ready(ctx context.Context) Ready {
+	rd := Ready{Ready: true, Projects: []ProjectStatus{}, Backends: []BackendStatus{}}
+	for _, b := range s.backends(ctx) {
+		rd.Backends = append(rd.Backends, b)
+		if !b.Up {
+			rd.Ready = false
+		}
+	}
+	for _, id := range s.ids {
+		rd.Projects = append(rd.Projects, s.projectStatus(s.projects[id]))
+	}
+	return rd
+}
+
+func (s *Server) projectStatus(p *Project) ProjectStatus {
+	ps := p.Status(s.now())
+	ps.Agents = len(s.tokens.List(p.ID))
+	ps.Sessions = s.sessions.count(p.ID)
+	return ps
+}
+
+// backends is each project's rules source and memory store, up or down,
+// and since when it is so.
+func (s *Server) backends(ctx context.Context) []BackendStatus {
+	var out []BackendStatus
+	for _, id := range s.ids {
+		p := s.projects[id]
+		ps := p.Status(s.now())
+		b := BackendStatus{Name: "rules:" + ps.Backend, Project: id, Up: ps.Loaded && !ps.Stale}
+		switch {
+		case !ps.Loaded:
+			b.Detail = ps.Error
+		case ps.Stale:
+			b.Detail = "serving the last rules, stale: " + ps.Reason
+		}
+		out = append(out, s.sessions.transition(b))
+		if s.opts.Memory.QdrantURL != "" {
+			m := BackendStatus{Name: "memory:qdrant", Project: id, Up: true}
+			if err := pingMemory(ctx, p); err != nil {
+				m.Up, m.Detail = false, s.red.Redact(err.Error())
+			}
+			out = append(out, s.sessions.transition(m))
+		}
+	}
+	return out
+}
+
+func pingMemory(ctx context.Context, p *Project) error {
+	st, _, err := p.memory()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := st.Count(ctx, memory.MemoryCollection, memory.Filter{}); err != nil && !errors.Is(err, memory.ErrNoCollection) {
+		return err
+	}
+	return nil
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: it
+// stops accepting, lets the calls in flight finish (for up to Grace),
+// closes every MCP session (which ends their event streams) and returns.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: s.opts.HeaderTimeout, // slow-loris headers
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	tlsOn := s.cfg.TLS.CertFile != ""
+	if tlsOn {
+		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		if tlsOn {
+			errc <- hs.ServeTLS(ln, s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
+		} else {
+			errc <- hs.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.closing.Store(true)
+	s.log.Info("shutting down: letting calls in flight finish", "grace", s.opts.Grace.String())
+	sctx, cancel := context.WithTimeout(context.Background(), s.opts.Grace)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- hs.Shutdown(sctx) }()
+	idle := make(chan struct{})
+	go func() { s.inflight.Wait(); close(idle) }()
+	select {
+	case <-idle:
+	case <-sctx.Done():
+		s.log.Warn("shutdown: calls still in flight after the grace period", "grace", s.opts.Grace.String())
+	}
+	for _, id := range s.ids {
+		for ss := range s.projects[id].mcp.SDK().Sessions() {
+			ss.Close()
+		}
+	}
+	if err := <-done; err != nil {
+		hs.Close()
+	}
+	s.log.Info("stopped")
+	return nil
+}
+
+// URL is how a client reaches a listener at addr.
+func (s *Server) URL(addr net.Addr) string {
+	scheme := "http"
+	if s.cfg.TLS.CertFile != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + addr.String()
+}
+
+// Projects is the served projects' ids, sorted.
+func (s *Server) Projects() []string { return slices.Clone(s.ids) }

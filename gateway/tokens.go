@@ -1,0 +1,264 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// TokenPrefix starts every token Bridle mints, so that a leaked one is
+// recognisable (secret scanners, the redactor).
+const TokenPrefix = "bridle_"
+
+// Errors of the token store, for errors.Is.
+var (
+	ErrExists     = errors.New("already exists")
+	ErrNoSuchItem = errors.New("not found")
+	ErrInput      = errors.New("bad input")
+)
+
+// AgentToken is what the store keeps of an agent's token: never the token.
+type AgentToken struct {
+	Project string    `json:"project"`
+	Agent   string    `json:"agent"`
+	Hash    string    `json:"hash"` // SHA-256 of the token, hex; never shown
+	Created time.Time `json:"created"`
+	Rotated time.Time `json:"rotated,omitzero"`
+}
+
+// TokenInfo is what an admin sees of a token.
+type TokenInfo struct {
+	Project string    `json:"project"`
+	Agent   string    `json:"agent"`
+	Created time.Time `json:"created"`
+	Rotated time.Time `json:"rotated,omitzero"`
+}
+
+// Tokens is the agents' token store: a 0600 JSON file in the state
+// directory, rewritten atomically on every change. Tokens are 256 random
+// bits, so one unsalted SHA-256 identifies them without making them
+// guessable.
+type Tokens struct {
+	path string
+	now  func() time.Time
+
+	mu     sync.RWMutex
+	byHash map[string]AgentToken
+}
+
+var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+
+// OpenTokens loads the store at path (empty when the file does not exist).
+func OpenTokens(path string, now func() time.Time) (*Tokens, error) {
+	if now == nil {
+		now = time.Now
+	}
+	t := &Tokens{path: path, now: now, byHash: map[string]AgentToken{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tokens: %w", err)
+	}
+	var list []AgentToken
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("tokens: %s: %w", path, err)
+	}
+	for _, a := range list {
+		t.byHash[a.Hash] = a
+	}
+	return t, nil
+}
+
+func hashToken(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
+}
+
+// NewToken returns a fresh random token.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return TokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Verify returns the token's (project, agent), or false. The lookup is by
+// hash, so its timing says nothing about the token.
+func (t *Tokens) Verify(token string) (AgentToken, bool) {
+	if !strings.HasPrefix(token, TokenPrefix) || len(token) > 200 {
+		return AgentToken{}, false
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	a, ok := t.byHash[hashToken(token)]
+	return a, ok
+}
+
+func (t *Tokens) find(project, agent string) (AgentToken, bool) {
+	for _, a := range t.byHash {
+		if a.Project == project && a.Agent == agent {
+			return a, true
+		}
+	}
+	return AgentToken{}, false
+}
+
+// Add mints the token of a new (project, agent) and returns it: the only
+// time it is seen. An agent that has one is ErrExists (rotate it).
+func (t *Tokens) Add(project, agent string) (string, TokenInfo, error) {
+	if !agentName.MatchString(agent) {
+		return "", TokenInfo{}, fmt.Errorf("%w: agent %q: lower-case letters, digits, '.', '_' and '-'", ErrInput, agent)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.find(project, agent); ok {
+		return "", TokenInfo{}, fmt.Errorf("agent %s of project %s %w: rotate its token instead", agent, project, ErrExists)
+	}
+	tok := NewToken()
+	a := AgentToken{Project: project, Agent: agent, Hash: hashToken(tok), Created: t.now().UTC()}
+	t.byHash[a.Hash] = a
+	if err := t.save(); err != nil {
+		delete(t.byHash, a.Hash)
+		return "", TokenInfo{}, err
+	}
+	return tok, info(a), nil
+}
+
+// Rotate replaces an agent's token; the old one fails from the next request.
+func (t *Tokens) Rotate(project, agent string) (string, TokenInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old, ok := t.find(project, agent)
+	if !ok {
+		return "", TokenInfo{}, fmt.Errorf("agent %s of project %s: %w", agent, project, ErrNoSuchItem)
+	}
+	tok := NewToken()
+	a := old
+	a.Hash, a.Rotated = hashToken(tok), t.now().UTC()
+	delete(t.byHash, old.Hash)
+	t.byHash[a.Hash] = a
+	if err := t.save(); err != nil {
+		delete(t.byHash, a.Hash)
+		t.byHash[old.Hash] = old
+		return "", TokenInfo{}, err
+	}
+	return tok, info(a), nil
+}
+
+// Revoke removes an agent's token; it fails from the next request.
+func (t *Tokens) Revoke(project, agent string) (TokenInfo, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	a, ok := t.find(project, agent)
+	if !ok {
+		return TokenInfo{}, fmt.Errorf("agent %s of project %s: %w", agent, project, ErrNoSuchItem)
+	}
+	delete(t.byHash, a.Hash)
+	if err := t.save(); err != nil {
+		t.byHash[a.Hash] = a
+		return TokenInfo{}, err
+	}
+	return info(a), nil
+}
+
+// List is every token of project ("" for all), by project then agent.
+func (t *Tokens) List(project string) []TokenInfo {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	var out []TokenInfo
+	for _, a := range t.byHash {
+		if project == "" || a.Project == project {
+			out = append(out, info(a))
+		}
+	}
+	slices.SortFunc(out, func(a, b TokenInfo) int {
+		return strings.Compare(a.Project+"\x00"+a.Agent, b.Project+"\x00"+b.Agent)
+	})
+	return out
+}
+
+func info(a AgentToken) TokenInfo {
+	return TokenInfo{Project: a.Project, Agent: a.Agent, Created: a.Created, Rotated: a.Rotated}
+}
+
+func (t *Tokens) save() error {
+	list := make([]AgentToken, 0, len(t.byHash))
+	for _, a := range t.byHash {
+		list = append(list, a)
+	}
+	slices.SortFunc(list, func(a, b AgentToken) int {
+		return strings.Compare(a.Project+"\x00"+a.Agent, b.Project+"\x00"+b.Agent)
+	})
+	b, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
+		return fmt.Errorf("tokens: %w", err)
+	}
+	if err := renameio.WriteFile(t.path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("tokens: %w", err)
+	}
+	return nil
+}
+
+// Admin is the admin credential, held as a hash.
+type Admin struct {
+	hash [32]byte
+	Path string // the file it came from
+	// Generated is true when the server made it on this start (no file was
+	// configured and none was in the state directory).
+	Generated bool
+}
+
+// MinAdminToken is the shortest admin credential accepted from a file.
+const MinAdminToken = 16
+
+// LoadAdmin reads the admin credential from file; with file empty, from
+// (or, on a first start, into) stateDir/admin-token, 0600.
+func LoadAdmin(file, stateDir string) (*Admin, error) {
+	generated := false
+	if file == "" {
+		file = filepath.Join(stateDir, "admin-token")
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(stateDir, 0o700); err != nil {
+				return nil, fmt.Errorf("admin credential: %w", err)
+			}
+			if err := renameio.WriteFile(file, []byte(NewToken()+"\n"), 0o600); err != nil {
+				return nil, fmt.Errorf("admin credential: %w", err)
+			}
+			generated = true
+		}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("admin credential: %w", err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < MinAdminToken {
+		return nil, fmt.Errorf("%w: admin credential in %s is shorter than %d characters", ErrConfig, file, MinAdminToken)
+	}
+	return &Admin{hash: sha256.Sum256([]byte(tok)), Path: file, Generated: generated}, nil
+}
+
+// Check reports whether token is the admin credential, in constant time.
+func (a *Admin) Check(token string) bool {
+	h := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(h[:], a.hash[:]) == 1
+}
