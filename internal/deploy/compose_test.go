@@ -79,12 +79,15 @@ func load(t *testing.T, env map[string]string, profiles []string) (*types.Projec
 		kv = append(kv, k+"="+v)
 	}
 	opts, err := cli.NewProjectOptions([]string{filepath.Join(root, composeFile)},
-		cli.WithWorkingDirectory(root), cli.WithEnv(kv), cli.WithProfiles(profiles),
-		cli.WithoutUnnecessaryResources)
+		cli.WithWorkingDirectory(root), cli.WithEnv(kv), cli.WithProfiles(profiles))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return opts.LoadProject(context.Background())
+	p, err := opts.LoadProject(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return p.WithoutUnnecessaryResources(), nil
 }
 
 func mustLoad(t *testing.T, env map[string]string, profiles []string) *types.Project {
