@@ -65,36 +65,42 @@ func (s *Server) api() http.Handler {
 	return mux
 }
 
-// route is one admin API endpoint; routes() is the list the OpenAPI
-// document is checked against.
+// route is one admin API endpoint; routes() is what the committed OpenAPI
+// document is generated from and checked against.
 type route struct {
 	Method, Path string
+	Summary      string
+	In, Out      any      // the request and response bodies' types (nil: none)
+	Code         int      // the success status
+	Query        []string // query parameters
+	Stream       bool     // the response is NDJSON lines of Out
 	handle       http.HandlerFunc
 }
 
 func (s *Server) routes() []route {
+	type obj = map[string]any
 	return []route{
-		{"GET", "/api/v1/openapi.json", s.openAPI},
-		{"GET", "/api/v1/projects", s.listProjects},
-		{"GET", "/api/v1/projects/{project}", s.project(s.getProject)},
-		{"GET", "/api/v1/projects/{project}/agents", s.project(s.listAgents)},
-		{"POST", "/api/v1/projects/{project}/agents", s.project(s.addAgent)},
-		{"POST", "/api/v1/projects/{project}/agents/{agent}/rotate", s.project(s.rotateAgent)},
-		{"DELETE", "/api/v1/projects/{project}/agents/{agent}", s.project(s.revokeAgent)},
-		{"GET", "/api/v1/sessions", s.listSessions},
-		{"GET", "/api/v1/projects/{project}/rules", s.project(s.getRules)},
-		{"GET", "/api/v1/projects/{project}/rules/{agent}", s.project(s.getRender)},
-		{"GET", "/api/v1/projects/{project}/proposals", s.project(s.listProposals)},
-		{"GET", "/api/v1/projects/{project}/proposals/{number}", s.project(s.getProposal)},
-		{"POST", "/api/v1/projects/{project}/proposals/{number}/approve", s.project(s.approveProposal)},
-		{"POST", "/api/v1/projects/{project}/proposals/{number}/reject", s.project(s.rejectProposal)},
-		{"GET", "/api/v1/projects/{project}/patterns", s.project(s.listPatterns)},
-		{"POST", "/api/v1/projects/{project}/patterns/reindex", s.project(s.reindex)},
-		{"GET", "/api/v1/projects/{project}/memory", s.project(s.listMemory)},
-		{"DELETE", "/api/v1/projects/{project}/memory/{id}", s.project(s.forget)},
-		{"POST", "/api/v1/projects/{project}/memory/purge", s.project(s.purge)},
-		{"GET", "/api/v1/integrations", s.integrations},
-		{"GET", "/api/v1/audit", s.listAudit},
+		{Method: "GET", Path: "/api/v1/openapi.json", Summary: "This document", Out: obj{}, handle: s.openAPI},
+		{Method: "GET", Path: "/api/v1/projects", Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
+		{Method: "GET", Path: "/api/v1/projects/{project}", Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/agents", Summary: "Mint a new agent's token (shown once)", In: AddAgentRequest{}, Out: Minted{}, Code: http.StatusCreated, handle: s.project(s.addAgent)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/agents/{agent}/rotate", Summary: "Replace an agent's token (shown once)", Out: Minted{}, handle: s.project(s.rotateAgent)},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/agents/{agent}", Summary: "Revoke an agent's token", Out: TokenInfo{}, handle: s.project(s.revokeAgent)},
+		{Method: "GET", Path: "/api/v1/sessions", Summary: "Open MCP sessions", Query: []string{"project"}, Out: []Session{}, handle: s.listSessions},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules", Summary: "The served rules: status and compiled snapshot", Out: Rules{}, handle: s.project(s.getRules)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Summary: "Proposals (open by default)", Query: []string{"state"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Summary: "Pattern examples, their chunks and last index", Out: []PatternView{}, handle: s.project(s.listPatterns)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/patterns/reindex", Summary: "Re-index the pattern examples (or ?tag=), streaming progress as NDJSON", Query: []string{"tag"}, Out: Progress{}, Stream: true, handle: s.project(s.reindex)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
+		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
+		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
 }
 
@@ -257,9 +263,7 @@ func agentView(t TokenInfo, snap *compiler.Snapshot) AgentView {
 }
 
 func (s *Server) addAgent(w http.ResponseWriter, r *http.Request, p *Project) {
-	var in struct {
-		Agent string `json:"agent"`
-	}
+	var in AddAgentRequest
 	if err := decode(w, r, &in); err != nil {
 		s.fail(w, err)
 		return
@@ -525,9 +529,7 @@ func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request, p *Proje
 		s.fail(w, err)
 		return
 	}
-	var in struct {
-		Reason string `json:"reason"`
-	}
+	var in RejectRequest
 	if err := decode(w, r, &in); err != nil {
 		s.fail(w, err)
 		return
@@ -761,7 +763,30 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request, p *Project) {
 		return
 	}
 	s.record(p, "forgot a memory", id, nil)
-	s.ok(w, http.StatusOK, map[string]any{"forgotten": id})
+	s.ok(w, http.StatusOK, Forgotten{Forgotten: id})
+}
+
+// AddAgentRequest mints a token for a new agent.
+type AddAgentRequest struct {
+	Agent string `json:"agent"` // a profile name in the rules: claude, codex, …
+}
+
+// RejectRequest rejects a proposal.
+type RejectRequest struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// Forgotten says which memory was forgotten.
+type Forgotten struct {
+	Forgotten string `json:"forgotten"`
+}
+
+// Purged says what a purge matched and deleted; Confirm says how to
+// delete when nothing was.
+type Purged struct {
+	Matched int    `json:"matched"`
+	Purged  int    `json:"purged"`
+	Confirm string `json:"confirm,omitempty"`
 }
 
 // PurgeRequest deletes every memory matching its filter. Confirm must be
@@ -806,8 +831,8 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *Project) {
 		return
 	}
 	if in.Confirm != n || n == 0 {
-		s.ok(w, http.StatusOK, map[string]any{"matched": n, "purged": 0,
-			"confirm": fmt.Sprintf("nothing deleted: send confirm: %d to delete the %d memories this filter matches", n, n)})
+		s.ok(w, http.StatusOK, Purged{Matched: n,
+			Confirm: fmt.Sprintf("nothing deleted: send confirm: %d to delete the %d memories this filter matches", n, n)})
 		return
 	}
 	got, err := m.Purge(r.Context(), in.Kind, tags, in.Agent)
@@ -816,7 +841,7 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *Project) {
 		return
 	}
 	s.record(p, fmt.Sprintf("purged %d memories", got), "", map[string]any{"kind": in.Kind, "agent": in.Agent, "tag": in.Tag})
-	s.ok(w, http.StatusOK, map[string]any{"matched": n, "purged": got})
+	s.ok(w, http.StatusOK, Purged{Matched: n, Purged: got})
 }
 
 // Integration is a backend service and whether it answers.
