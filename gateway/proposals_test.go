@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/proposals"
@@ -77,10 +78,17 @@ func TestProposalsThroughTheAdminAPI(t *testing.T) {
 	if !strings.Contains(joined, "approved proposal #1") || !strings.Contains(joined, "rejected proposal #2") {
 		t.Errorf("audit (user) = %v", sums)
 	}
-	// The agent sees the approved rule on its next get_rules.
-	text, _ := callText(t, cs, "get_rules", nil)
-	if !strings.Contains(text, "no-force-push") || !strings.Contains(text, "Mira Rossi") {
-		t.Errorf("the approved guardrail is not served as approved by the admin:\n%.600s", text)
+	// The agent sees the approved rule within a refresh.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		text, _ := callText(t, cs, "get_rules", nil)
+		if strings.Contains(text, "no-force-push") && strings.Contains(text, "Mira Rossi") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the approved guardrail is not served as approved by the admin:\n%s", text)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

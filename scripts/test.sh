@@ -86,7 +86,7 @@ go test -count=1 ./...
 for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
-              enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings; do
+              enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that
