@@ -52,6 +52,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -588,4 +589,21 @@ func idJSON(id jsonrpc.ID) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return data
+}
+
+// Endpoint is a project's MCP endpoint at the gateway:
+// SERVER/p/PROJECT/mcp. server must be an http(s) URL (a path prefix is
+// kept, for a gateway behind a proxy); project a non-empty name without a
+// slash.
+func Endpoint(server, project string) (string, error) {
+	u, err := url.Parse(strings.TrimRight(server, "/"))
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%w: server %q: %w", ErrOptions, server, err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "":
+		return "", fmt.Errorf("%w: server %q is not an http(s) URL such as https://bridle.example.com", ErrOptions, server)
+	case project == "" || strings.ContainsAny(project, "/?#") || strings.TrimSpace(project) != project:
+		return "", fmt.Errorf("%w: project %q is not a project name", ErrOptions, project)
+	}
+	return u.String() + "/p/" + url.PathEscape(project) + "/mcp", nil
 }

@@ -9,120 +9,16 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/bridle-dev/bridle/bridge"
+	"github.com/bridle-dev/bridle/internal/gatewaytest"
 )
 
-const token = "bridle_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-
-// gateway is a stand-in for bridle serve: a go-sdk streamable HTTP server
-// (stateful sessions) at /p/demo/mcp behind a bearer-token check, that can
-// be stopped and started again on the same address, losing its sessions
-// as a restarted process does.
-type gateway struct {
-	t        testing.TB
-	addr     string
-	deletes  atomic.Int32
-	blocking atomic.Bool   // text "block" blocks the call, until the gateway stops
-	blocked  chan struct{} // a call blocks
-
-	mu  sync.Mutex
-	hs  *http.Server
-	srv *sdk.Server
-}
-
-type echoIn struct {
-	Text string `json:"text"`
-}
-
-func startGateway(t testing.TB) *gateway {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &gateway{t: t, addr: ln.Addr().String(), blocked: make(chan struct{}, 1)}
-	g.serve(ln)
-	t.Cleanup(g.stop)
-	return g
-}
-
-func (g *gateway) url() string { return "http://" + g.addr + "/p/demo/mcp" }
-
-func (g *gateway) serve(ln net.Listener) {
-	srv := sdk.NewServer(&sdk.Implementation{Name: "gateway", Version: "1"}, nil)
-	echo := func(ctx context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
-		if in.Text == "block" && g.blocking.Load() {
-			g.blocked <- struct{}{}
-			<-ctx.Done()
-		}
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "echo: " + in.Text}}}, nil, nil
-	}
-	sdk.AddTool(srv, &sdk.Tool{Name: "echo", Description: "echoes", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}, echo)
-	sdk.AddTool(srv, &sdk.Tool{Name: "write", Description: "echoes, and is not read-only"}, echo)
-	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/p/demo/mcp", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+token {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		if r.Method == http.MethodDelete {
-			g.deletes.Add(1)
-		}
-		mcpHandler.ServeHTTP(w, r)
-	})
-	hs := &http.Server{Handler: mux}
-	g.mu.Lock()
-	g.hs, g.srv = hs, srv
-	g.mu.Unlock()
-	go hs.Serve(ln)
-}
-
-// stop drops every connection and session at once.
-func (g *gateway) stop() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.hs != nil {
-		g.hs.Close()
-		g.hs = nil
-	}
-}
-
-// start serves again on the same address, with no sessions.
-func (g *gateway) start() {
-	g.t.Helper()
-	var ln net.Listener
-	var err error
-	for range 50 {
-		if ln, err = net.Listen("tcp", g.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	g.serve(ln)
-}
-
-// addTool makes the gateway announce notifications/tools/list_changed.
-func (g *gateway) addTool(name string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	sdk.AddTool(g.srv, &sdk.Tool{Name: name, Description: "new"},
-		func(context.Context, *sdk.CallToolRequest, echoIn) (*sdk.CallToolResult, any, error) {
-			return &sdk.CallToolResult{}, nil, nil
-		})
-}
+const token = gatewaytest.Token
 
 // agent is the agent's end of a running bridge.
 type agent struct {
@@ -274,8 +170,8 @@ func (w tWriter) Write(p []byte) (int, error) {
 }
 
 func TestBridgeListsAndCallsTools(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: g.url()})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: g.URL()})
 	a.initialize(t)
 	resp, _ := a.call(t, 2, "tools/list", "")
 	if resp.Error != nil || !strings.Contains(string(resp.Result), `"name":"echo"`) {
@@ -290,13 +186,13 @@ func TestBridgeListsAndCallsTools(t *testing.T) {
 }
 
 func TestBridgeForwardsListChanged(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: g.url()})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: g.URL()})
 	a.initialize(t)
 	a.call(t, 2, "tools/list", "") // the standalone stream is open by now or soon
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		g.addTool(fmt.Sprintf("new%d", time.Now().UnixNano()))
+		g.AddTool(fmt.Sprintf("new%d", time.Now().UnixNano()))
 		select {
 		case m := <-a.msgs:
 			if m.Method == "notifications/tools/list_changed" {
@@ -310,20 +206,20 @@ func TestBridgeForwardsListChanged(t *testing.T) {
 }
 
 func TestBridgeSurvivesGatewayRestart(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: g.url(), Logger: testLog(t)})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: g.URL(), Logger: testLog(t)})
 	a.initialize(t)
 	a.call(t, 2, "tools/list", "")
 	wantEcho(t, a.echo(t, 6, "before"), "before")
 
-	g.stop()
-	g.start()
+	g.Stop()
+	g.Restart()
 	resp, others := a.echoAll(t, 3, "after")
 	wantEcho(t, resp, "after")
 
 	// Down while the agent calls, back within the retry budget.
-	g.stop()
-	go func() { time.Sleep(700 * time.Millisecond); g.start() }()
+	g.Stop()
+	go func() { time.Sleep(700 * time.Millisecond); g.Restart() }()
 	resp, more := a.echoAll(t, 4, "while down")
 	wantEcho(t, resp, "while down")
 	resp, _ = a.call(t, 5, "tools/list", "")
@@ -342,21 +238,21 @@ func TestBridgeSurvivesGatewayRestart(t *testing.T) {
 // A call the gateway was running when it stopped: re-sent when its tool is
 // read-only, answered "interrupted" when it is not.
 func TestBridgeCallCutByRestart(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: g.url()})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: g.URL()})
 	a.initialize(t)
 	a.call(t, 2, "tools/list", "") // the bridge learns which tools are read-only
-	g.blocking.Store(true)
+	g.Blocking.Store(true)
 	for i, tc := range []struct {
 		tool string
 		code int // 0: answered by the restarted gateway
 	}{{"echo", 0}, {"write", bridge.CodeInterrupted}} {
 		id := 10 + i
 		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"text":"block"}}}`, id, tc.tool))
-		<-g.blocked
-		g.stop()
-		g.blocking.Store(false)
-		g.start()
+		<-g.Blocked
+		g.Stop()
+		g.Blocking.Store(false)
+		g.Restart()
 		m := a.next(t, 15*time.Second)
 		for m.Method == "notifications/tools/list_changed" {
 			m = a.next(t, 15*time.Second)
@@ -369,13 +265,13 @@ func TestBridgeCallCutByRestart(t *testing.T) {
 		case m.Error == nil || m.Error.Code != tc.code || !strings.Contains(m.Error.Message, "may or may not have run"):
 			t.Errorf("%s: %+v %s", tc.tool, m.Error, m.Result)
 		}
-		g.blocking.Store(true)
+		g.Blocking.Store(true)
 	}
 }
 
 func TestBridgeWrongToken(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: g.url(), Token: "bridle_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: g.URL(), Token: "bridle_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"})
 	start := time.Now()
 	for id := 1; id <= 2; id++ { // refused every time, at once, and the bridge goes on
 		resp, _ := a.call(t, id, "initialize", initParams)
@@ -410,8 +306,8 @@ func TestBridgeGatewayDown(t *testing.T) {
 }
 
 func TestBridgeNoEndpoint(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: strings.Replace(g.url(), "/demo/", "/nope/", 1)})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: strings.Replace(g.URL(), "/demo/", "/nope/", 1)})
 	resp, _ := a.call(t, 1, "initialize", initParams)
 	if resp.Error == nil || resp.Error.Code != bridge.CodeUnavailable || !strings.Contains(resp.Error.Message, "no MCP endpoint") {
 		t.Fatalf("%+v", resp.Error)
@@ -419,8 +315,8 @@ func TestBridgeNoEndpoint(t *testing.T) {
 }
 
 func TestBridgeRefusesBadLines(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: g.url(), MaxLine: 1024})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: g.URL(), MaxLine: 1024})
 	for _, tc := range []struct {
 		line string
 		code int
@@ -442,8 +338,8 @@ func TestBridgeRefusesBadLines(t *testing.T) {
 }
 
 func TestBridgeEndOfInputClosesSession(t *testing.T) {
-	g := startGateway(t)
-	a := run(t, bridge.Options{URL: g.url()})
+	g := gatewaytest.Start(t)
+	a := run(t, bridge.Options{URL: g.URL()})
 	a.initialize(t)
 	// Answered even though the input ends right after the call.
 	a.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"last"}}}`)
@@ -458,8 +354,8 @@ func TestBridgeEndOfInputClosesSession(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the bridge did not end")
 	}
-	if g.deletes.Load() != 1 {
-		t.Errorf("DELETE requests: %d, want 1", g.deletes.Load())
+	if g.Deletes() != 1 {
+		t.Errorf("DELETE requests: %d, want 1", g.Deletes())
 	}
 }
 
@@ -478,9 +374,9 @@ func TestBridgeOptions(t *testing.T) {
 // BenchmarkBridgeColdStart: a bridge started, initialize and tools/list
 // answered through it, with the gateway already running.
 func BenchmarkBridgeColdStart(b *testing.B) {
-	g := startGateway(b)
+	g := gatewaytest.Start(b)
 	for b.Loop() {
-		a := run(b, bridge.Options{URL: g.url()})
+		a := run(b, bridge.Options{URL: g.URL()})
 		a.initialize(b)
 		if resp, _ := a.call(b, 2, "tools/list", ""); resp.Error != nil {
 			b.Fatal(resp.Error)
@@ -488,5 +384,22 @@ func BenchmarkBridgeColdStart(b *testing.B) {
 		a.in.Close()
 		<-a.done
 		a.done <- nil
+	}
+}
+
+func TestBridgeEndpoint(t *testing.T) {
+	for _, tc := range []struct{ server, project, want string }{
+		{"https://bridle.example.com", "runic", "https://bridle.example.com/p/runic/mcp"},
+		{"http://127.0.0.1:8080/", "runic-gateway", "http://127.0.0.1:8080/p/runic-gateway/mcp"},
+		{"https://example.com/bridle", "a b", "https://example.com/bridle/p/a%20b/mcp"},
+		{"bridle.example.com", "runic", ""},
+		{"https://example.com?x=1", "runic", ""},
+		{"https://example.com", "", ""},
+		{"https://example.com", "a/b", ""},
+	} {
+		got, err := bridge.Endpoint(tc.server, tc.project)
+		if got != tc.want || (tc.want == "") != errors.Is(err, bridge.ErrOptions) {
+			t.Errorf("Endpoint(%q, %q) = %q, %v; want %q", tc.server, tc.project, got, err, tc.want)
+		}
 	}
 }
