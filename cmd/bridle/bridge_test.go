@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/bridle-dev/bridle/internal/agentclients"
 	"github.com/bridle-dev/bridle/internal/gatewaytest"
 )
 
@@ -78,5 +83,104 @@ func TestBridgeCommand(t *testing.T) {
 	}
 	if g.Deletes() != 1 {
 		t.Errorf("the session was not closed (DELETE %d)", g.Deletes())
+	}
+}
+
+func TestInstallServerCommand(t *testing.T) {
+	dir := t.TempDir()
+	code, _, stderr := bridle(t, "install", "claude", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir)
+	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN to the agent's token") || !strings.Contains(stderr, "bridle agents add --server https://bridle.example.com --project runic --agent claude") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".mcp.json")); !strings.Contains(string(b), `"url": "https://bridle.example.com/p/runic/mcp"`) {
+		t.Errorf(".mcp.json:\n%s", b)
+	}
+	code, _, stderr = bridle(t, "install", "kimi", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir)
+	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN_FILE to a file holding the agent's token") {
+		t.Fatalf("kimi: exit %d: %s", code, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--server", "https://b.example.com"}, "--server needs --project"},
+		{[]string{"--server", "https://b.example.com", "--project", "p", "--rules", "."}, "--rules cannot go with --server"},
+		{[]string{"--server", "https://b.example.com", "--project", "p", "--agent", "a"}, "--agent cannot go with --server"},
+		{[]string{"--server", "b.example.com", "--project", "p", "--dir", dir}, "not an http(s) URL"},
+		{[]string{"--project", dir, "--dir", dir}, "--dir goes with --server"},
+	} {
+		if code, _, stderr := bridle(t, append([]string{"install", "claude"}, tc.args...)...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want usage error %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestBridgeRealClaude: Claude Code health-checks bridle mcp --server as a
+// stdio server (the bridge, as kimi's entry launches it): Connected through
+// the bridge with the agent's token, Failed with another.
+func TestBridgeRealClaude(t *testing.T) {
+	claude := agentclients.Bin(t, "BRIDLE_CLAUDE_BIN", "claude")
+	bin := builtBinary(t)
+	g := gatewaytest.Start(t)
+	home := t.TempDir()
+	for _, tc := range []struct{ token, want string }{
+		{gatewaytest.Token, "✔ Connected"},
+		{"bridle_not-this-agents-token-at-all-xxxxxxxxxxxx", "Failed"},
+	} {
+		proj := t.TempDir()
+		entry := map[string]any{"type": "stdio", "command": bin, "args": []string{"mcp", "--server", g.Server(), "--project", gatewaytest.Project},
+			"env": map[string]string{"BRIDLE_TOKEN_FILE": tokenFile(t, tc.token)}}
+		cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"bridle": entry}})
+		trust, _ := json.Marshal(map[string]any{"projects": map[string]any{proj: map[string]any{"hasTrustDialogAccepted": true, "enabledMcpjsonServers": []string{"bridle"}}}})
+		os.WriteFile(filepath.Join(proj, ".mcp.json"), cfg, 0o644)
+		os.WriteFile(filepath.Join(home, ".claude.json"), trust, 0o600)
+		out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home}, "", claude, "mcp", "list")
+		if err != nil || !strings.Contains(out, tc.want) {
+			t.Errorf("claude mcp list: want %q: %v\n%s\n%s", tc.want, err, out, errOut)
+		}
+	}
+}
+
+// BenchmarkBridgeColdStart: an agent launches bridle mcp --server (a new
+// process) and has initialize and tools/list answered through it, the
+// gateway already running:
+//
+//	go test ./cmd/bridle -run '^$' -bench BridgeColdStart -benchtime 50x
+func BenchmarkBridgeColdStart(b *testing.B) {
+	bin := builtBinary(b)
+	g := gatewaytest.Start(b)
+	file := filepath.Join(b.TempDir(), "token")
+	os.WriteFile(file, []byte(gatewaytest.Token), 0o600)
+	for b.Loop() {
+		cmd := exec.Command(bin, "mcp", "--server", g.Server(), "--project", gatewaytest.Project)
+		cmd.Env = append(os.Environ(), "BRIDLE_TOKEN_FILE="+file)
+		in, _ := cmd.StdinPipe()
+		outPipe, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		out := bufio.NewReader(outPipe)
+		wait := func(id string) {
+			for {
+				line, err := out.ReadString('\n')
+				if err != nil {
+					b.Fatalf("waiting for %s: %v", id, err)
+				}
+				if strings.Contains(line, `"id":`+id+`,"result"`) {
+					return
+				}
+				if strings.Contains(line, `"id":`+id) {
+					b.Fatalf("answer %s: %s", id, line)
+				}
+			}
+		}
+		io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}}}`+"\n")
+		wait("1")
+		io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+		wait("2")
+		b.StopTimer()
+		in.Close()
+		cmd.Wait()
+		b.StartTimer()
 	}
 }
