@@ -46,6 +46,11 @@ type Config struct {
 	// User is the user's own file, slash path relative to the home
 	// directory.
 	User string
+	// HTTP reports that the client connects to a streamable HTTP MCP
+	// server itself, with a bearer token taken from the environment (bridle
+	// install --server writes that); a client without it launches the
+	// stdio bridge, bridle mcp --server.
+	HTTP bool
 }
 
 // Agent is one known agent.
@@ -68,12 +73,12 @@ var list = []Agent{
 	{
 		Name: "claude", DisplayName: "Claude Code", Vendor: "Anthropic",
 		InstructionFormat: ClaudeMD, Style: Reference, MCPClients: []string{"claude-code"},
-		Config: &Config{Format: JSONServers, Project: ".mcp.json", User: ".claude.json"},
+		Config: &Config{Format: JSONServers, Project: ".mcp.json", User: ".claude.json", HTTP: true},
 	},
 	{
 		Name: "codex", DisplayName: "Codex CLI", Vendor: "OpenAI",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"codex-mcp-client"},
-		Config: &Config{Format: TOMLServers, Project: ".codex/config.toml", User: ".codex/config.toml"},
+		Config: &Config{Format: TOMLServers, Project: ".codex/config.toml", User: ".codex/config.toml", HTTP: true},
 	},
 	{
 		Name: "kimi", DisplayName: "Kimi", Vendor: "Moonshot AI",

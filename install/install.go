@@ -14,6 +14,14 @@
 // it loads <project>/.codex/rules/*.rules, which render writes, once the
 // project is trusted.
 //
+// With Server (a Bridle gateway) the client reaches the gateway's project
+// instead: a client that speaks streamable HTTP itself (agents.Config.HTTP:
+// Claude Code, Codex) gets its native remote entry, whose bearer token comes
+// from the BRIDLE_TOKEN environment variable, so the file holds no token and
+// can be committed; any other client gets the stdio bridge, bridle mcp
+// --server URL --project P, which reads the token from the file
+// BRIDLE_TOKEN_FILE names. Either way the variable is the user's to set.
+//
 // Promises: it merges with what is there and never removes or changes
 // another server; a file it cannot parse is left untouched and reported;
 // writes are atomic; with DryRun nothing is written.
@@ -36,6 +44,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/bridle-dev/bridle/agents"
+	"github.com/bridle-dev/bridle/bridge"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -45,6 +54,14 @@ var Clients = agents.Installable()
 
 // ServerName is the name Bridle's entry gets in every config.
 const ServerName = "bridle"
+
+// The environment variables a gateway entry leaves to the user: the token
+// itself for a client that reaches the gateway over HTTP, the file holding
+// it for the stdio bridge.
+const (
+	TokenEnv     = "BRIDLE_TOKEN"
+	TokenFileEnv = "BRIDLE_TOKEN_FILE"
+)
 
 // Options says what to install where.
 type Options struct {
@@ -65,6 +82,12 @@ type Options struct {
 	// RulesPath is the hook's rules path relative to ProjectDir; empty
 	// means Rules made relative to ProjectDir.
 	RulesPath string
+	// Server is a Bridle gateway's base URL: the client is set up to reach
+	// GatewayProject there instead of running the sidecar on local rules
+	// (Rules, Ref, Agent, Gitea and Doc are then unused: the token is the
+	// agent's identity).
+	Server         string
+	GatewayProject string
 }
 
 // Result says what changed.
@@ -75,6 +98,10 @@ type Result struct {
 	// Settings are the project's native files install wired too
 	// (.claude/bridle.json, .claude/settings.json), each with its change.
 	Settings []Result
+	// HTTP reports a gateway entry the client connects over HTTP itself
+	// (token from TokenEnv); false with Server is the stdio bridge (token
+	// file from TokenFileEnv).
+	HTTP bool
 }
 
 // ErrUnknownClient is returned for a client Bridle cannot configure.
@@ -107,6 +134,9 @@ func clientConfig(client string) (*agents.Config, error) {
 }
 
 func (o Options) args() []string {
+	if o.Server != "" {
+		return []string{"mcp", "--server", strings.TrimRight(o.Server, "/"), "--project", o.GatewayProject}
+	}
 	agent := o.Agent
 	if agent == "" {
 		agent = o.Client
@@ -163,21 +193,32 @@ func Install(o Options) (Result, error) {
 		return Result{}, err
 	}
 	cfg, _ := clientConfig(o.Client) // Path checked it
+	jsonEntry, tomlBody := stdioEntry(o.Command, o.args())
+	remote := o.Server != "" && cfg.HTTP
+	if o.Server != "" {
+		endpoint, err := bridge.Endpoint(o.Server, o.GatewayProject)
+		if err != nil {
+			return Result{}, fmt.Errorf("install %s: %w", o.Client, err)
+		}
+		if remote {
+			jsonEntry, tomlBody = httpEntry(endpoint)
+		}
+	}
 	var after []byte
 	switch cfg.Format {
 	case agents.TOMLServers:
-		after, err = mergeTOML(before, o.Command, o.args())
+		after, err = mergeTOML(before, tomlBody)
 	default:
-		after, err = mergeJSON(before, o.Command, o.args())
+		after, err = mergeJSON(before, jsonEntry)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("install into %s: %w", p, err)
 	}
-	res := Result{Path: p, Changed: !bytes.Equal(before, after)}
+	res := Result{Path: p, Changed: !bytes.Equal(before, after), HTTP: remote}
 	if res.Changed {
 		res.Diff = udiff.Unified(p, p, string(before), string(after))
 	}
-	if o.Client == "claude" && o.ProjectDir != "" && o.Doc != nil {
+	if o.Client == "claude" && o.ProjectDir != "" && o.Doc != nil && o.Server == "" {
 		if res.Settings, err = wireClaude(o); err != nil {
 			return res, err
 		}
@@ -252,8 +293,28 @@ func read(p string) ([]byte, fs.FileMode, error) {
 	return b, st.Mode().Perm(), err
 }
 
-// mergeJSON sets mcpServers.bridle in a JSON config, keeping every other key.
-func mergeJSON(before []byte, command string, args []string) ([]byte, error) {
+// stdioEntry is the entry that launches command args: as JSON, and as the
+// body of a TOML table.
+func stdioEntry(command string, args []string) (map[string]any, string) {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = strconv.Quote(a)
+	}
+	return map[string]any{"type": "stdio", "command": command, "args": args},
+		fmt.Sprintf("command = %s\nargs = [%s]\n", strconv.Quote(command), strings.Join(quoted, ", "))
+}
+
+// httpEntry is the entry of a streamable HTTP server at url whose bearer
+// token the client reads from TokenEnv: Claude Code's headers expand
+// ${VAR}, Codex has bearer_token_env_var.
+func httpEntry(url string) (map[string]any, string) {
+	return map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${" + TokenEnv + "}"}},
+		fmt.Sprintf("url = %s\nbearer_token_env_var = %s\n", strconv.Quote(url), strconv.Quote(TokenEnv))
+}
+
+// mergeJSON sets mcpServers.bridle to entry in a JSON config, keeping every
+// other key.
+func mergeJSON(before []byte, entry map[string]any) ([]byte, error) {
 	doc := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(before)) > 0 {
 		if err := json.Unmarshal(before, &doc); err != nil {
@@ -272,8 +333,8 @@ func mergeJSON(before []byte, command string, args []string) ([]byte, error) {
 			servers = map[string]json.RawMessage{}
 		}
 	}
-	entry, _ := json.Marshal(map[string]any{"type": "stdio", "command": command, "args": args})
-	servers[ServerName] = entry
+	raw, _ := json.Marshal(entry)
+	servers[ServerName] = raw
 	s, _ := json.Marshal(servers)
 	doc["mcpServers"] = s
 	out, err := json.MarshalIndent(doc, "", "  ")
@@ -298,21 +359,17 @@ func jsonEqual(a, b []byte) bool {
 
 var tableRe = regexp.MustCompile(`(?m)^\s*\[`)
 
-// mergeTOML replaces or appends the [mcp_servers.bridle] table as text, so
-// comments and the layout of everything else survive.
-func mergeTOML(before []byte, command string, args []string) ([]byte, error) {
+// mergeTOML replaces or appends the [mcp_servers.bridle] table, whose body
+// is given, as text, so comments and the layout of everything else survive.
+func mergeTOML(before []byte, body string) ([]byte, error) {
 	var check map[string]any
 	if err := toml.Unmarshal(before, &check); err != nil {
 		return nil, fmt.Errorf("the file is not valid TOML (%v); fix it, then run install again", err)
 	}
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = strconv.Quote(a)
-	}
-	block := fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [%s]\n", ServerName, strconv.Quote(command), strings.Join(quoted, ", "))
+	block := fmt.Sprintf("[mcp_servers.%s]\n%s", ServerName, body)
 
 	text := string(before)
-	header := regexp.MustCompile(`(?m)^\s*\[\s*mcp_servers\s*\.\s*"?` + ServerName + `"?\s*\]\s*$`)
+	header := regexp.MustCompile(`(?m)^[ \t]*\[\s*mcp_servers\s*\.\s*"?` + ServerName + `"?\s*\]\s*$`)
 	var out string
 	if loc := header.FindStringIndex(text); loc != nil {
 		rest := text[loc[1]:]

@@ -120,13 +120,14 @@ func FuzzMerge(f *testing.F) {
 	f.Add([]byte(`[]`), []byte("[mcp_servers.bridle]\nargs = 1\n[a]\n"))
 	f.Add([]byte(`{"mcpServers":null}`), []byte("x = \"\"\"\n[mcp_servers.bridle]\n\"\"\"\n"))
 	f.Fuzz(func(t *testing.T, js, tm []byte) {
-		if out, err := mergeJSON(js, "bridle", []string{"mcp"}); err == nil {
+		entry, body := stdioEntry("bridle", []string{"mcp"})
+		if out, err := mergeJSON(js, entry); err == nil {
 			var v map[string]any
 			if json.Unmarshal(out, &v) != nil || v["mcpServers"] == nil {
 				t.Fatalf("bad JSON merge: %s", out)
 			}
 		}
-		if out, err := mergeTOML(tm, "bridle", []string{"mcp"}); err == nil {
+		if out, err := mergeTOML(tm, body); err == nil {
 			var v map[string]any
 			if toml.Unmarshal(out, &v) != nil {
 				t.Fatalf("bad TOML merge: %s", out)

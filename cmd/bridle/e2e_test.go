@@ -20,7 +20,7 @@ import (
 )
 
 // builtBinary builds cmd/bridle once per test run.
-func builtBinary(t *testing.T) string {
+func builtBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "bridle-e2e")

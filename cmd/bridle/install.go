@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/bridge"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/enforce"
 	"github.com/bridle-dev/bridle/install"
@@ -18,6 +19,7 @@ import (
 
 func newInstallCmd(io *streams) *cobra.Command {
 	var o install.Options
+	var dir string
 	cmd := &cobra.Command{
 		Use:       "install claude|codex|kimi",
 		Short:     "Add bridle mcp to a coding agent's MCP configuration",
@@ -46,12 +48,31 @@ need it, a PreToolUse hook running bridle (from PATH) hook claude --rules
 DIR, so the file can be committed. The user's own entries are kept; what
 Bridle owns is listed in .claude/bridle.json. codex needs no wiring: Codex
 loads .codex/rules/bridle.rules (written by render --all) once the project is
-trusted in Codex.`,
+trusted in Codex.
+
+With --server URL, the client reaches project P (--project P) on Bridle's
+gateway instead, and the config changed is the project-scoped one in --dir
+(default: the current directory) or --config. Claude Code and Codex connect
+to URL/p/P/mcp over HTTP themselves, with the token from the BRIDLE_TOKEN
+environment variable (claude: a header "Bearer ${BRIDLE_TOKEN}", codex:
+bearer_token_env_var), so the file holds no token and can be committed.
+kimi gets the stdio bridge, bridle mcp --server URL --project P, which reads
+the token from the file BRIDLE_TOKEN_FILE names. Either way, set the
+variable in the environment the agent starts in; bridle agents add --server
+URL --project P --agent NAME prints a token, once. The token is the agent's
+identity, so --rules, --ref, --gitea and --agent do not go with --server.`,
 		Example: `  bridle install claude --project . --rules rules
-  bridle install codex --rules ~/rules --ref main --dry-run`,
+  bridle install codex --rules ~/rules --ref main --dry-run
+  bridle install claude --server https://bridle.example.com --project runic-gateway`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Client = args[0]
+			if o.Server != "" {
+				return installServer(cmd, io, o, dir)
+			}
+			if dir != "" {
+				return usageErr("--dir goes with --server (without it, --project is the project's directory)")
+			}
 			if (o.GiteaURL == "") != (o.GiteaRepo == "") {
 				return usageErr("--gitea and --repo go together")
 			}
@@ -126,7 +147,9 @@ trusted in Codex.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&o.ProjectDir, "project", "", "use the project-scoped config in this `dir`")
+	cmd.Flags().StringVar(&o.ProjectDir, "project", "", "use the project-scoped config in this `dir` (with --server: the gateway's project)")
+	cmd.Flags().StringVar(&o.Server, "server", "", "reach the project on this Bridle gateway `URL` instead of serving local rules")
+	cmd.Flags().StringVar(&dir, "dir", "", "with --server, use the project-scoped config in this `dir` (default: the current directory)")
 	cmd.Flags().StringVar(&o.ConfigPath, "config", "", "change this config `file` instead")
 	rulesFlag(cmd, &o.Rules, "the rules `path` the server serves (a directory holding bridle.yaml, or the file)")
 	refFlag(cmd, &o.Ref, "main", "the committed git `ref` the server serves the rules from (never the work tree)")
@@ -136,6 +159,71 @@ trusted in Codex.`,
 	cmd.Flags().StringVar(&o.RulesPath, "rules-path", "", "with claude --project, the rules `path` the hook reads, relative to the project (default: --rules relative to --project)")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "print the change, write nothing")
 	return cmd
+}
+
+// installServer is install --server: the client set up to reach the
+// gateway's project, natively over HTTP or through the stdio bridge.
+func installServer(cmd *cobra.Command, io *streams, o install.Options, dir string) error {
+	var local []string
+	for _, name := range []string{"rules", "ref", "gitea", "repo", "rules-path", "agent"} {
+		if cmd.Flags().Changed(name) {
+			local = append(local, "--"+name)
+		}
+	}
+	switch {
+	case len(local) > 0:
+		return usageErr("%s cannot go with --server: the gateway serves the project's rules, and the token is the agent's identity there (bridle agents add --agent NAME binds it)", strings.Join(local, ", "))
+	case o.ProjectDir == "":
+		return usageErr("--server needs --project: the gateway's project the agent works on")
+	}
+	o.GatewayProject, o.ProjectDir = o.ProjectDir, dir
+	if o.ProjectDir == "" && o.ConfigPath == "" {
+		o.ProjectDir = "."
+	}
+	if o.Command == "" {
+		o.Command = "bridle"
+		if exe, err := os.Executable(); err == nil && !o.Shared() && !strings.Contains(exe, string(filepath.Separator)+"go-build") {
+			o.Command = exe
+		}
+	}
+	res, err := install.Install(o)
+	switch {
+	case errors.Is(err, install.ErrUnknownClient), errors.Is(err, bridge.ErrOptions):
+		return usageErr("%w", err)
+	case err != nil:
+		return err
+	}
+	if !res.HTTP && o.Command == "bridle" {
+		if _, err := exec.LookPath("bridle"); err != nil {
+			fmt.Fprintf(io.errOut, "warning: bridle is not on PATH, so %s cannot start the bridge: go install ./cmd/bridle (from Bridle's checkout), or add its directory to PATH\n", o.Client)
+		}
+	}
+	switch {
+	case !res.Changed:
+		fmt.Fprintf(io.errOut, "%s already has bridle configured; nothing to do\n", res.Path)
+	case o.DryRun:
+		fmt.Fprint(io.out, res.Diff)
+		if !strings.HasSuffix(res.Diff, "\n") {
+			fmt.Fprintln(io.out)
+		}
+		fmt.Fprintf(io.errOut, "dry run: %s not changed\n", res.Path)
+	default:
+		how := "the stdio bridge (bridle mcp --server)"
+		if res.HTTP {
+			how = "HTTP"
+		}
+		fmt.Fprintf(io.errOut, "added bridle (project %s on %s, over %s) to %s; restart %s to load it\n", o.GatewayProject, o.Server, how, res.Path, o.Client)
+	}
+	if res.HTTP {
+		fmt.Fprintf(io.errOut, "set %s to the agent's token in the environment %s starts in; %s holds no token, so it can be committed (each teammate sets their own)\n", install.TokenEnv, o.Client, res.Path)
+	} else {
+		fmt.Fprintf(io.errOut, "set %s to a file holding the agent's token (readable by you only) in the environment %s starts in; the config holds neither\n", install.TokenFileEnv, o.Client)
+	}
+	fmt.Fprintf(io.errOut, "get a token with: bridle agents add --server %s --project %s --agent %s (it is printed once)\n", o.Server, o.GatewayProject, o.Client)
+	if o.Client == "claude" && o.Shared() && res.Changed && !o.DryRun {
+		fmt.Fprintln(io.errOut, "Claude Code asks once to approve a project's MCP server: accept bridle when it asks (claude mcp list shows it)")
+	}
+	return nil
 }
 
 // checkInstallRules refuses rules the sidecar could not serve: no

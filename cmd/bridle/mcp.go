@@ -1,18 +1,22 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/bridge"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
@@ -29,13 +33,17 @@ type mcpOptions struct {
 	gitea    string
 	repo     string
 	path     string
+
+	server    string // the gateway: bridle mcp is then a stdio bridge to it
+	project   string
+	tokenFile string
 }
 
 func newMCPCmd(io *streams) *cobra.Command {
 	var o mcpOptions
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve the rules to a coding agent over MCP (stdio)",
+		Short: "Serve the rules over MCP (stdio), or bridge an agent to a gateway",
 		Long: `Mcp is the sidecar each coding agent launches. It speaks MCP over stdin and
 stdout and logs to stderr only. It serves the rules rendered for the calling
 agent (get_rules, list_guardrails, get_guardrail), asks the human before an
@@ -62,13 +70,37 @@ BRIDLE_GITEA_REPO) the rules are main of that repository, kept in a local
 mirror and re-checked in the background every 2 s; while Gitea is down the
 last snapshot is served, marked stale. Proposal tools open pull requests there
 (or, without Gitea, branches in the local rules repository). Events go to the
-audit log (bridle audit).`,
+audit log (bridle audit).
+
+With --server URL --project P, mcp is instead a bridge to Bridle's gateway
+(bridle serve): it forwards the agent's MCP messages, unchanged, to
+URL/p/P/mcp over streamable HTTP, with the agent's token as a bearer token.
+The token is the agent's identity there, so --rules, --ref, --worktree,
+--snapshot, --agent and --gitea do not go with --server: the gateway
+decides what the agent is served. The token is read from --token-file (or
+BRIDLE_TOKEN_FILE), never from a flag value; bridle agents add --server URL
+--project P --agent NAME prints a new one, once. When the gateway restarts,
+the bridge reconnects and replays the session's start, so the agent's next
+call goes through; while the gateway is unreachable a call gets an error
+after about 10 s, and a token the gateway refuses (revoked, rotated) gets
+an error at once. --server defaults to BRIDLE_SERVER (which alone does not
+make mcp a bridge).`,
 		Example: `  bridle mcp --rules ~/rules --agent claude
   bridle mcp --rules ~/rules --ref release
   bridle mcp --rules ~/rules --worktree --agent claude   # while editing the rules
-  bridle mcp --snapshot snapshot.json`,
+  bridle mcp --snapshot snapshot.json
+  BRIDLE_TOKEN_FILE=~/.config/bridle/token bridle mcp --server https://bridle.example.com --project runic`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// --project (or --server) selects the bridge; BRIDLE_SERVER
+			// alone does not, so that an environment set up for the admin
+			// verbs leaves the embedded sidecar as it is.
+			if o.server != "" || o.project != "" {
+				if o.server == "" {
+					o.server = io.f.ServerURL()
+				}
+				return runBridge(cmd, io, o)
+			}
 			if o.agent == "" {
 				o.agent = io.f.BoundAgent()
 			}
@@ -149,8 +181,79 @@ audit log (bridle audit).`,
 	cmd.Flags().StringVar(&o.agent, "agent", "", "bind the session to this `agent` (default $BRIDLE_AGENT, else identify the MCP client)")
 	cmd.Flags().StringVar(&o.logLevel, "log-level", "warn", "stderr log `level`: debug, info, warn or error")
 	giteaFlags(cmd, &o.gitea, &o.repo, &o.path, "serve main of the rules repository")
+	cmd.Flags().StringVar(&o.server, "server", "", "bridge the agent to the project's MCP endpoint on this Bridle gateway `URL` (default $BRIDLE_SERVER)")
+	cmd.Flags().StringVar(&o.project, "project", "", "with --server, the gateway's `project`")
+	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "with --server, the `file` holding the agent's gateway token (default $BRIDLE_TOKEN_FILE)")
 	cmd.AddCommand(newMCPToolsCmd(io))
 	return cmd
+}
+
+// runBridge runs bridle mcp --server: the stdio bridge to the gateway.
+func runBridge(cmd *cobra.Command, io *streams, o mcpOptions) error {
+	var local []string
+	for _, name := range []string{"rules", "ref", "worktree", "snapshot", "agent", "gitea", "repo", "path"} {
+		if cmd.Flags().Changed(name) {
+			local = append(local, "--"+name)
+		}
+	}
+	switch {
+	case o.server == "":
+		return usageErr("--project needs --server (or BRIDLE_SERVER): the gateway that serves the project")
+	case o.project == "":
+		return usageErr("--server needs --project: the gateway's project to bridge to")
+	case len(local) > 0:
+		return usageErr("%s cannot go with --server: the gateway serves the project's rules, and the token is the agent's identity there", strings.Join(local, ", "))
+	}
+	endpoint, err := bridge.Endpoint(o.server, o.project)
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	token, err := readToken(io, o)
+	if err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return usageErr("--log-level: %v", err)
+	}
+	red := io.f.Redactor()
+	red.Add(token) // whatever the CLI prints from here on is masked too
+	log := slog.New(slog.NewTextHandler(io.errOut, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = bridge.Run(ctx, bridge.Options{URL: endpoint, Token: token, In: stdin(cmd), Out: io.protocol, Logger: log, Redactor: red})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("mcp --server: %w", err)
+	}
+	return nil
+}
+
+// readToken reads the agent's token from --token-file or
+// BRIDLE_TOKEN_FILE; errors name the file, never what it holds.
+func readToken(io *streams, o mcpOptions) (string, error) {
+	file := o.tokenFile
+	if file == "" {
+		file = io.f.TokenFile()
+	}
+	if file == "" {
+		return "", usageErr("--server needs the agent's token in a file: --token-file FILE or BRIDLE_TOKEN_FILE (a token is never a flag value)\n    fix: bridle agents add --server %s --project %s --agent NAME prints a new token once; save it in a file only you can read", o.server, o.project)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once
+		}
+		return "", usageErr("token file %s: %w", file, err)
+	}
+	token := strings.TrimSpace(string(data))
+	switch {
+	case token == "":
+		return "", usageErr("token file %s is empty\n    fix: save the token bridle agents add --server %s --project %s --agent NAME printed in it", file, o.server, o.project)
+	case strings.ContainsAny(token, " \t\r\n"):
+		return "", usageErr("token file %s holds more than one token (a token is one word, bridle_…)", file)
+	}
+	return token, nil
 }
 
 func stdin(cmd *cobra.Command) interface{ Read([]byte) (int, error) } {
