@@ -175,6 +175,8 @@ func installServer(cmd *cobra.Command, io *streams, o install.Options, dir strin
 		return usageErr("%s cannot go with --server: the gateway serves the project's rules, and the token is the agent's identity there (bridle agents add --agent NAME binds it)", strings.Join(local, ", "))
 	case o.ProjectDir == "":
 		return usageErr("--server needs --project: the gateway's project the agent works on")
+	case o.ProjectDir == "." || o.ProjectDir == ".." || strings.ContainsAny(o.ProjectDir, `/\`):
+		return usageErr("with --server, --project names the gateway's project (an id such as runic-gateway), not %q: the directory whose config is written is --dir", o.ProjectDir)
 	}
 	o.GatewayProject, o.ProjectDir = o.ProjectDir, dir
 	if o.ProjectDir == "" && o.ConfigPath == "" {
