@@ -1,0 +1,122 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bridle-dev/bridle/internal/giteatest"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/scaffold"
+)
+
+func TestMain(m *testing.M) { giteatest.Main(m) }
+
+// A Gitea project on a real Gitea: the agent proposes through the gateway
+// (the bot's token opens the pull request), the admin's approval is never
+// the bot's — without their own Gitea token the API answers the merge
+// link, the bot's token cannot merge, the maintainer's does, attributed to
+// them — the merge reaches the agent's next get_rules within 3 s, and when
+// Gitea goes down the rules are served stale and /readyz names Gitea.
+func TestGiteaProjectThroughTheGateway(t *testing.T) {
+	srv := giteatest.Shared(t)
+	ctx := context.Background()
+	botTok := srv.CreateUser(t, "bridle-bot")
+	aliceTok := srv.CreateUser(t, "alice")
+	repo := fmt.Sprintf("gw-%d", time.Now().UnixNano()%1e9)
+	admin, _ := proposals.NewGitea(proposals.GiteaOptions{URL: srv.URL, Token: srv.AdminToken, Owner: srv.AdminUser, Repo: repo})
+	files, err := scaffold.Files("runic", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Bootstrap(ctx, proposals.BootstrapOptions{Files: files, Writers: []string{"bridle-bot"}, Approvers: []string{"alice"}}); err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(srv.URL)
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target)) // a Gitea the test can take down
+	defer proxy.Close()
+	botFile := filepath.Join(t.TempDir(), "gitea_token")
+	os.WriteFile(botFile, []byte(botTok+"\n"), 0o600)
+	g := start(t, nil, func(c *Config, o *Options) {
+		c.Projects = map[string]ProjectConfig{"runic": {Gitea: &GiteaConfig{URL: proxy.URL, Repo: srv.AdminUser + "/" + repo, TokenFile: botFile}}}
+		o.Refresh = 200 * time.Millisecond
+	})
+	cs := g.mustConnect(t, "runic", g.mint(t, "runic", "claude"), "claude-code")
+	if text, isErr := callText(t, cs, "get_rules", nil); isErr || !strings.Contains(text, "project rules for Claude") {
+		t.Fatalf("get_rules from Gitea: %.300s", text)
+	}
+	if text, isErr := callText(t, cs, "propose_guardrail", map[string]any{"id": "log-request-ids", "statement": "Log the request id with every error.",
+		"severity": "guidance", "why": "A payout failure took an hour to trace."}); isErr {
+		t.Fatalf("propose: %s", text)
+	}
+	var list []proposals.Proposal
+	if g.api(t, adminToken, "GET", "/api/v1/projects/runic/proposals", nil, &list); len(list) != 1 || list[0].Author != "bridle-bot" {
+		t.Fatalf("proposals = %+v", list)
+	}
+	n := list[0].Number
+	approve := fmt.Sprintf("/api/v1/projects/runic/proposals/%d/approve", n)
+	var e APIError
+	if code := g.api(t, adminToken, "POST", approve, ApproveRequest{}, &e); code != http.StatusConflict || e.Code != "approve_in_gitea" || !strings.Contains(e.MergeURL, repo) {
+		t.Fatalf("approve without the admin's Gitea token: %d %+v", code, e)
+	}
+	if code := g.api(t, adminToken, "POST", approve, ApproveRequest{GiteaToken: botTok}, &e); code != http.StatusForbidden {
+		t.Errorf("approve with the bot's token: %d %+v, want 403 (the bot may not merge)", code, e)
+	}
+	if strings.Contains(e.Error, botTok) {
+		t.Error("an error shows the bot's token")
+	}
+	var merged proposals.Proposal
+	if code := g.api(t, adminToken, "POST", approve, ApproveRequest{GiteaToken: aliceTok}, &merged); code != 200 || merged.State != proposals.Merged || merged.MergedBy != "alice" {
+		t.Fatalf("approve with alice's token: %d %+v", code, merged)
+	}
+	start := time.Now()
+	for {
+		text, _ := callText(t, cs, "get_rules", nil)
+		if strings.Contains(text, "log-request-ids") && strings.Contains(text, "alice") {
+			break
+		}
+		if time.Since(start) > 3*time.Second {
+			t.Fatalf("the merged rule did not reach the session within 3 s:\n%.600s", text)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("merge → served in %s", time.Since(start).Round(time.Millisecond))
+
+	proxy.CloseClientConnections()
+	proxy.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	var rd Ready
+	for {
+		text, isErr := callText(t, cs, "get_rules", nil)
+		code := g.api(t, "", "GET", "/readyz", nil, &rd)
+		if code == http.StatusServiceUnavailable {
+			if isErr || !strings.Contains(text, "log-request-ids") {
+				t.Errorf("with Gitea down the cached rules are not served: %.300s", text)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readyz still %d with Gitea down: %+v", code, rd)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if i := slices.IndexFunc(rd.Backends, func(b BackendStatus) bool { return b.Name == "rules:gitea" && !b.Up }); i < 0 {
+		t.Errorf("readyz does not name Gitea as down: %+v", rd.Backends)
+	}
+	text, _ := callText(t, cs, "get_rules", nil)
+	if !strings.Contains(strings.ToLower(text), "stale") {
+		t.Errorf("the rules served with Gitea down are not marked stale:\n%.400s", text)
+	}
+	if strings.Contains(g.logs.String(), botTok) || strings.Contains(g.logs.String(), aliceTok) {
+		t.Error("a Gitea token is in the gateway's log")
+	}
+}
