@@ -208,3 +208,33 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 	cmd.AddCommand(add, list, rotate, revoke)
 	return cmd
 }
+
+// registerGateway adds --server, --project and --admin-token-file to a
+// proposals verb (whose --json it shares): with them the verb goes through
+// the gateway's admin API instead of a local or Gitea backend.
+func (a *adminFlags) registerGateway(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.server, "server", "", "go through this gateway's admin API (`url`; with --project, default $BRIDLE_SERVER)")
+	cmd.Flags().StringVar(&a.project, "project", "", "with --server: the gateway's `project`")
+	cmd.Flags().StringVar(&a.tokenFile, "admin-token-file", "", "with --server: the admin credential's `file` (default $BRIDLE_ADMIN_TOKEN_FILE)")
+}
+
+// gateway reports whether the verb goes through a gateway: --server, or
+// --project with BRIDLE_SERVER set. It refuses the local flags then.
+func (a *adminFlags) gateway(cmd *cobra.Command, io *streams) (bool, error) {
+	if a.server == "" && (a.project == "" || io.f.ServerURL() == "") {
+		if a.project != "" {
+			return false, usageErr("--project names a gateway's project: give --server URL (or set BRIDLE_SERVER)")
+		}
+		return false, nil
+	}
+	var local []string
+	for _, name := range []string{"rules", "gitea", "repo", "path", "as"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			local = append(local, "--"+name)
+		}
+	}
+	if len(local) > 0 {
+		return true, usageErr("%s cannot go with --server: the gateway holds the project's rules and says who its admin is", strings.Join(local, ", "))
+	}
+	return true, a.needProject()
+}

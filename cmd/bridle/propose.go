@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
@@ -312,6 +313,7 @@ project. The proposal's source is vendor, promoted by you.`,
 
 func newProposalsCmd(io *streams) *cobra.Command {
 	var b backendFlags
+	var a adminFlags
 	var state string
 	cmd := &cobra.Command{
 		Use:   "proposals",
@@ -326,23 +328,41 @@ local one (--rules), or the Gitea repository with --gitea and --repo.`,
 open with a conflict, merged or closed), its title and a note, e.g. that
 approving re-applies it to a main that has moved. --state picks which.`,
 		Example: `  bridle proposals list --rules .
-  bridle proposals list --rules . --state all --json`,
+  bridle proposals list --rules . --state all --json
+  bridle proposals list --server http://127.0.0.1:7777 --project runic-gateway`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch proposals.State(state) {
 			case proposals.Open, proposals.Merged, proposals.Closed, proposals.All:
 			default:
 				return usageErr("--state %q: use open, merged, closed or all", state)
 			}
-			svc, err := b.service(io.f)
-			if err != nil {
-				return err
-			}
 			ctx, cancel := ctx30()
 			defer cancel()
-			ps, err := svc.Backend.List(ctx, proposals.State(state))
-			if err != nil {
+			var ps []proposals.Proposal
+			var listAll func() ([]proposals.Proposal, error)
+			via, err := a.gateway(cmd, io)
+			switch {
+			case err != nil:
 				return err
+			case via:
+				cl, err := a.client(io)
+				if err != nil {
+					return err
+				}
+				if ps, err = cl.Proposals(ctx, a.project, proposals.State(state)); err != nil {
+					return err
+				}
+				listAll = func() ([]proposals.Proposal, error) { return cl.Proposals(ctx, a.project, proposals.All) }
+			default:
+				svc, err := b.service(io.f)
+				if err != nil {
+					return err
+				}
+				if ps, err = svc.Backend.List(ctx, proposals.State(state)); err != nil {
+					return err
+				}
+				listAll = func() ([]proposals.Proposal, error) { return svc.Backend.List(ctx, proposals.All) }
 			}
 			if b.json {
 				if ps == nil {
@@ -352,7 +372,7 @@ approving re-applies it to a main that has moved. --state picks which.`,
 			}
 			if len(ps) == 0 {
 				if proposals.State(state) == proposals.Open {
-					if all, err := svc.Backend.List(ctx, proposals.All); err == nil && len(all) > 0 {
+					if all, err := listAll(); err == nil && len(all) > 0 {
 						none(io, fmt.Sprintf("no open proposals (%s merged or closed: --state all lists them)", count(len(all), "is", "are")),
 							"add one with bridle propose KIND ("+proposeKinds+")")
 						return nil
@@ -377,6 +397,7 @@ approving re-applies it to a main that has moved. --state picks which.`,
 	}
 	list.Flags().StringVar(&state, "state", "open", "list the proposals in this `state`: open, merged, closed or all")
 	b.register(list, "print the proposals as a JSON array on stdout (without their descriptions)")
+	a.registerGateway(list)
 	cmd.AddCommand(list, newShowCmd(io), newRebaseCmd(io), newCheckCmd(io))
 	return cmd
 }
@@ -520,6 +541,7 @@ func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
 
 func newApproveCmd(io *streams) *cobra.Command {
 	var b backendFlags
+	var a adminFlags
 	var as string
 	var self bool
 	cmd := &cobra.Command{
@@ -537,14 +559,46 @@ command refuses to run inside a coding agent's session (BRIDLE_AGENT,
 CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.
 
 ` + identityHelp + `
-On Gitea the approver is always the token's user.`,
+On Gitea the approver is always the token's user.
+
+With --server and --project the approval goes through the gateway's admin
+API and is the gateway admin's: on a local project it is attributed to the
+admin named in the gateway's configuration; on a Gitea project it is made
+with your own Gitea token (GITEA_TOKEN or GITEA_TOKEN_FILE in your shell),
+never the gateway's bot — without one, the pull request's link is printed
+for you to merge in Gitea.`,
 		Example: `  bridle approve 3 --rules .
   GIT_COMMITTER_NAME="Mira Okafor" bridle approve 3 --rules .
-  bridle approve 3 --rules . --self --json`,
+  bridle approve 3 --rules . --self --json
+  bridle approve 3 --server http://127.0.0.1:7777 --project runic-gateway`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if v := io.f.AgentSession(); v != "" {
 				return &exitError{exitFailure, fmt.Errorf("approve: %w (%s is set): a human approves, from their own shell", proposals.ErrAgentSession, v)}
+			}
+			if via, err := a.gateway(cmd, io); via || err != nil {
+				if err != nil {
+					return err
+				}
+				n, err := number(args[0])
+				if err != nil {
+					return err
+				}
+				cl, err := a.client(io)
+				if err != nil {
+					return err
+				}
+				cfg, err := io.f.Proposals(proposals.Config{})
+				if err != nil {
+					return err
+				}
+				ctx, cancel := ctx30()
+				defer cancel()
+				p, err := cl.Approve(ctx, a.project, n, gateway.ApproveRequest{GiteaToken: cfg.Token, Self: self})
+				if err != nil {
+					return err
+				}
+				return printProposal(io, p, b.json, "approved")
 			}
 			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Approve(ctx, n, proposals.Principal{Human: as, SelfOK: self})
@@ -556,6 +610,7 @@ On Gitea the approver is always the token's user.`,
 		},
 	}
 	b.register(cmd, "print the merged proposal as one JSON object on stdout")
+	a.registerGateway(cmd)
 	cmd.Flags().StringVar(&as, "as", "", "local only: the approver's `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name)")
 	cmd.Flags().BoolVar(&self, "self", false, "approve a proposal of your own (a sole maintainer's choice; agents' proposals never need it)")
 	return cmd
@@ -563,6 +618,7 @@ On Gitea the approver is always the token's user.`,
 
 func newRejectCmd(io *streams) *cobra.Command {
 	var b backendFlags
+	var a adminFlags
 	var reason, as string
 	cmd := &cobra.Command{
 		Use:   "reject N",
@@ -570,14 +626,36 @@ func newRejectCmd(io *streams) *cobra.Command {
 		Long: `Reject closes an open proposal without merging it and records why (--reason).
 
 ` + identityHelp + `
-On Gitea the pull request is closed as the token's user.`,
-		Example: `  bridle reject 4 --rules . --reason "Duplicate of #3"`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+On Gitea the pull request is closed as the token's user. With --server and
+--project it goes through the gateway's admin API, as the gateway's admin.`,
+		Example: `  bridle reject 4 --rules . --reason "Duplicate of #3"
+  bridle reject 4 --server http://127.0.0.1:7777 --project runic-gateway --reason "Duplicate of #3"`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			// Rejecting kills a proposal (a guardrail meant for the agent,
 			// perhaps): a human's act, like approving.
 			if v := io.f.AgentSession(); v != "" {
 				return &exitError{exitFailure, fmt.Errorf("reject: %w (%s is set): a human rejects, from their own shell", proposals.ErrAgentSession, v)}
+			}
+			if via, err := a.gateway(cmd, io); via || err != nil {
+				if err != nil {
+					return err
+				}
+				n, err := number(args[0])
+				if err != nil {
+					return err
+				}
+				cl, err := a.client(io)
+				if err != nil {
+					return err
+				}
+				ctx, cancel := ctx30()
+				defer cancel()
+				p, err := cl.Reject(ctx, a.project, n, reason)
+				if err != nil {
+					return err
+				}
+				return printProposal(io, p, b.json, "rejected")
 			}
 			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
 				p, err := svc.Reject(ctx, n, as, reason)
@@ -589,6 +667,7 @@ On Gitea the pull request is closed as the token's user.`,
 		},
 	}
 	b.register(cmd, "print the rejected proposal as one JSON object on stdout")
+	a.registerGateway(cmd)
 	cmd.Flags().StringVar(&reason, "reason", "", "why it is rejected, recorded on the proposal")
 	cmd.Flags().StringVar(&as, "as", "", "your `name` (default: git's committer identity, GIT_COMMITTER_NAME or user.name; on Gitea, the token's user)")
 	return cmd

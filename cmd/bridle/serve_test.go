@@ -114,3 +114,47 @@ func TestServeRefusesABadConfiguration(t *testing.T) {
 		t.Errorf("serve with no project: exit %d: %s", code, stderr)
 	}
 }
+
+// The proposals verbs through the gateway: list, approve (as the gateway's
+// admin), reject; the local flags are refused with --server.
+func TestProposalsThroughTheGatewayCLI(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	for _, id := range []string{"one", "two"} {
+		if code, _, stderr := proposeGuardrail(t, dir, id, "--as", "jonas"); code != 0 {
+			t.Fatalf("propose: %s", stderr)
+		}
+	}
+	url, admin := testGateway(t, "proj", dir)
+	t.Setenv("BRIDLE_ADMIN_TOKEN_FILE", admin)
+	code, out, stderr := bridle(t, "proposals", "list", "--server", url, "--project", "proj")
+	if code != 0 || !strings.Contains(out, "#1") || !strings.Contains(out, "#2") {
+		t.Fatalf("list: %d %s %s", code, out, stderr)
+	}
+	t.Setenv("BRIDLE_SERVER", url) // --project is then enough
+	code, out, stderr = bridle(t, "approve", "1", "--project", "proj", "--json")
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), ""), `"merged_by":"MiraOkafor"`) {
+		t.Fatalf("approve: %d %s %s", code, out, stderr)
+	}
+	if code, _, stderr = bridle(t, "reject", "2", "--project", "proj", "--reason", "Not now."); code != 0 {
+		t.Fatalf("reject: %d %s", code, stderr)
+	}
+	code, out, _ = bridle(t, "proposals", "list", "--project", "proj", "--state", "all", "--json")
+	flat := strings.Join(strings.Fields(out), "")
+	if code != 0 || !strings.Contains(flat, `"state":"merged"`) || !strings.Contains(flat, `"state":"closed"`) {
+		t.Errorf("list all: %d %s", code, out)
+	}
+	for _, args := range [][]string{
+		{"approve", "1", "--project", "proj", "--rules", dir},
+		{"approve", "1", "--project", "proj", "--as", "someone"},
+		{"reject", "x", "--project", "proj"},
+	} {
+		if code, _, stderr := bridle(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want usage: %s", args, code, stderr)
+		}
+	}
+	t.Setenv("BRIDLE_SERVER", "")
+	if code, _, stderr := bridle(t, "approve", "1", "--project", "proj"); code != exitUsage || !strings.Contains(stderr, "--server") {
+		t.Errorf("--project without a server: %d %s", code, stderr)
+	}
+}
