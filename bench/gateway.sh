@@ -61,4 +61,4 @@ N="$("$B" propose rules --rules "$RULES" --section project.overview --value "$MA
   -source "a local git repository (bridle init), not Gitea" ${BENCH_FLAGS:-} \
   -- "$B" approve "$N" --rules "$RULES" --self &
 BENCH=$!
-wait "$BENCH"
+wait "$BENCH" || { rc=$?; echo "bench/gateway failed; the gateway's log ends:" >&2; tail -20 "$WORK/serve.log" >&2; exit "$rc"; }

@@ -239,13 +239,18 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens session i (initialize and tools/list), as the i-th token's
 // agent.
 func (t *target) connect(ctx context.Context, i int) (*sdk.ClientSession, error) {
-	hc := &http.Client{Transport: bearer{token: t.tokens[i%len(t.tokens)], next: t.http}, Timeout: 30 * time.Second}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	// No client timeout: it would cut the session's standalone event
+	// stream (a GET that lasts as long as the session); calls time out by
+	// their context instead.
+	hc := &http.Client{Transport: bearer{token: t.tokens[i%len(t.tokens)], next: t.http}}
 	c := sdk.NewClient(&sdk.Implementation{Name: "bench-gateway", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: t.url, HTTPClient: hc, MaxRetries: -1}, nil)
+	cs, err := c.Connect(cctx, &sdk.StreamableClientTransport{Endpoint: t.url, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", t.name, err)
 	}
-	if _, err := cs.ListTools(ctx, nil); err != nil {
+	if _, err := cs.ListTools(cctx, nil); err != nil {
 		cs.Close()
 		return nil, fmt.Errorf("tools/list on %s: %w", t.name, err)
 	}
@@ -298,6 +303,8 @@ func (t *target) newSessions(ctx context.Context, n int) ([]time.Duration, error
 }
 
 func getRules(ctx context.Context, cs *sdk.ClientSession) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_rules"})
 	if err != nil {
 		return "", fmt.Errorf("get_rules: %w", err)
