@@ -44,9 +44,13 @@ done
 [ -n "$URL" ] || { echo "bridle serve did not start:" >&2; cat "$WORK/serve.log" >&2; exit 1; }
 echo "== bridle serve (pid $SERVE) at $URL" >&2
 
+# One token per agent the rules render for (a token is one agent's
+# identity); the sessions take them in turn, as a team's many Claude Code
+# sessions share the claude agent. (An agent the rules do not know gets its
+# rules rendered on each call: not the path to measure.)
 export BRIDLE_ADMIN_TOKEN_FILE="$WORK/state/gateway/admin-token"
-for i in $(seq "$SESSIONS"); do
-  "$B" agents add --server "$URL" --project bench --agent "bench-$i" 2>/dev/null
+for agent in claude codex kimi deepseek; do
+  "$B" agents add --server "$URL" --project bench --agent "$agent" 2>/dev/null
 done > "$WORK/tokens"
 
 # The change, proposed now and approved during the measurement.

@@ -4,7 +4,8 @@
 //   - throughput and latency: -sessions concurrent sessions calling get_rules
 //     in a loop for -duration, beside the floor measured in the same run: a
 //     bare go-sdk streamable-HTTP server (this program, re-run with -bare, as
-//     a process of its own) whose one tool get_rules returns the same text;
+//     a process of its own) whose one tool get_rules returns the same text,
+//     and each server's CPU time per call;
 //   - memory: the gateway's VmRSS with those sessions open, and per idle
 //     session after -idle more are opened (initialize + tools/list, then
 //     idle), the smallest of a few samples after a settle;
@@ -25,6 +26,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -99,7 +101,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	gw := &target{name: "gateway", url: o.url, tokens: tokens, http: newHTTP()}
+	gw := &target{name: "gateway", url: o.url, tokens: tokens, http: newHTTP(), pid: o.pid}
 	ctx := context.Background()
 
 	// The floor serves exactly what the gateway serves.
@@ -112,12 +114,12 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	bareURL, stop, err := startBare(text)
+	bareURL, barePID, stop, err := startBare(text)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	bare := &target{name: "bare go-sdk", url: bareURL, tokens: tokens, http: newHTTP()}
+	bare := &target{name: "bare go-sdk", url: bareURL, tokens: tokens, http: newHTTP(), pid: barePID}
 
 	var rows []row
 	add := func(r ...row) { rows = append(rows, r...) }
@@ -142,11 +144,20 @@ func run(o options) error {
 	hammer(ctx, sessions, warm)
 	var floor, got load
 	for _, turn := range []*load{&floor, &got, &got, &floor} {
-		ss := sessions
+		ss, t := sessions, gw
 		if turn == &floor {
-			ss = bareSessions
+			ss, t = bareSessions, bare
 		}
-		turn.add(hammer(ctx, ss, o.duration/2))
+		cpu0, err := cpuTime(t.pid)
+		if err != nil {
+			return err
+		}
+		l := hammer(ctx, ss, o.duration/2)
+		if l.cpu, err = cpuTime(t.pid); err != nil {
+			return err
+		}
+		l.cpu -= cpu0
+		turn.add(l)
 	}
 	closeAll(bareSessions)
 	stop()
@@ -156,8 +167,10 @@ func run(o options) error {
 	ratio := got.rate() / floor.rate()
 	add(row{what: "bare go-sdk: get_rules calls/s", value: fmt.Sprintf("%.0f", floor.rate())},
 		row{what: "bare go-sdk: get_rules p50 / p99", value: fmt.Sprintf("%s / %s", msf(pct(floor.lat, 50)), msf(pct(floor.lat, 99)))},
+		row{what: "bare go-sdk: server CPU per call", value: msf(floor.cpuPerCall())},
 		row{what: "gateway: get_rules calls/s", value: fmt.Sprintf("%.0f", got.rate())},
 		row{what: "gateway / bare throughput", value: fmt.Sprintf("%.0f%%", 100*ratio), target: ">= 70%", ok: check(ratio >= 0.70)},
+		row{what: "gateway: server CPU per call (bare / gateway)", value: fmt.Sprintf("%s (%.0f%%)", msf(got.cpuPerCall()), 100*float64(floor.cpuPerCall())/float64(got.cpuPerCall()))},
 		row{what: "gateway: get_rules p50", value: msf(pct(got.lat, 50))},
 		row{what: "gateway: get_rules p99", value: msf(pct(got.lat, 99)), target: "<= 20 ms", ok: check(pct(got.lat, 99) <= 20*time.Millisecond)})
 
@@ -212,6 +225,7 @@ func run(o options) error {
 // target is an MCP server the sessions connect to.
 type target struct {
 	name, url string
+	pid       int // its process, for its CPU time
 	tokens    []string
 	http      *http.Transport
 }
@@ -323,17 +337,20 @@ func getRules(ctx context.Context, cs *sdk.ClientSession) (string, error) {
 
 // load is what a loop of calls measured.
 type load struct {
-	lat     []time.Duration
-	elapsed time.Duration
-	errs    int
-	first   error
+	lat          []time.Duration
+	elapsed, cpu time.Duration // cpu: the server process's, user and system
+	errs         int
+	first        error
 }
 
 func (l load) rate() float64 { return float64(len(l.lat)) / l.elapsed.Seconds() }
 
+func (l load) cpuPerCall() time.Duration { return l.cpu / time.Duration(max(1, len(l.lat))) }
+
 func (l *load) add(m load) {
 	l.lat = append(l.lat, m.lat...)
 	l.elapsed += m.elapsed
+	l.cpu += m.cpu
 	l.errs += m.errs
 	if l.first == nil {
 		l.first = m.first
@@ -482,6 +499,30 @@ func rss(pid int) (int64, error) {
 	return 0, fmt.Errorf("rss: no VmRSS in /proc/%d/status", pid)
 }
 
+// cpuTime is the CPU time pid has used, user and system: on a machine
+// shared with other work a fairer comparison than calls/s.
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("cpu time: %w", err)
+	}
+	// The fields after the command's name, which is in parentheses: state
+	// is the first, utime and stime the 12th and 13th.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])) // -1 + 1: no name, no fields
+	if len(f) < 13 {
+		return 0, fmt.Errorf("cpu time: /proc/%d/stat: unexpected %.100q", pid, b)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("cpu time: /proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / 100, nil // USER_HZ is 100 on Linux
+}
+
 // settledRSS waits d, then takes the smallest of five samples 200 ms apart
 // (the remote process is not asked to collect garbage).
 func settledRSS(pid int, d time.Duration) (int64, error) {
@@ -532,43 +573,43 @@ func readTokens(file string) ([]string, error) {
 
 // startBare runs this program with -bare as the floor's server, a process
 // of its own as the gateway is; stop ends it.
-func startBare(text string) (url string, stop func(), err error) {
+func startBare(text string) (url string, pid int, stop func(), err error) {
 	f, err := os.CreateTemp("", "bench-gateway-rules-*.md")
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	defer os.Remove(f.Name()) // read once, at the server's start
 	if _, err := f.WriteString(text); err != nil {
-		return "", nil, errors.Join(err, f.Close())
+		return "", 0, nil, errors.Join(err, f.Close())
 	}
 	if err := f.Close(); err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	cmd := exec.Command(self, "-bare", f.Name())
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("bare server: %w", err)
+		return "", 0, nil, fmt.Errorf("bare server: %w", err)
 	}
 	var once sync.Once
 	stop = func() { once.Do(func() { stdin.Close(); cmd.Wait() }) }
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		stop()
-		return "", nil, fmt.Errorf("bare server: no URL: %w", err)
+		return "", 0, nil, fmt.Errorf("bare server: no URL: %w", err)
 	}
-	return strings.TrimSpace(line), stop, nil
+	return strings.TrimSpace(line), cmd.Process.Pid, stop, nil
 }
 
 // serveBare is the floor: a go-sdk streamable-HTTP server with one tool,
