@@ -78,6 +78,9 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
 		}
+		if _, err := os.Stat(rules); err != nil {
+			return nil, fmt.Errorf("%w: project %s: rules: %w", ErrConfig, id, err)
+		}
 		p.Config.Rules = rules
 		mo.Rules, mo.Ref = rules, mcp.DefaultRef
 		cfg = proposals.Config{Rules: rules, Version: s.opts.Version}
