@@ -19,6 +19,7 @@ import (
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -90,6 +91,7 @@ func (s *Server) routes() []route {
 		{Method: "GET", Path: "/api/v1/sessions", Summary: "Open MCP sessions", Query: []string{"project"}, Out: []Session{}, handle: s.listSessions},
 		{Method: "GET", Path: "/api/v1/projects/{project}/rules", Summary: "The served rules: status and compiled snapshot", Out: Rules{}, handle: s.project(s.getRules)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}/explain", Summary: "What one agent receives: sections, guardrails per tier, size, permissions, what its harness enforces", Out: renderers.Explanation{}, handle: s.project(s.explain)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Summary: "Proposals (open by default)", Query: []string{"state"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
@@ -356,6 +358,25 @@ func (s *Server) getRender(w http.ResponseWriter, r *http.Request, p *Project) {
 		return
 	}
 	s.ok(w, http.StatusOK, Render{Agent: f.Agent, Path: f.Path, Content: f.Content, Bytes: len(f.Content), Lines: strings.Count(f.Content, "\n")})
+}
+
+func (s *Server) explain(w http.ResponseWriter, r *http.Request, p *Project) {
+	snap, _, err := p.mcp.Rules()
+	if snap == nil {
+		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
+		return
+	}
+	f, ok := snap.Render(r.PathValue("agent"))
+	if !ok {
+		s.fail(w, fmt.Errorf("%w: no render for agent %q", errNotFound, r.PathValue("agent")))
+		return
+	}
+	e, err := renderers.ExplainAll(&snap.Document, f)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.ok(w, http.StatusOK, e)
 }
 
 func (s *Server) service(p *Project) (proposals.Service, error) {

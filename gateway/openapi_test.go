@@ -213,6 +213,7 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		{"GET", "/api/v1/sessions", "", nil},
 		{"GET", "/api/v1/projects/alpha/rules", "/api/v1/projects/{project}/rules", nil},
 		{"GET", "/api/v1/projects/alpha/rules/claude", "/api/v1/projects/{project}/rules/{agent}", nil},
+		{"GET", "/api/v1/projects/alpha/rules/claude/explain", "/api/v1/projects/{project}/rules/{agent}/explain", nil},
 		{"GET", "/api/v1/projects/alpha/proposals", "/api/v1/projects/{project}/proposals", nil},
 		{"GET", "/api/v1/projects/alpha/proposals/1", "/api/v1/projects/{project}/proposals/{number}", nil},
 		{"POST", "/api/v1/projects/alpha/proposals/1/approve", "/api/v1/projects/{project}/proposals/{number}/approve", ApproveRequest{}},

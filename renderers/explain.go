@@ -92,3 +92,24 @@ func Explain(doc *schema.Document, f File) Explanation {
 	}
 	return e
 }
+
+// ExplainAll is Explain with what the agent's own harness enforces of the
+// guardrails' enforce entries (or, for a harness Bridle has no translation
+// for, what Bridle's tools check instead).
+func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
+	e := Explain(doc, f)
+	rules, err := enforce.New(doc, f.Agent)
+	if err != nil {
+		return e, err
+	}
+	target := Harness(doc.Resolved(f.Agent))
+	if target == "" {
+		target = enforce.TargetOther
+	}
+	for _, t := range rules.Report() {
+		if t.Target == target {
+			e.Enforcement = append(e.Enforcement, t)
+		}
+	}
+	return e, nil
+}

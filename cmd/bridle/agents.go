@@ -69,7 +69,7 @@ func (a *adminFlags) needProject() error {
 func newAgentsCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agents",
-		Short: "Manage the agents of a gateway project and their tokens (add, list, rotate, revoke)",
+		Short: "Manage a gateway project's agents and their tokens",
 		Long: `Agents manages who may connect to a gateway (bridle serve): each agent of a
 project has its own bearer token, which is its identity there. A token is
 printed once, on stdout, when it is minted (add) or replaced (rotate); the
@@ -128,7 +128,7 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 		func(ctx context.Context, c *gateway.Client, p, a string) (gateway.Minted, error) {
 			return c.AddAgent(ctx, p, a)
 		})
-	rotate := mint("rotate", "Replace an agent's token (the old one stops working; the new one is printed once)",
+	rotate := mint("rotate", "Replace an agent's token (the new one is printed once)",
 		func(ctx context.Context, c *gateway.Client, p, a string) (gateway.Minted, error) {
 			return c.RotateAgent(ctx, p, a)
 		})
@@ -167,7 +167,10 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 	var la adminFlags
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List a project's agents: token dates and the permissions the rules grant (never a token)",
+		Short: "List a project's agents, their token dates and permissions",
+		Long: `List shows each agent of the project with a token: when it was minted and
+last rotated, and the permissions the project's rules grant it. It never
+shows a token, nor its hash.`,
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := la.needProject(); err != nil {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bridle-dev/bridle/enforce"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -41,19 +40,9 @@ served without approval are listed on stderr.`,
 			if !ok {
 				return usageErr("no agent profile %q in the rules; agents: %s", o.agent, strings.Join(snap.Document.Agents(), ", "))
 			}
-			e := renderers.Explain(&snap.Document, f)
-			rules, err := enforce.New(&snap.Document, o.agent)
+			e, err := renderers.ExplainAll(&snap.Document, f)
 			if err != nil {
 				return err
-			}
-			target := renderers.Harness(snap.Document.Resolved(o.agent))
-			if target == "" {
-				target = enforce.TargetOther
-			}
-			for _, t := range rules.Report() {
-				if t.Target == target {
-					e.Enforcement = append(e.Enforcement, t)
-				}
 			}
 			if snap.Approval != nil {
 				for _, u := range snap.Approval.Unapproved {

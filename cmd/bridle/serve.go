@@ -34,7 +34,7 @@ func newServeCmd(io *streams) *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the gateway: one control plane for many projects and agents (MCP over HTTP, admin API)",
+		Short: "Run the gateway: MCP over HTTP for many projects and agents",
 		Long: `Serve runs the gateway, the control plane that holds the rules, the proposals,
 memory, the audit log and every credential, out of the agents' reach. Each
 project is served at /p/PROJECT/mcp over MCP's streamable HTTP transport; an
@@ -217,7 +217,9 @@ func newServeHealthCmd(io *streams) *cobra.Command {
 	var url string
 	cmd := &cobra.Command{
 		Use:   "health",
-		Short: "Exit 0 when the gateway at --url answers /healthz (a container's health check)",
+		Short: "Check that a gateway answers /healthz (exit 0 or 1)",
+		Long: `Health asks the gateway at --url for /healthz and exits 0 when it answers
+200, 1 otherwise: a container's health check, which needs no shell.`,
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
