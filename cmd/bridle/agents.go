@@ -171,7 +171,7 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 		Long: `List shows each agent of the project with a token: when it was minted and
 last rotated, and the permissions the project's rules grant it. It never
 shows a token, nor its hash.`,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := la.needProject(); err != nil {
 				return err

@@ -220,7 +220,7 @@ func newServeHealthCmd(io *streams) *cobra.Command {
 		Short: "Check that a gateway answers /healthz (exit 0 or 1)",
 		Long: `Health asks the gateway at --url for /healthz and exits 0 when it answers
 200, 1 otherwise: a container's health check, which needs no shell.`,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
