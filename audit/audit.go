@@ -15,15 +15,18 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 
@@ -97,14 +100,42 @@ func Open(dir, project string, red *redact.Redactor) *Log {
 // Path is the log file's path.
 func (l *Log) Path() string { return l.path }
 
+// Limits of one event: a longer field is cut, and an event whose line
+// would still be longer than MaxLine loses its detail. Agents choose much
+// of what an event says (a client name, a scope request's reason).
+const (
+	MaxField = 4 << 10
+	MaxLine  = 256 << 10
+)
+
+func cut(s string) string {
+	if len(s) <= MaxField {
+		return s
+	}
+	s = s[:MaxField]
+	for len(s) > 0 && !utf8.ValidString(s) { // a rune cut in two
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
+
 // Append writes one event.
 func (l *Log) Append(e Event) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
+	for _, f := range []*string{&e.Project, &e.Kind, &e.Source, &e.Agent, &e.Client, &e.Session, &e.Tool, &e.Permission, &e.ID, &e.Summary} {
+		*f = cut(*f)
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("audit append: %w", err)
+	}
+	if len(b) > MaxLine/2 { // masked JSON can grow; leave room
+		e.Detail = map[string]any{"truncated": "the event's detail was too large to record"}
+		if b, err = json.Marshal(e); err != nil {
+			return fmt.Errorf("audit append: %w", err)
+		}
 	}
 	line := string(l.red.JSON(b)) + "\n"
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
@@ -154,15 +185,25 @@ func (l *Log) Read(f Filter) ([]Event, int, error) {
 	defer file.Close()
 	var out []Event
 	bad := 0
-	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+	r := bufio.NewReaderSize(file, 64<<10)
+	for {
+		line, long, err := readLine(r, MaxLine)
+		if err == io.EOF {
+			return out, bad, nil
+		}
+		if err != nil {
+			return out, bad, fmt.Errorf("audit read: %w", err)
+		}
+		if long {
+			bad++ // a line no Append writes: skipped, not fatal to the rest
+			continue
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
 		var e Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
+		if err := json.Unmarshal(line, &e); err != nil {
 			bad++
 			continue
 		}
@@ -170,8 +211,27 @@ func (l *Log) Read(f Filter) ([]Event, int, error) {
 			out = append(out, e)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return out, bad, fmt.Errorf("audit read: %w", err)
+}
+
+// readLine reads one line of at most max bytes; a longer one is consumed
+// whole and reported long, without being held in memory.
+func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			long, line = true, nil
+		} else if !long {
+			line = append(line, chunk...)
+		}
+		switch {
+		case err == nil:
+			return line, long, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && (len(line) > 0 || long):
+			return line, long, nil
+		default:
+			return nil, false, err
+		}
 	}
-	return out, bad, nil
 }

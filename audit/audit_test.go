@@ -97,3 +97,26 @@ func TestAppendMasksEncodedSecrets(t *testing.T) {
 		t.Errorf("read back: %+v bad=%d err=%v", events, bad, err)
 	}
 }
+
+// A hostile field is cut at Append, and a line no Append writes (too long)
+// is skipped by Read, counted as bad, without hiding the events after it.
+func TestOversizedEventsDoNotBreakTheLog(t *testing.T) {
+	dir := t.TempDir()
+	l := Open(dir, "p", nil)
+	if err := l.Append(Event{Kind: "refusal", Client: strings.Repeat("<", 1<<20), Summary: "refused"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(l.Path(), os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"kind":"` + strings.Repeat("x", MaxLine+10) + `"}` + "\n")
+	f.Close()
+	if err := l.Append(Event{Kind: "write", Summary: "after"}); err != nil {
+		t.Fatal(err)
+	}
+	events, bad, err := l.Read(Filter{})
+	if err != nil || bad != 1 || len(events) != 2 || events[1].Summary != "after" || len(events[0].Client) > MaxField+len("…") {
+		t.Errorf("read: %d events, %d bad, %v", len(events), bad, err)
+	}
+}

@@ -287,7 +287,8 @@ func (s *Server) rotateAgent(w http.ResponseWriter, r *http.Request, p *Project)
 		return
 	}
 	s.red.Add(tok)
-	s.record(p, "rotated the token of agent "+info.Agent, info.Agent, nil)
+	closed := s.closeSessions(p, info.Agent)
+	s.record(p, "rotated the token of agent "+info.Agent, info.Agent, map[string]any{"sessions_closed": closed})
 	writeJSON(w, http.StatusOK, Minted{Token: tok, Agent: info, MCP: "/p/" + p.ID + "/mcp"})
 }
 
@@ -297,7 +298,8 @@ func (s *Server) revokeAgent(w http.ResponseWriter, r *http.Request, p *Project)
 		s.fail(w, err)
 		return
 	}
-	s.record(p, "revoked the token of agent "+info.Agent, info.Agent, nil)
+	closed := s.closeSessions(p, info.Agent)
+	s.record(p, "revoked the token of agent "+info.Agent, info.Agent, map[string]any{"sessions_closed": closed})
 	s.ok(w, http.StatusOK, info)
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bridle-dev/bridle/redact"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -152,7 +154,8 @@ func TestTokensStoreOnlyHashes(t *testing.T) {
 
 func TestAdminCredential(t *testing.T) {
 	state := t.TempDir()
-	a, err := LoadAdmin("", state)
+	red := redact.New()
+	a, err := LoadAdmin("", state, red)
 	if err != nil || !a.Generated || a.Path != filepath.Join(state, "admin-token") {
 		t.Fatalf("generated: %+v %v", a, err)
 	}
@@ -160,16 +163,27 @@ func TestAdminCredential(t *testing.T) {
 	if st, _ := os.Stat(a.Path); st.Mode().Perm() != 0o600 || !a.Check(strings.TrimSpace(string(b))) || a.Check("x") {
 		t.Errorf("the generated credential: mode %v", st.Mode().Perm())
 	}
-	again, err := LoadAdmin("", state)
+	if !red.Contains(string(b)) {
+		t.Error("the generated credential is not masked")
+	}
+	// Only the hash is needed from now on: the credential may be moved away.
+	if err := os.Remove(a.Path); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadAdmin("", state, redact.New())
 	if err != nil || again.Generated || !again.Check(strings.TrimSpace(string(b))) {
 		t.Errorf("a second start made a new credential: %+v %v", again, err)
 	}
+	os.WriteFile(filepath.Join(state, "admin-token.sha256"), []byte("not a hash\n"), 0o600)
+	if _, err := LoadAdmin("", state, redact.New()); !errors.Is(err, ErrConfig) {
+		t.Errorf("a corrupt hash file: %v", err)
+	}
 	short := filepath.Join(t.TempDir(), "short")
 	os.WriteFile(short, []byte("abc\n"), 0o600)
-	if _, err := LoadAdmin(short, state); !errors.Is(err, ErrConfig) {
+	if _, err := LoadAdmin(short, state, redact.New()); !errors.Is(err, ErrConfig) {
 		t.Errorf("a short credential: %v", err)
 	}
-	if _, err := LoadAdmin(filepath.Join(state, "missing"), state); err == nil {
+	if _, err := LoadAdmin(filepath.Join(state, "missing"), state, redact.New()); err == nil {
 		t.Error("a missing credential file was accepted")
 	}
 }

@@ -11,13 +11,20 @@
 //     client's clientInfo is recorded, never trusted. Only a hash of a token
 //     is stored; a token is shown once, when it is minted or rotated, and a
 //     revoked or rotated-away token fails on its next request.
-//   - Every refusal of the MCP endpoint is the same bare 401; repeated
-//     failures from one address are slowed to 429; bodies are size-limited;
-//     a browser's cross-origin request is refused (Origin is checked) and a
-//     loopback listener refuses a non-loopback Host (DNS rebinding).
-//   - The admin API (/api/v1) takes a separate admin credential, stored
-//     hashed; every mutating call is an audit event with source "user".
-//   - Tokens, the admin credential and every known secret never appear in a
-//     response, a log line or a metric label.
+//   - Every refusal of the MCP endpoint is the same bare 401; an address
+//     that failed too often lately gets 429 for a wrong credential, while a
+//     valid one always passes (one client failing on purpose locks nobody
+//     else out); one token holds at most Options.MaxSessions sessions;
+//     bodies are size- and time-limited; a browser's cross-origin request is
+//     refused (Origin is checked) and a loopback listener refuses a
+//     non-loopback Host on every endpoint (DNS rebinding). Revoking or
+//     rotating a token closes its sessions.
+//   - The admin API (/api/v1) takes a separate admin credential, held as a
+//     hash (a generated one is handed over in a file and only its hash is
+//     kept); every mutating call is an audit event with source "user".
+//     /readyz says details only to the admin credential.
+//   - Tokens (by their shape, even after a restart), the admin credential
+//     and every known secret never appear in a response, a log line or a
+//     metric label; client-sent names are cut to mcp.MaxClientString.
 //   - Shutdown lets in-flight calls finish.
 package gateway

@@ -195,9 +195,16 @@ func TestHostileHTTP(t *testing.T) {
 	if codes[http.StatusTooManyRequests] == 0 {
 		t.Errorf("repeated failures were not rate-limited: %v", codes)
 	}
-	// … and so is the admin API from that address.
-	if code := g.api(t, adminToken, "GET", "/api/v1/projects", nil, nil); code != http.StatusTooManyRequests {
-		t.Errorf("admin API from a blocked address: %d, want 429", code)
+	// … and so is a wrong admin credential from that address; valid
+	// credentials still pass (one failing client locks nobody else out).
+	if code := g.api(t, "wrong-admin-credential", "GET", "/api/v1/projects", nil, nil); code != http.StatusTooManyRequests {
+		t.Errorf("a wrong admin credential from a blocked address: %d, want 429", code)
+	}
+	if code := g.api(t, adminToken, "GET", "/api/v1/projects", nil, nil); code != http.StatusOK {
+		t.Errorf("the admin credential from a blocked address: %d, want 200", code)
+	}
+	if code, _ := post(t, g.url+"/p/alpha/mcp", tok, init, nil); code != http.StatusOK {
+		t.Errorf("a valid agent token from a blocked address: %d, want 200", code)
 	}
 }
 

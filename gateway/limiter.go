@@ -39,7 +39,7 @@ func (l *limiter) fail(ip string) {
 	f, ok := l.ips[ip]
 	if !ok || now.Sub(f.last) > FailureWindow {
 		if len(l.ips) >= maxAddresses {
-			l.prune(now)
+			l.evict(now)
 		}
 		f = &failures{}
 		l.ips[ip] = f
@@ -64,10 +64,16 @@ func (l *limiter) blocked(ip string) time.Duration {
 	return wait
 }
 
-func (l *limiter) prune(now time.Time) {
+// evict makes room for one more address in constant time: it drops up to
+// a few expired entries, else one arbitrary entry (a table full of fresh
+// addresses is an attack; forgetting one of them costs nothing).
+func (l *limiter) evict(now time.Time) {
+	seen := 0
 	for ip, f := range l.ips {
-		if now.Sub(f.last) > FailureWindow {
+		seen++
+		if now.Sub(f.last) > FailureWindow || seen >= 8 {
 			delete(l.ips, ip)
+			return
 		}
 	}
 }

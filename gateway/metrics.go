@@ -40,11 +40,7 @@ func newMetrics(s *Server) *metrics {
 		labels := prometheus.Labels{"project": id}
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bridle_mcp_sessions",
 			Help: "Open MCP sessions, by project.", ConstLabels: labels}, func() float64 {
-			n := 0
-			for range p.mcp.SDK().Sessions() {
-				n++
-			}
-			return float64(n)
+			return float64(p.liveSessions())
 		}))
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bridle_snapshot_age_seconds",
 			Help: "Seconds since the served snapshot was compiled, by project (-1: no snapshot).", ConstLabels: labels}, func() float64 {
@@ -75,9 +71,9 @@ func (s *Server) observe(project string, o mcp.Observation) {
 	if o.Kind != "call" {
 		return
 	}
-	tool := "unknown" // a client-sent name is never a label
-	if p := s.projects[project]; p != nil && p.knownTool(o.Tool) {
-		tool = o.Tool
+	tool := o.Tool // a registered name: a client-sent one is never a label
+	if tool == "" {
+		tool = "unknown"
 	}
 	agent := o.Agent
 	s.metrics.calls.WithLabelValues(project, agent, tool, string(o.Outcome)).Inc()

@@ -31,9 +31,6 @@ type Project struct {
 	memory    func() (memory.Store, memory.Embedder, error)
 	gitea     *proposals.GiteaOptions // nil for a local project
 	audit     *audit.Log
-
-	toolsOnce sync.Once
-	tools     map[string]bool
 }
 
 // Source says where the project's rules come from, for people.
@@ -167,12 +164,11 @@ func onceMemory(open func() (memory.Store, memory.Embedder, error)) func() (memo
 	}
 }
 
-func (p *Project) knownTool(name string) bool {
-	p.toolsOnce.Do(func() {
-		p.tools = map[string]bool{}
-		for _, t := range p.mcp.Tools() {
-			p.tools[t.Name] = true
-		}
-	})
-	return p.tools[name]
+// liveSessions is how many MCP sessions of the project are open.
+func (p *Project) liveSessions() int {
+	n := 0
+	for range p.mcp.SDK().Sessions() {
+		n++
+	}
+	return n
 }

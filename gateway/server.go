@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net"
@@ -13,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -33,7 +33,7 @@ type Options struct {
 	Memory   memory.Config
 	Examples memory.ExampleOptions
 	Refresh  time.Duration // how often rules are re-checked; 2 s
-	// SessionTimeout closes an MCP session idle this long; 2 h. A client
+	// SessionTimeout closes an MCP session idle this long; 1 h. A client
 	// that comes back later starts a new one (the bridge does it itself).
 	SessionTimeout time.Duration
 	// Grace is how long shutdown waits for in-flight calls; 10 s.
@@ -42,6 +42,12 @@ type Options struct {
 	// within FailureWindow before it is refused (429) until the window has
 	// passed; 10 a minute.
 	MaxFailures int
+	// MaxSessions is how many MCP sessions one agent's token may hold
+	// open in its project at once; 64. A new one beyond is refused (429).
+	MaxSessions int
+	// BodyTimeout is how long a client may take to send a request's body
+	// once its headers are in; 30 s.
+	BodyTimeout time.Duration
 	// HeaderTimeout is how long a client may take to send its request's
 	// headers (slow-loris); 10 s.
 	HeaderTimeout time.Duration
@@ -68,7 +74,8 @@ type Server struct {
 	origins  *http.CrossOriginProtection
 
 	inflight sync.WaitGroup // MCP and admin requests being answered
-	closing  atomic.Bool
+	closeMu  sync.RWMutex   // closing and inflight.Add together
+	closing  bool
 }
 
 // New builds the server: it validates cfg, opens the token store and the
@@ -87,13 +94,19 @@ func New(cfg Config, opts Options) (*Server, error) {
 		opts.Refresh = 2 * time.Second
 	}
 	if opts.SessionTimeout <= 0 {
-		opts.SessionTimeout = 2 * time.Hour
+		opts.SessionTimeout = time.Hour
 	}
 	if opts.Grace <= 0 {
 		opts.Grace = 10 * time.Second
 	}
 	if opts.MaxFailures <= 0 {
 		opts.MaxFailures = MaxFailures
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 64
+	}
+	if opts.BodyTimeout <= 0 {
+		opts.BodyTimeout = 30 * time.Second
 	}
 	if opts.HeaderTimeout <= 0 {
 		opts.HeaderTimeout = 10 * time.Second
@@ -109,9 +122,12 @@ func New(cfg Config, opts Options) (*Server, error) {
 	if s.tokens, err = OpenTokens(filepath.Join(cfg.StateDir, "gateway", "agents.json"), opts.Now); err != nil {
 		return nil, err
 	}
-	if s.admin, err = LoadAdmin(cfg.Admin.TokenFile, filepath.Join(cfg.StateDir, "gateway")); err != nil {
+	if s.admin, err = LoadAdmin(cfg.Admin.TokenFile, filepath.Join(cfg.StateDir, "gateway"), s.red); err != nil {
 		return nil, err
 	}
+	// Agent tokens are stored hashed: after a restart only their shape
+	// tells them apart, and it is enough to mask them anywhere.
+	s.red.AddPattern(tokenShape)
 	s.origins = http.NewCrossOriginProtection()
 	for _, o := range cfg.AllowedOrigins {
 		if err := s.origins.AddTrustedOrigin(o); err != nil {
@@ -143,27 +159,87 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metrics.handler())
-	mux.Handle("/p/{project}/mcp", s.track(s.limited(http.HandlerFunc(s.serveMCP))))
-	mux.Handle("/api/v1/", s.track(s.limited(s.adminAuth(s.api()))))
-	return s.origins.Handler(mux)
+	mux.Handle("/p/{project}/mcp", s.track(http.HandlerFunc(s.serveMCP)))
+	mux.Handle("/api/v1/", s.track(s.adminAuth(s.api())))
+	return s.hostCheck(s.origins.Handler(mux))
 }
 
-// track counts a request as in flight, for a graceful shutdown.
+// hostCheck refuses, on a loopback listener, a request whose Host is not a
+// loopback name (a DNS-rebinding page), on every endpoint.
+func (s *Server) hostCheck(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && loopback(local.String()) && !loopback(r.Host) {
+			http.Error(w, "forbidden: this server answers only to a loopback host name", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// loopback reports whether hostport names this machine's loopback.
+func loopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// track counts a request as in flight, for a graceful shutdown, and gives
+// its body BodyTimeout to arrive.
 func (s *Server) track(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/mcp") {
 			h.ServeHTTP(w, r) // a standalone event stream is not a call
 			return
 		}
-		if s.closing.Load() {
+		if !s.enter() {
 			w.Header().Set("Connection", "close")
 			http.Error(w, "shutting down", http.StatusServiceUnavailable)
 			return
 		}
-		s.inflight.Add(1)
 		defer s.inflight.Done()
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(s.now().Add(s.opts.BodyTimeout)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, clear: func() { rc.SetReadDeadline(time.Time{}) }}
+			}
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// enter counts one more request in flight, unless the server is closing.
+func (s *Server) enter() bool {
+	s.closeMu.RLock()
+	defer s.closeMu.RUnlock()
+	if s.closing {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+// deadlineBody lifts the connection's read deadline once the body is read
+// whole: an answer streamed for minutes is not cut.
+type deadlineBody struct {
+	io.ReadCloser
+	clear func()
+	done  bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.clear()
+	}
+	return n, err
 }
 
 // serveMCP authenticates the token against the path's project and hands
@@ -179,6 +255,14 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if !ok || a.Project != p.ID {
 		s.refuse(w, r, "mcp")
 		return
+	}
+	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+		if n := s.agentSessions(p, a.Agent); n >= s.opts.MaxSessions {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, fmt.Sprintf("agent %s already has %d sessions open in project %s: close one first (idle sessions close after %s)",
+				a.Agent, n, p.ID, s.opts.SessionTimeout), http.StatusTooManyRequests)
+			return
+		}
 	}
 	info := &auth.TokenInfo{UserID: a.Project + "/" + a.Agent, Extra: map[string]any{mcp.TokenAgent: a.Agent},
 		Expiration: s.now().Add(24 * time.Hour)}
@@ -202,26 +286,49 @@ func bearer(r *http.Request) string {
 	return strings.TrimSpace(tok)
 }
 
-// refuse answers 401 with no detail and counts the failure against the
-// caller's address.
+// refuse answers a request without a valid credential: 401 with no
+// detail, or 429 once its address has failed too often lately. Only
+// failures count: a valid credential is always admitted, so that one client
+// failing on purpose (a web page's <img> at the loopback, a hostile agent)
+// cannot lock out every other client of the same address. A browser's
+// cross-site or no-cors request and a preflight are refused uncounted.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, endpoint string) {
-	s.limiter.fail(clientIP(r))
 	s.metrics.authFailures.WithLabelValues(endpoint).Inc()
+	ip := clientIP(r)
+	if wait := s.limiter.blocked(ip); wait > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
+		http.Error(w, "too many failed attempts; try again later", http.StatusTooManyRequests)
+		return
+	}
+	if r.Method != http.MethodOptions && r.Header.Get("Sec-Fetch-Site") != "cross-site" && r.Header.Get("Sec-Fetch-Mode") != "no-cors" {
+		s.limiter.fail(ip)
+	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="bridle"`)
 	http.Error(w, "unauthorized", http.StatusUnauthorized)
 }
 
-// limited refuses, with 429, an address that failed authentication too
-// often lately.
-func (s *Server) limited(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if wait := s.limiter.blocked(clientIP(r)); wait > 0 {
-			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-			http.Error(w, "too many failed attempts; try again later", http.StatusTooManyRequests)
-			return
+// agentSessions is how many open sessions agent holds in p.
+func (s *Server) agentSessions(p *Project, agent string) int {
+	n := 0
+	for ss := range p.mcp.SDK().Sessions() {
+		if s.sessions.agentOf(p.ID, ss.ID()) == agent {
+			n++
 		}
-		h.ServeHTTP(w, r)
-	})
+	}
+	return n
+}
+
+// closeSessions ends every open session of agent in p (its token was
+// revoked or rotated): its event stream stops at once.
+func (s *Server) closeSessions(p *Project, agent string) int {
+	n := 0
+	for ss := range p.mcp.SDK().Sessions() {
+		if s.sessions.agentOf(p.ID, ss.ID()) == agent {
+			ss.Close()
+			n++
+		}
+	}
+	return n
 }
 
 func clientIP(r *http.Request) string {
@@ -255,13 +362,26 @@ type BackendStatus struct {
 // readyz is 200 when every project's rules are loaded and fresh, 503 with
 // what is not otherwise: a stale project (its source down) is still
 // served, and named.
+// With the admin credential it says everything (sources, commits, errors);
+// without, only which project and backend is up.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	rd := s.ready(r.Context())
 	code := http.StatusOK
 	if !rd.Ready {
 		code = http.StatusServiceUnavailable
 	}
-	writeJSON(w, code, rd)
+	if tok := bearer(r); tok != "" && s.admin.Check(tok) {
+		s.ok(w, code, rd)
+		return
+	}
+	pub := Ready{Ready: rd.Ready, Projects: []ProjectStatus{}, Backends: []BackendStatus{}}
+	for _, p := range rd.Projects {
+		pub.Projects = append(pub.Projects, ProjectStatus{ID: p.ID, Backend: p.Backend, Loaded: p.Loaded, Approved: p.Approved, Stale: p.Stale})
+	}
+	for _, b := range rd.Backends {
+		pub.Backends = append(pub.Backends, BackendStatus{Name: b.Name, Project: b.Project, Up: b.Up, Since: b.Since})
+	}
+	s.ok(w, code, pub)
 }
 
 func (s *Server) ready(ctx context.Context) Ready {
@@ -281,7 +401,7 @@ func (s *Server) ready(ctx context.Context) Ready {
 func (s *Server) projectStatus(p *Project) ProjectStatus {
 	ps := p.Status(s.now())
 	ps.Agents = len(s.tokens.List(p.ID))
-	ps.Sessions = s.sessions.count(p.ID)
+	ps.Sessions = p.liveSessions()
 	return ps
 }
 
@@ -353,7 +473,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	s.closing.Store(true)
+	s.closeMu.Lock()
+	s.closing = true
+	s.closeMu.Unlock()
 	s.log.Info("shutting down: letting calls in flight finish", "grace", s.opts.Grace.String())
 	sctx, cancel := context.WithTimeout(context.Background(), s.opts.Grace)
 	defer cancel()

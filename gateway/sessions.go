@@ -108,16 +108,14 @@ func (ss *sessions) list(project string, live func(project, id string) bool) []S
 	return out
 }
 
-func (ss *sessions) count(project string) int {
+// agentOf is the agent of a tracked session, "" when it is not tracked.
+func (ss *sessions) agentOf(project, id string) string {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	n := 0
-	for _, s := range ss.byID {
-		if s.Project == project {
-			n++
-		}
+	if s, ok := ss.byID[project+"\x00"+id]; ok {
+		return s.Agent
 	}
-	return n
+	return ""
 }
 
 // transition records b and returns it with Since: when it last changed

@@ -19,11 +19,17 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/bridle-dev/bridle/redact"
 )
 
 // TokenPrefix starts every token Bridle mints, so that a leaked one is
-// recognisable (secret scanners, the redactor).
+// recognisable (secret scanners, the redactor: tokenShape).
 const TokenPrefix = "bridle_"
+
+// tokenShape is what every minted token looks like: the prefix and 43
+// base64url characters (256 bits).
+var tokenShape = regexp.MustCompile(`bridle_[A-Za-z0-9_-]{43}`)
 
 // Errors of the token store, for errors.Is.
 var (
@@ -221,30 +227,53 @@ func (t *Tokens) save() error {
 // Admin is the admin credential, held as a hash.
 type Admin struct {
 	hash [32]byte
-	Path string // the file it came from
+	Path string // the file it came from, or was generated into
 	// Generated is true when the server made it on this start (no file was
 	// configured and none was in the state directory).
 	Generated bool
 }
 
 // MinAdminToken is the shortest admin credential accepted from a file.
-const MinAdminToken = 16
+const MinAdminToken = 24
 
-// LoadAdmin reads the admin credential from file; with file empty, from
-// (or, on a first start, into) stateDir/admin-token, 0600.
-func LoadAdmin(file, stateDir string) (*Admin, error) {
-	generated := false
+// LoadAdmin reads the admin credential from file. With file empty the
+// state directory holds it: on a first start a credential is generated
+// into dir/admin-token (0600, for the human to take) and only its hash is
+// kept, in dir/admin-token.sha256, which later starts read, so the
+// credential's file may be moved away. The credential is added to red.
+func LoadAdmin(file, dir string, red *redact.Redactor) (*Admin, error) {
 	if file == "" {
-		file = filepath.Join(stateDir, "admin-token")
-		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-			if err := os.MkdirAll(stateDir, 0o700); err != nil {
-				return nil, fmt.Errorf("admin credential: %w", err)
+		hashFile := filepath.Join(dir, "admin-token.sha256")
+		b, err := os.ReadFile(hashFile)
+		switch {
+		case err == nil:
+			h, err := hex.DecodeString(strings.TrimSpace(string(b)))
+			if err != nil || len(h) != sha256.Size {
+				return nil, fmt.Errorf("%w: %s is not a SHA-256 hash: delete it and its admin-token to have a new credential made", ErrConfig, hashFile)
 			}
-			if err := renameio.WriteFile(file, []byte(NewToken()+"\n"), 0o600); err != nil {
-				return nil, fmt.Errorf("admin credential: %w", err)
+			a := &Admin{Path: filepath.Join(dir, "admin-token")}
+			copy(a.hash[:], h)
+			if b, err := os.ReadFile(a.Path); err == nil {
+				red.Add(strings.TrimSpace(string(b)))
 			}
-			generated = true
+			return a, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("admin credential: %w", err)
 		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("admin credential: %w", err)
+		}
+		tok := NewToken()
+		red.Add(tok)
+		h := sha256.Sum256([]byte(tok))
+		path := filepath.Join(dir, "admin-token")
+		if err := renameio.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
+			return nil, fmt.Errorf("admin credential: %w", err)
+		}
+		if err := renameio.WriteFile(hashFile, []byte(hex.EncodeToString(h[:])+"\n"), 0o600); err != nil {
+			return nil, fmt.Errorf("admin credential: %w", err)
+		}
+		return &Admin{hash: h, Path: path, Generated: true}, nil
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -252,9 +281,10 @@ func LoadAdmin(file, stateDir string) (*Admin, error) {
 	}
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < MinAdminToken {
-		return nil, fmt.Errorf("%w: admin credential in %s is shorter than %d characters", ErrConfig, file, MinAdminToken)
+		return nil, fmt.Errorf("%w: the admin credential in %s is shorter than %d characters (make one with: openssl rand -hex 32)", ErrConfig, file, MinAdminToken)
 	}
-	return &Admin{hash: sha256.Sum256([]byte(tok)), Path: file, Generated: generated}, nil
+	red.Add(tok)
+	return &Admin{hash: sha256.Sum256([]byte(tok)), Path: file}, nil
 }
 
 // Check reports whether token is the admin credential, in constant time.

@@ -27,7 +27,7 @@ type Observation struct {
 	Client        string // clientInfo.name, as the client claims it
 	ClientVersion string
 	Protocol      string // the negotiated protocol version
-	Tool          string // calls: the tool's name as the client sent it
+	Tool          string // calls: the tool's registered name ("" for a tool the server does not know)
 	Outcome       Outcome
 	Duration      time.Duration
 }
@@ -42,13 +42,13 @@ func (s *Server) observeMiddleware(next sdk.MethodHandler) sdk.MethodHandler {
 			o := s.observation(req, s.identify(req, snap))
 			o.Kind = "initialize"
 			if p, ok := req.GetParams().(*sdk.InitializeParams); ok && p != nil {
-				o.Protocol = p.ProtocolVersion
+				o.Protocol = ClientString(p.ProtocolVersion)
 				if p.ClientInfo != nil {
-					o.Client, o.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+					o.Client, o.ClientVersion = ClientString(p.ClientInfo.Name), ClientString(p.ClientInfo.Version)
 				}
 			}
 			if r, ok := res.(*sdk.InitializeResult); ok && r != nil {
-				o.Protocol = r.ProtocolVersion
+				o.Protocol = ClientString(r.ProtocolVersion)
 			}
 			s.opts.Observe(o)
 		}
@@ -61,9 +61,9 @@ func (s *Server) observation(req sdk.Request, id Identity) Observation {
 	if ss, ok := req.GetSession().(*sdk.ServerSession); ok && ss != nil {
 		o.Session = ss.ID()
 		if p := ss.InitializeParams(); p != nil {
-			o.Protocol = p.ProtocolVersion
+			o.Protocol = ClientString(p.ProtocolVersion)
 			if p.ClientInfo != nil {
-				o.ClientVersion = p.ClientInfo.Version
+				o.ClientVersion = ClientString(p.ClientInfo.Version)
 			}
 		}
 	}

@@ -221,6 +221,20 @@ type Identity struct {
 	Via    string `json:"via"`              // token, launch, client or unknown
 }
 
+// MaxClientString is the longest client name or version Bridle keeps: a
+// client says what it likes there, and it lands in logs, audit events and
+// session lists.
+const MaxClientString = 128
+
+// ClientString is a client-sent name or version as Bridle records it: one
+// line, no control characters, at most MaxClientString bytes.
+func ClientString(s string) string {
+	if len(s) > 4*MaxClientString {
+		s = s[:4*MaxClientString]
+	}
+	return proposals.OneLine(s, MaxClientString)
+}
+
 // TokenAgent is the auth.TokenInfo.Extra key naming the agent a bearer
 // token belongs to (Options.TokenIdentity).
 const TokenAgent = "bridle.agent"
@@ -236,7 +250,7 @@ func (s *Server) identify(req sdk.Request, snap *compiler.Snapshot) Identity {
 	var client string
 	if ci, ok := req.(clientInfoer); ok {
 		if info := ci.ClientInfo(); info != nil {
-			client = info.Name
+			client = ClientString(info.Name)
 		}
 	}
 	if s.opts.TokenIdentity {
@@ -348,18 +362,18 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			return res, err
 		case "tools/call":
 			p, _ := req.GetParams().(*sdk.CallToolParamsRaw)
-			var outcome Outcome // refused or unavailable; else from the result
-			if s.opts.Observe != nil {
-				start, tool := time.Now(), ""
-				if p != nil {
-					tool = p.Name
-				}
-				defer func() { s.observeCall(req, c, tool, time.Since(start), outcome, res, rerr) }()
-			}
 			var t Tool
 			known := false
 			if p != nil {
 				t, known = s.tool(p.Name)
+			}
+			var outcome Outcome // refused or unavailable; else from the result
+			if s.opts.Observe != nil {
+				start, tool := time.Now(), ""
+				if known {
+					tool = t.Name // a registered name; a client-sent one is never reported
+				}
+				defer func() { s.observeCall(req, c, tool, time.Since(start), outcome, res, rerr) }()
 			}
 			if !known {
 				// The SDK answers that there is no such tool; a tool added

@@ -83,6 +83,17 @@ type Redactor struct {
 	forms    []string            // every encoded form, longest first
 	replacer *strings.Replacer   // nil until something is registered
 	grams    map[string]struct{} // fragmentLen windows of multi-line bodies
+	patterns []*regexp.Regexp    // shapes of secrets no one registered (AddPattern)
+}
+
+// AddPattern masks every match of re, too: the shape of a credential the
+// process never saw whole (a gateway's agent tokens are stored hashed, so
+// after a restart only their shape is known). re must not match ordinary
+// text.
+func (r *Redactor) AddPattern(re *regexp.Regexp) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.patterns = append(r.patterns, re)
 }
 
 // New returns a Redactor for the given secret values.
@@ -261,14 +272,16 @@ func (r *Redactor) Redact(s string) string {
 		return s
 	}
 	r.mu.RLock()
-	rep, grams := r.replacer, r.grams
+	rep, grams, patterns := r.replacer, r.grams, r.patterns
 	r.mu.RUnlock()
-	if rep == nil {
-		return s
+	if rep != nil {
+		s = rep.Replace(s)
 	}
-	s = rep.Replace(s)
 	if len(grams) > 0 {
 		s = maskFragments(s, grams)
+	}
+	for _, re := range patterns {
+		s = re.ReplaceAllLiteralString(s, Mask)
 	}
 	return s
 }

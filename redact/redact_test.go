@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -270,3 +271,18 @@ func FuzzRedact(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func TestAddPatternMasksAShape(t *testing.T) {
+	r := New()
+	r.AddPattern(regexp.MustCompile(`bridle_[A-Za-z0-9_-]{43}`))
+	tok := "bridle_" + strings.Repeat("A", 43)
+	if got := r.Redact("token " + tok + " here"); got != "token "+Mask+" here" {
+		t.Errorf("Redact = %q", got)
+	}
+	if got := string(r.JSON([]byte(`{"t":"` + tok + `"}`))); strings.Contains(got, tok) {
+		t.Errorf("JSON = %s", got)
+	}
+	if got := r.Redact("bridle_short"); got != "bridle_short" {
+		t.Errorf("a non-token was masked: %q", got)
+	}
+}

@@ -16,7 +16,7 @@ import (
 func testGateway(t *testing.T, id, dir string) (url, adminFile string) {
 	t.Helper()
 	adminFile = filepath.Join(t.TempDir(), "admin-token")
-	if err := os.WriteFile(adminFile, []byte("admin-0123456789abcdef\n"), 0o600); err != nil {
+	if err := os.WriteFile(adminFile, []byte("admin-credential-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := gateway.Config{StateDir: t.TempDir(), Admin: gateway.AdminConfig{TokenFile: adminFile, Name: "Mira Okafor"},
