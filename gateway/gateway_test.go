@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -383,5 +384,35 @@ func TestReadyzNamesTheBackendThatIsDown(t *testing.T) {
 	text, isErr := callText(t, cs, "get_rules", nil)
 	if isErr || !strings.Contains(strings.ToLower(text), "stale") {
 		t.Errorf("beta's cached rules are not served marked stale: %v %.300s", isErr, text)
+	}
+}
+
+// /readyz and the integrations list say whether the embedding server
+// answers (a faithful fake of an OpenAI-compatible server's GET /models).
+func TestEmbeddingsStatus(t *testing.T) {
+	up := true
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up {
+			http.Error(w, "model loading", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"object":"list","data":[{"id":"bge-small","object":"model"}]}`))
+	}))
+	defer fake.Close()
+	g := start(t, map[string]string{"alpha": newRules(t, "alpha")}, func(_ *Config, o *Options) {
+		o.Memory.EmbeddingsURL, o.Memory.EmbeddingModel = fake.URL+"/v1", "bge-small"
+	})
+	var list []BackendStatus
+	g.api(t, adminToken, "GET", "/api/v1/integrations", nil, &list)
+	if i := slices.IndexFunc(list, func(b BackendStatus) bool { return b.Name == "embeddings" }); i < 0 || !list[i].Up {
+		t.Fatalf("integrations = %+v", list)
+	}
+	up = false
+	var rd Ready
+	if code := g.api(t, adminToken, "GET", "/readyz", nil, &rd); code != http.StatusServiceUnavailable {
+		t.Errorf("readyz with the embedding server down: %d", code)
+	}
+	if i := slices.IndexFunc(rd.Backends, func(b BackendStatus) bool { return b.Name == "embeddings" }); i < 0 || rd.Backends[i].Up || !strings.Contains(rd.Backends[i].Detail, "503") {
+		t.Errorf("readyz backends = %+v", rd.Backends)
 	}
 }

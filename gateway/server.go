@@ -405,10 +405,17 @@ func (s *Server) projectStatus(p *Project) ProjectStatus {
 	return ps
 }
 
-// backends is each project's rules source and memory store, up or down,
-// and since when it is so.
+// backends is each project's rules source and memory store, and the
+// embedding server, up or down, and since when it is so.
 func (s *Server) backends(ctx context.Context) []BackendStatus {
 	var out []BackendStatus
+	if u := s.opts.Memory.EmbeddingsURL; u != "" {
+		b := BackendStatus{Name: "embeddings", Up: true}
+		if err := s.pingEmbeddings(ctx, u); err != nil {
+			b.Up, b.Detail = false, s.red.Redact(err.Error())
+		}
+		out = append(out, s.sessions.transition(b))
+	}
 	for _, id := range s.ids {
 		p := s.projects[id]
 		ps := p.Status(s.now())
@@ -429,6 +436,29 @@ func (s *Server) backends(ctx context.Context) []BackendStatus {
 		}
 	}
 	return out
+}
+
+// pingEmbeddings asks an OpenAI-compatible server for its models: any
+// answer but a server error means it is up.
+func (s *Server) pingEmbeddings(ctx context.Context, base string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/models", nil)
+	if err != nil {
+		return err
+	}
+	if k := s.opts.Memory.EmbeddingsKey; k != "" {
+		req.Header.Set("Authorization", "Bearer "+k)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return fmt.Errorf("embeddings: %s answered %s", base, resp.Status)
+	}
+	return nil
 }
 
 func pingMemory(ctx context.Context, p *Project) error {

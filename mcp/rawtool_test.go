@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,6 +30,51 @@ func (f *fixture) connectWatching(t *testing.T, client, protocol string) (*sdk.C
 	return cs, changed
 }
 
+// untilListening returns once every session hears list changes. On the
+// 2026-07-28 protocol a client hears them only once its
+// subscriptions/listen stream is up, which it opens after connecting: a
+// change made before that is not announced to it (it lists the tools
+// anew anyway). A throw-away toolset is added and removed until each
+// session has heard it; those notifications are drained.
+func (f *fixture) untilListening(t *testing.T, chans ...chan struct{}) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("warmup_%d", i)
+		tool, err := NewRawTool(Tool{Name: name, Toolset: "warmup", Permission: schema.PermMemoryRead, ReadOnly: true},
+			json.RawMessage(`{"type":"object"}`), func(context.Context, *sdk.CallToolRequest, json.RawMessage) (*sdk.CallToolResult, error) {
+				return nil, nil
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.srv.AddToolset(Toolset{ID: ToolsetID(name), Tools: []Tool{tool}}); err != nil {
+			t.Fatal(err)
+		}
+		heard := 0
+		for _, c := range chans {
+			select {
+			case <-c:
+				heard++
+			case <-time.After(300 * time.Millisecond):
+			}
+		}
+		f.srv.RemoveTools(name)
+		time.Sleep(100 * time.Millisecond) // the removal's notification, debounced by 10 ms
+		for _, c := range chans {
+			for len(c) > 0 {
+				<-c
+			}
+		}
+		if heard == len(chans) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the sessions never heard a tools/list_changed")
+		}
+	}
+}
+
 func waitChanged(t *testing.T, who string, changed chan struct{}) {
 	t.Helper()
 	select {
@@ -50,6 +96,7 @@ func TestRunTimeToolset(t *testing.T) {
 			f := newFixture(t, Options{Redactor: redact.New(secret)})
 			claude, claudeChanged := f.connectWatching(t, "claude-code", p)      // kanboard.write
 			deepseek, deepseekChanged := f.connectWatching(t, "deepseek-cli", p) // kanboard.read only
+			f.untilListening(t, claudeChanged, deepseekChanged)
 			var got []string
 			tool, err := NewRawTool(Tool{Name: "kanboard_create_task", Title: "Create a task", Description: "Create a task on the board.",
 				Toolset: ToolsetKanboard, Permission: schema.PermKanboardWrite},

@@ -24,6 +24,7 @@ func TestNewRulesAnnounceTools(t *testing.T) {
 			return s, memory.Hashing{}, err
 		}})
 	cs, changed := f.connectWatching(t, "claude-code", "")
+	f.untilListening(t, changed)
 	if !slices.Contains(listedNames(t, cs), "remember") {
 		t.Fatal("claude cannot remember to begin with")
 	}
