@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,52 @@ type AdminConfig struct {
 type ProjectConfig struct {
 	Rules string       `yaml:"rules"` // a local rules repository (a single-host set-up)
 	Gitea *GiteaConfig `yaml:"gitea"`
+	// Kanboard gives the project's agents the Kanboard tools.
+	Kanboard *KanboardConfig `yaml:"kanboard"`
+	// Upstreams are existing MCP servers whose tools the project's agents
+	// get through Bridle (prefixed by the upstream's name), with the
+	// credentials Bridle injects.
+	Upstreams map[string]UpstreamConfig `yaml:"upstreams"`
+}
+
+// KanboardConfig is a Kanboard server and who acts there for each agent.
+type KanboardConfig struct {
+	URL       string `yaml:"url"`        // base URL or …/jsonrpc.php; KANBOARD_URL when empty
+	User      string `yaml:"user"`       // the application identity; KANBOARD_USER, else jsonrpc
+	TokenFile string `yaml:"token_file"` // its token; KANBOARD_TOKEN_FILE when empty
+	// Projects are the Kanboard project ids the project may touch (default:
+	// all the identity can see). Bridle enforces it for every identity.
+	Projects []int `yaml:"projects"`
+	// Agents map an agent to its own Kanboard user, so that Kanboard
+	// attributes each change to the agent and enforces its own project
+	// membership; an agent without one acts as the application identity.
+	Agents map[string]KanboardUser `yaml:"agents"`
+}
+
+// KanboardUser is one agent's Kanboard user and personal access token.
+type KanboardUser struct {
+	User      string `yaml:"user"`
+	TokenFile string `yaml:"token_file"`
+}
+
+// UpstreamConfig is an existing MCP server: a command (a stdio child) or a
+// URL (streamable HTTP), exactly one.
+type UpstreamConfig struct {
+	Command []string          `yaml:"command"` // argv of a stdio child
+	Env     map[string]string `yaml:"env"`     // its only variables beyond PATH, HOME and the locale
+	// Secrets are variables whose values come from files (Docker secrets):
+	// variable → file. A variable named *_FILE gets a 0600 copy's path.
+	Secrets map[string]string `yaml:"secrets"`
+	URL     string            `yaml:"url"`     // a streamable HTTP server
+	Headers map[string]string `yaml:"headers"` // plain headers for it
+	// BearerTokenFile sends Authorization: Bearer <the file's content>.
+	BearerTokenFile string `yaml:"bearer_token_file"`
+	// Permission is the permission family its tools need (gitea or
+	// kanboard: read-only tools need FAMILY.read, others FAMILY.write);
+	// default: the upstream's name.
+	Permission string `yaml:"permission"`
+	// Tools override single tools: read, write or deny (never exported).
+	Tools map[string]string `yaml:"tools"`
 }
 
 // GiteaConfig is a Gitea rules repository.
@@ -77,7 +124,14 @@ const (
 // ErrConfig marks a configuration that cannot be served.
 var ErrConfig = errors.New("bad configuration")
 
-var projectID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var (
+	projectID    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	upstreamName = regexp.MustCompile(`^[a-z][a-z0-9]{0,30}$`)
+)
+
+// PermissionFamilies are the permission families an upstream's tools may
+// need (the rules grant FAMILY.read and FAMILY.write per agent).
+var PermissionFamilies = []string{"gitea", "kanboard"}
 
 // LoadConfig reads the file at path ("" for none). Unknown keys are errors
 // at FILE:LINE:COL with a did-you-mean.
@@ -198,6 +252,13 @@ func (c Config) Env(getenv func(string) string) Config {
 	}
 	projects := make(map[string]ProjectConfig, len(c.Projects))
 	for id, p := range c.Projects {
+		if k := p.Kanboard; k != nil {
+			kc := *k
+			kc.URL = cmp.Or(kc.URL, getenv("KANBOARD_URL"))
+			kc.User = cmp.Or(kc.User, getenv("KANBOARD_USER"), "jsonrpc")
+			kc.TokenFile = cmp.Or(kc.TokenFile, getenv("KANBOARD_TOKEN_FILE"))
+			p.Kanboard = &kc
+		}
 		if p.Gitea != nil {
 			g := *p.Gitea
 			if g.URL == "" {
@@ -268,6 +329,43 @@ func (c Config) Validate() error {
 			}
 			if o, n, ok := strings.Cut(p.Gitea.Repo, "/"); !ok || o == "" || n == "" || strings.Contains(n, "/") {
 				bad("project %s: gitea.repo %q is not OWNER/NAME", id, p.Gitea.Repo)
+			}
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Projects)) {
+		p := c.Projects[id]
+		if k := p.Kanboard; k != nil {
+			if k.URL == "" {
+				bad("project %s: kanboard: no url (set kanboard.url or KANBOARD_URL)", id)
+			}
+			for _, n := range k.Projects {
+				if n <= 0 {
+					bad("project %s: kanboard.projects: %d is not a Kanboard project id", id, n)
+				}
+			}
+			for _, agent := range slices.Sorted(maps.Keys(k.Agents)) {
+				if u := k.Agents[agent]; u.User == "" || u.TokenFile == "" {
+					bad("project %s: kanboard.agents.%s: set user and token_file (the agent's own Kanboard user and personal token)", id, agent)
+				}
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(p.Upstreams)) {
+			u := p.Upstreams[name]
+			switch {
+			case !upstreamName.MatchString(name):
+				bad("project %s: upstream %q: a name is lower-case letters and digits (it prefixes the tools: %s_…)", id, name, name)
+			case (len(u.Command) == 0) == (u.URL == ""):
+				bad("project %s: upstream %s: set command: (a stdio server) or url: (streamable HTTP), exactly one", id, name)
+			case u.URL != "" && !strings.HasPrefix(u.URL, "https://") && !strings.HasPrefix(u.URL, "http://"):
+				bad("project %s: upstream %s: url %q is not http(s)", id, name, u.URL)
+			}
+			if fam := cmp.Or(u.Permission, name); !slices.Contains(PermissionFamilies, fam) {
+				bad("project %s: upstream %s: permission %q: its tools need a permission the rules can grant: %s", id, name, fam, strings.Join(PermissionFamilies, " or "))
+			}
+			for _, tool := range slices.Sorted(maps.Keys(u.Tools)) {
+				if a := u.Tools[tool]; a != "read" && a != "write" && a != "deny" {
+					bad("project %s: upstream %s: tools.%s: %q is read, write or deny", id, name, tool, a)
+				}
 			}
 		}
 	}

@@ -187,3 +187,49 @@ func TestAdminCredential(t *testing.T) {
 		t.Error("a missing credential file was accepted")
 	}
 }
+
+func TestKanboardAndUpstreamConfig(t *testing.T) {
+	c, err := ParseConfig("serve.yaml", []byte(`
+projects:
+  runic:
+    rules: /srv/runic
+    kanboard:
+      projects: [1, 3]
+      agents:
+        claude: {user: claude-bot, token_file: /run/secrets/kb_claude}
+    upstreams:
+      gitea:
+        command: [gitea-mcp, -t, stdio]
+        env: {GITEA_HOST: https://gitea.example}
+        secrets: {GITEA_ACCESS_TOKEN: /run/secrets/gitea_token}
+        tools: {delete_repo: deny}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"KANBOARD_URL": "http://kanboard/jsonrpc.php", "KANBOARD_TOKEN_FILE": "/run/secrets/kanboard_token"}
+	c = c.Env(func(k string) string { return env[k] })
+	k := c.Projects["runic"].Kanboard
+	if k.URL != env["KANBOARD_URL"] || k.User != "jsonrpc" || k.TokenFile != env["KANBOARD_TOKEN_FILE"] || k.Agents["claude"].User != "claude-bot" {
+		t.Errorf("kanboard = %+v", k)
+	}
+	c.Log.Format = "text"
+	if err := c.Validate(); err != nil {
+		t.Error(err)
+	}
+	bad := Config{Log: LogConfig{Format: "text"}, Projects: map[string]ProjectConfig{"p": {Rules: "/x",
+		Kanboard: &KanboardConfig{Projects: []int{0}, Agents: map[string]KanboardUser{"claude": {User: "c"}}},
+		Upstreams: map[string]UpstreamConfig{
+			"Bad-Name": {Command: []string{"x"}},
+			"gitea":    {Command: []string{"x"}, URL: "https://y", Tools: map[string]string{"a": "admin"}},
+			"slack":    {URL: "ftp://x"},
+		}}}}
+	err = bad.Validate()
+	for _, want := range []string{"kanboard: no url", "kanboard.projects: 0", "kanboard.agents.claude: set user and token_file",
+		`upstream "Bad-Name"`, "upstream gitea: set command: (a stdio server) or url:", `tools.a: "admin"`,
+		`upstream slack: url "ftp://x"`, `upstream slack: permission "slack"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want %q in it", err, want)
+		}
+	}
+}
