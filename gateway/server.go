@@ -142,6 +142,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		}
 		s.projects[id] = p
 	}
+	s.sessions.live = s.openSessions
 	s.metrics = newMetrics(s)
 	return s, nil
 }
@@ -305,6 +306,18 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, endpoint string)
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="bridle"`)
 	http.Error(w, "unauthorized", http.StatusUnauthorized)
+}
+
+// openSessions is every open session, by project and id (the session
+// table's key).
+func (s *Server) openSessions() map[string]bool {
+	open := map[string]bool{}
+	for _, id := range s.ids {
+		for ss := range s.projects[id].mcp.SDK().Sessions() {
+			open[id+"\x00"+ss.ID()] = true
+		}
+	}
+	return open
 }
 
 // agentSessions is how many open sessions agent holds in p.

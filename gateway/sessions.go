@@ -29,6 +29,9 @@ type sessions struct {
 	mu   sync.Mutex
 	byID map[string]*Session
 	up   map[string]BackendStatus // last status per backend, for "since"
+	// live says which sessions are still open, to prune the table when it
+	// is full (nil: never prune by it).
+	live func() map[string]bool
 }
 
 func newSessions() *sessions {
@@ -48,6 +51,14 @@ func (ss *sessions) observe(project string, o mcp.Observation, now time.Time) {
 	key := project + "\x00" + o.Session
 	s, ok := ss.byID[key]
 	if !ok {
+		if len(ss.byID) >= MaxTrackedSessions && ss.live != nil {
+			open := ss.live()
+			for k := range ss.byID {
+				if !open[k] {
+					delete(ss.byID, k)
+				}
+			}
+		}
 		if len(ss.byID) >= MaxTrackedSessions {
 			ss.evictOldest()
 		}
