@@ -191,7 +191,11 @@ func (c *Client) call(ctx context.Context, method string, params any, read bool)
 
 func (c *Client) attempt(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if c.authFail.Load() >= maxAuthFailures {
-		return nil, c.fail(method, 0, ErrUnauthorized, fmt.Sprintf("not sent: Kanboard refused user %q %d times in a row, and locks a user out after 6 failed logins; fix the token, then restart", c.o.User, maxAuthFailures))
+		msg := fmt.Sprintf("not sent: Kanboard refused the application token %d times in a row; fix KANBOARD_TOKEN, then restart", maxAuthFailures)
+		if !c.IsApp() {
+			msg = fmt.Sprintf("not sent: Kanboard refused user %q %d times in a row, and a user is locked out after 6 failed logins; fix the token, then restart", c.o.User, maxAuthFailures)
+		}
+		return nil, c.fail(method, 0, ErrUnauthorized, msg)
 	}
 	id := c.nextID.Add(1)
 	body, err := json.Marshal(request{JSONRPC: "2.0", Method: method, ID: id, Params: params})

@@ -381,6 +381,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	var body bytes.Buffer
 	body.ReadFrom(http.MaxBytesReader(w, r.Body, 8<<20))
 	f.countRequests(body.Bytes())
+	if r.URL.Path != "/jsonrpc.php" {
+		http.NotFound(w, r)
+		return
+	}
 	if f.hang.Load() {
 		select {
 		case <-r.Context().Done():
