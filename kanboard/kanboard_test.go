@@ -17,7 +17,7 @@ const token = "app-token-9f2c4e81d7a3b6"
 
 // board is a fake with a project, a member user, an outsider and a task.
 type board struct {
-	fake                *kanboardtest.Fake
+	fake                 *kanboardtest.Fake
 	project, other, task int
 	member, outsider     int
 }
@@ -114,7 +114,10 @@ func TestQuirks(t *testing.T) {
 			_, err := app.call(ctx, "getTask", map[string]any{"task_id": b.task, "bogus": 1}, true)
 			return err
 		}, ErrBadParams},
-		{"a missing param: -32602", func() error { _, err := app.call(ctx, "moveTaskPosition", map[string]any{"task_id": 1}, false); return err }, ErrBadParams},
+		{"a missing param: -32602", func() error {
+			_, err := app.call(ctx, "moveTaskPosition", map[string]any{"task_id": 1}, false)
+			return err
+		}, ErrBadParams},
 		{"an unknown method: -32601", func() error { _, err := app.call(ctx, "removeEverything", nil, false); return err }, ErrProtocol},
 	}
 	for _, c := range cases {
