@@ -52,6 +52,26 @@ func list[T any](c *Client, method string, raw json.RawMessage) ([]T, error) {
 	return out, err
 }
 
+// fastList decodes a list answer whole, in one pass, into *out; it
+// reports false (leaving Decode and list to tell what it is) for anything
+// but a well-formed answer to call id whose result is a JSON array.
+func fastList[T any](out *[]T) func(body []byte, id int64) bool {
+	return func(body []byte, id int64) bool {
+		var r struct {
+			JSONRPC string          `json:"jsonrpc"`
+			Result  *[]T            `json:"result"`
+			Error   json.RawMessage `json:"error"`
+			ID      Int             `json:"id"`
+		}
+		if json.Unmarshal(body, &r) != nil || r.JSONRPC != "2.0" || r.Error != nil || int64(r.ID) != id || r.Result == nil || *r.Result == nil {
+			*out = nil
+			return false
+		}
+		*out = *r.Result
+		return true
+	}
+}
+
 // one decodes a single object, where null (or false) means what is missing.
 func one[T any](c *Client, method string, raw json.RawMessage, what string) (T, error) {
 	var v T
@@ -221,12 +241,13 @@ const (
 // Tasks is a project's tasks in one state (getAllTasks). An unknown project
 // gives none, as Kanboard answers.
 func (c *Client) Tasks(ctx context.Context, project int, st Status) ([]Task, error) {
+	var tasks []Task
 	raw, err := c.call(ctx, "getAllTasks", struct {
 		ProjectID int    `json:"project_id"`
 		StatusID  Status `json:"status_id"`
-	}{project, st}, true)
-	if err != nil {
-		return nil, err
+	}{project, st}, true, fastList(&tasks))
+	if err != nil || raw == nil {
+		return tasks, err
 	}
 	return list[Task](c, "getAllTasks", raw)
 }
@@ -235,12 +256,13 @@ func (c *Client) Tasks(ctx context.Context, project int, st Status) ([]Task, err
 // (searchTasks: "status:open assignee:me login"); without a status: filter
 // it finds open and closed tasks.
 func (c *Client) Search(ctx context.Context, project int, query string) ([]Task, error) {
+	var tasks []Task
 	raw, err := c.call(ctx, "searchTasks", struct {
 		ProjectID int    `json:"project_id"`
 		Query     string `json:"query"`
-	}{project, query}, true)
-	if err != nil {
-		return nil, err
+	}{project, query}, true, fastList(&tasks))
+	if err != nil || raw == nil {
+		return tasks, err
 	}
 	return list[Task](c, "searchTasks", raw)
 }

@@ -371,3 +371,55 @@ func TestKanboardAbsent(t *testing.T) {
 		t.Errorf("call without Kanboard: %s", got)
 	}
 }
+
+// BenchmarkKanboardListTasks calls kanboard_list_tasks on a 1,000-task
+// project of the fake Kanboard through an in-memory client session, and
+// reports the median time in the tool, from the server's receiving
+// middleware to its answer, HTTP round trips to the fake included
+// (server-p50-ns). Target: ≤ 10 ms.
+//
+//	go test ./mcp -run '^$' -bench KanboardListTasks -benchtime 200x
+func BenchmarkKanboardListTasks(b *testing.B) {
+	kb := newKBFake(b, 1000)
+	app := kb.client(b, kanboard.AppUser, kbAppToken, 5*time.Second)
+	f := newFixture(&testing.T{}, Options{Rules: exampleRepo(b, b.TempDir()), StateDir: b.TempDir(), CacheDir: b.TempDir(), Refresh: time.Hour,
+		Kanboard: &Kanboard{Projects: []int{kb.project}, For: func(string) (*kanboard.Client, error) { return app, nil }}})
+	var server []time.Duration
+	f.srv.SDK().AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			t0 := time.Now()
+			res, err := next(ctx, method, req)
+			if method == "tools/call" {
+				server = append(server, time.Since(t0))
+			}
+			return res, err
+		}
+	})
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := f.srv.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "kimi-cli", Version: "1"}, nil).Connect(ctx, ct, &sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	params := &sdk.CallToolParams{Name: "kanboard_list_tasks", Arguments: map[string]any{"project_id": kb.project, "status": "all", "offset": 500}}
+	if res, err := cs.CallTool(ctx, params); err != nil || res.IsError { // warm: compile the snapshot
+		b.Fatal(err, res)
+	}
+	server = server[:0]
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatal(err)
+		}
+	}
+	slices.Sort(server)
+	b.ReportMetric(float64(server[len(server)/2].Nanoseconds()), "server-p50-ns")
+	b.ReportMetric(float64(server[len(server)*99/100].Nanoseconds()), "server-p99-ns")
+}
