@@ -51,6 +51,8 @@ type Options struct {
 	// Examples says where pattern examples may be cloned from, with which
 	// credentials, and how large they may be.
 	Examples memory.ExampleOptions
+	// Kanboard configures the Kanboard toolset; nil leaves it out.
+	Kanboard *Kanboard
 	// Listed, if set, is called once, after the first tools/list is answered.
 	Listed func()
 	// Prefetch starts loading a local rules source while the server is

@@ -20,6 +20,7 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
@@ -386,6 +387,18 @@ func TestPermissionTable(t *testing.T) {
 		"forget":                  {"memory.forget", ""},
 		"search_pattern_examples": {"memory.read", "claude codex kimi deepseek"},
 		"refresh_pattern_example": {"memory.write", "claude codex kimi"},
+		"kanboard_list_projects":  {"kanboard.read", "claude codex kimi deepseek"},
+		"kanboard_board":          {"kanboard.read", "claude codex kimi deepseek"},
+		"kanboard_list_tasks":     {"kanboard.read", "claude codex kimi deepseek"},
+		"kanboard_get_task":       {"kanboard.read", "claude codex kimi deepseek"},
+		"kanboard_create_task":    {"kanboard.write", "claude"},
+		"kanboard_update_task":    {"kanboard.write", "claude"},
+		"kanboard_move_task":      {"kanboard.write", "claude"},
+		"kanboard_close_task":     {"kanboard.write", "claude"},
+		"kanboard_reopen_task":    {"kanboard.write", "claude"},
+		"kanboard_add_comment":    {"kanboard.write", "claude"},
+		"kanboard_create_subtask": {"kanboard.write", "claude"},
+		"kanboard_update_subtask": {"kanboard.write", "claude"},
 		// Test-only tools whose calls succeed without arguments.
 		"remember_test":       {"memory.write", "claude codex kimi"},
 		"kanboard_write_test": {"kanboard.write", "claude"},
@@ -393,7 +406,7 @@ func TestPermissionTable(t *testing.T) {
 	ok := func(context.Context, *sdk.CallToolRequest, noInput) (*sdk.CallToolResult, any, error) {
 		return text("done"), nil, nil
 	}
-	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, extraTools: []Tool{
+	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, Kanboard: noKanboard, extraTools: []Tool{
 		newTool(Tool{Name: "remember_test", Toolset: ToolsetMemory, Permission: schema.PermMemoryWrite, Description: "test-only"}, nil, ok),
 		newTool(Tool{Name: "kanboard_write_test", Toolset: ToolsetKanboard, Permission: schema.PermKanboardWrite, Description: "test-only"}, nil, ok),
 	}})
@@ -464,6 +477,10 @@ func noMemory() (memory.Store, memory.Embedder, error) {
 	return nil, nil, errors.New("test: no memory store")
 }
 
+// noKanboard configures a Kanboard whose client cannot be made: its toolset
+// is served, and a call that reaches a handler gets an error.
+var noKanboard = &Kanboard{For: func(string) (*kanboard.Client, error) { return nil, errors.New("test: no kanboard") }}
+
 // documentPermissions is every permission the document can grant, derived
 // from the schema's Permissions struct (service.action, by JSON field
 // names), not from the constants, so that a misspelt constant fails.
@@ -486,7 +503,7 @@ var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 // snake_case, toolsets are known, permissions are the document's, and the
 // tool schemas match the snapshot under testdata (rewrite with -update).
 func TestRegistry(t *testing.T) {
-	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory})
+	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, Kanboard: noKanboard})
 	perms := documentPermissions()
 	seen := map[string]bool{}
 	for _, tool := range f.srv.Tools() {

@@ -10,6 +10,7 @@ import (
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/live"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
@@ -172,4 +173,15 @@ func (f *factory) ServeConfigFile() string { return strings.TrimSpace(f.getenv("
 // configuration file, bridle serve serves that one repository.
 func (f *factory) GiteaProject() (url, repo string) {
 	return strings.TrimSpace(f.getenv("GITEA_URL")), strings.TrimSpace(f.getenv("BRIDLE_GITEA_REPO"))
+}
+
+// Kanboard is the Kanboard configuration: KANBOARD_URL, KANBOARD_USER,
+// KANBOARD_TOKEN or KANBOARD_TOKEN_FILE, KANBOARD_PROJECTS. A token read
+// from a file is added to the redactor (one in the environment already is).
+func (f *factory) Kanboard() (kanboard.Config, error) {
+	c, err := kanboard.ConfigFrom(f.getenv)
+	if c.TokenFromFile {
+		f.Redactor().Add(c.Token)
+	}
+	return c, err
 }

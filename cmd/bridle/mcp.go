@@ -18,6 +18,7 @@ import (
 
 	"github.com/bridle-dev/bridle/bridge"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
@@ -154,6 +155,13 @@ make mcp a bridge).`,
 				Listed:   restore,
 				Prefetch: true,
 			}
+			kc, err := io.f.Kanboard()
+			if err != nil {
+				return usageErr("%w", err)
+			}
+			if kc.URL != "" {
+				opts.Kanboard = sidecarKanboard(kc)
+			}
 			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
 				owner, name, err := proposals.Split(cfg.GiteaRepo)
 				if err != nil {
@@ -186,6 +194,15 @@ make mcp a bridge).`,
 	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "with --server, the `file` holding the agent's gateway token (default $BRIDLE_TOKEN_FILE)")
 	cmd.AddCommand(newMCPToolsCmd(io))
 	return cmd
+}
+
+// sidecarKanboard is the sidecar's Kanboard: the application identity (or
+// KANBOARD_USER's) for every agent, restricted to KANBOARD_PROJECTS. A
+// configuration the client refuses (no token, a URL that is not one) does
+// not stop the rules being served: every Kanboard call says what is wrong.
+func sidecarKanboard(kc kanboard.Config) *mcp.Kanboard {
+	client, err := kanboard.New(kc.Options())
+	return &mcp.Kanboard{Projects: kc.Projects, For: func(string) (*kanboard.Client, error) { return client, err }}
 }
 
 // runBridge runs bridle mcp --server: the stdio bridge to the gateway.

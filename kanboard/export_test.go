@@ -1,0 +1,8 @@
+package kanboard
+
+import "encoding/json"
+
+var (
+	jsonUnmarshal = json.Unmarshal
+	jsonValid     = json.Valid
+)
