@@ -98,7 +98,7 @@ func TestRunTimeToolset(t *testing.T) {
 			deepseek, deepseekChanged := f.connectWatching(t, "deepseek-cli", p) // kanboard.read only
 			f.untilListening(t, claudeChanged, deepseekChanged)
 			var got []string
-			tool, err := NewRawTool(Tool{Name: "kanboard_create_task", Title: "Create a task", Description: "Create a task on the board.",
+			tool, err := NewRawTool(Tool{Name: "kanboard_create_card", Title: "Create a task", Description: "Create a task on the board.",
 				Toolset: ToolsetKanboard, Permission: schema.PermKanboardWrite},
 				json.RawMessage(taskSchema), func(_ context.Context, _ *sdk.CallToolRequest, args json.RawMessage) (*sdk.CallToolResult, error) {
 					got = append(got, string(args))
@@ -122,7 +122,7 @@ func TestRunTimeToolset(t *testing.T) {
 			}
 			var def *sdk.Tool
 			for _, d := range res.Tools {
-				if d.Name == "kanboard_create_task" {
+				if d.Name == "kanboard_create_card" {
 					def = d
 				}
 			}
@@ -137,18 +137,18 @@ func TestRunTimeToolset(t *testing.T) {
 				t.Errorf("definition: %+v, input schema (-given +served):\n%s", def.Annotations, diff)
 			}
 			for _, name := range listedNames(t, deepseek) {
-				if name == "kanboard_create_task" {
+				if name == "kanboard_create_card" {
 					t.Error("deepseek sees a tool it lacks the permission for")
 				}
 			}
 
-			if msg, isErr := callText(t, claude, "kanboard_create_task", map[string]any{"title": 5}); !isErr || !strings.Contains(msg, "title") {
+			if msg, isErr := callText(t, claude, "kanboard_create_card", map[string]any{"title": 5}); !isErr || !strings.Contains(msg, "title") {
 				t.Errorf("bad arguments: %v %s", isErr, msg)
 			}
-			if msg, isErr := callText(t, claude, "kanboard_create_task", map[string]any{"title": "x", "assignee": "root"}); !isErr || !strings.Contains(msg, "assignee") {
+			if msg, isErr := callText(t, claude, "kanboard_create_card", map[string]any{"title": "x", "assignee": "root"}); !isErr || !strings.Contains(msg, "assignee") {
 				t.Errorf("unknown argument: %v %s", isErr, msg)
 			}
-			out, err := claude.CallTool(context.Background(), &sdk.CallToolParams{Name: "kanboard_create_task", Arguments: map[string]any{"title": "fix the ledger"}})
+			out, err := claude.CallTool(context.Background(), &sdk.CallToolParams{Name: "kanboard_create_card", Arguments: map[string]any{"title": "fix the ledger"}})
 			if err != nil || out.IsError {
 				t.Fatalf("call: %v %+v", err, out)
 			}
@@ -159,17 +159,17 @@ func TestRunTimeToolset(t *testing.T) {
 			if len(got) != 1 || got[0] != `{"title":"fix the ledger"}` {
 				t.Errorf("the handler ran with %q; want only the valid call", got)
 			}
-			if msg, isErr := callText(t, deepseek, "kanboard_create_task", map[string]any{"title": "fix"}); !isErr || !strings.Contains(msg, "needs the kanboard.write permission") {
+			if msg, isErr := callText(t, deepseek, "kanboard_create_card", map[string]any{"title": "fix"}); !isErr || !strings.Contains(msg, "needs the kanboard.write permission") {
 				t.Errorf("deepseek: %v %s", isErr, msg)
 			}
 			log := audit.Open(f.state, "runic-gateway", nil)
 			writes, _, _ := log.Read(audit.Filter{Kind: audit.KindWrite, Agent: "claude"})
 			refusals, _, _ := log.Read(audit.Filter{Kind: audit.KindRefusal, Agent: "deepseek"})
-			if len(writes) != 1 || writes[0].Tool != "kanboard_create_task" || len(refusals) != 1 || refusals[0].Permission != "kanboard.write" {
+			if len(writes) != 1 || writes[0].Tool != "kanboard_create_card" || len(refusals) != 1 || refusals[0].Permission != "kanboard.write" {
 				t.Errorf("audit: writes %+v, refusals %+v", writes, refusals)
 			}
 
-			for _, dup := range []string{"kanboard_create_task", "get_rules"} {
+			for _, dup := range []string{"kanboard_create_card", "get_rules"} {
 				again, _ := NewRawTool(Tool{Name: dup, Title: "t", Description: "d", Toolset: ToolsetKanboard, Permission: schema.PermKanboardWrite}, json.RawMessage(taskSchema),
 					func(context.Context, *sdk.CallToolRequest, json.RawMessage) (*sdk.CallToolResult, error) {
 						return nil, nil
@@ -182,14 +182,14 @@ func TestRunTimeToolset(t *testing.T) {
 				t.Errorf("get_rules after a shadowing attempt: %.200s", msg)
 			}
 
-			f.srv.RemoveTools("kanboard_create_task")
+			f.srv.RemoveTools("kanboard_create_card")
 			waitChanged(t, "claude", claudeChanged)
 			for _, name := range listedNames(t, claude) {
-				if name == "kanboard_create_task" {
+				if name == "kanboard_create_card" {
 					t.Error("a removed tool is still listed")
 				}
 			}
-			if _, err := claude.CallTool(context.Background(), &sdk.CallToolParams{Name: "kanboard_create_task", Arguments: map[string]any{"title": "x"}}); err == nil {
+			if _, err := claude.CallTool(context.Background(), &sdk.CallToolParams{Name: "kanboard_create_card", Arguments: map[string]any{"title": "x"}}); err == nil {
 				t.Error("a removed tool still answers")
 			}
 		})
