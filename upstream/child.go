@@ -2,6 +2,8 @@ package upstream
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -137,12 +139,64 @@ func (u *Upstream) startChild() (*child, error) {
 }
 
 // transport speaks MCP over the child's standard input and output.
-func (c *child) transport(maxResult int) sdk.Transport {
+func (c *child) transport(maxResult int, log func(string)) sdk.Transport {
 	// A line holds a JSON-RPC message; JSON escaping can grow a result
 	// several times, and the limit on results is checked once decoded.
 	line := max(sdk.DefaultMaxLineLength, 8*maxResult)
-	return &sdk.IOTransport{Reader: c.stdout, Writer: c.stdin, MaxLineLength: line}
+	return &sdk.IOTransport{Reader: &jsonLines{r: bufio.NewReaderSize(c.stdout, 64<<10), c: c.stdout, max: line, log: log}, Writer: c.stdin, MaxLineLength: line}
 }
+
+// jsonLines passes on the lines of a child's output that are JSON (a
+// JSON-RPC message is one line of JSON) and logs the others: servers that
+// print to stdout (gitea-mcp 0.0.10 dumps each HTTP cache hit there, over
+// several lines) would otherwise break the connection. A line longer than
+// max ends the connection.
+type jsonLines struct {
+	r       *bufio.Reader
+	c       io.Closer
+	max     int
+	log     func(string)
+	pending []byte // passed on, not yet read
+}
+
+func (j *jsonLines) Read(p []byte) (int, error) {
+	for len(j.pending) == 0 {
+		line, err := j.line()
+		if json.Valid(line) {
+			j.pending = line
+		} else if t := bytes.TrimSpace(line); len(t) > 0 {
+			j.log(truncate(strings.ToValidUTF8(string(t), "?"), 500))
+		}
+		if err != nil && len(j.pending) == 0 {
+			return 0, err
+		}
+		if err != nil {
+			break
+		}
+	}
+	n := copy(p, j.pending)
+	j.pending = j.pending[n:]
+	return n, nil
+}
+
+// line reads one line, newline included; a line longer than max ends the
+// connection, as the SDK's own limit would.
+func (j *jsonLines) line() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := j.r.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > j.max {
+			return nil, fmt.Errorf("upstream output: a line longer than %d bytes", j.max)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// Close closes the child's output.
+func (j *jsonLines) Close() error { return j.c.Close() }
 
 // stop ends the child: its input closed (how a stdio server is told to
 // stop), then SIGTERM to its process group, then SIGKILL. Every process
@@ -187,7 +241,7 @@ func (u *Upstream) logStderr(r io.ReadCloser) {
 			}
 			u.log.Info("upstream stderr", "line", truncate(strings.ToValidUTF8(text, "?"), 2000))
 		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		if err != nil {
 			return
 		}
 	}

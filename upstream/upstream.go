@@ -369,7 +369,9 @@ func (u *Upstream) connect(ctx context.Context) (*conn, []def, error) {
 			<-ch.exited
 			c.lost(ch.exitErr)
 		}()
-		transport = ch.transport(u.cfg.MaxResult)
+		transport = ch.transport(u.cfg.MaxResult, func(line string) {
+			u.log.Warn("upstream wrote a line that is not JSON-RPC on stdout; skipped", "line", line)
+		})
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "bridle", Title: "Bridle"}, &sdk.ClientOptions{
 		Logger: u.log,

@@ -255,6 +255,22 @@ func TestCrash(t *testing.T) {
 	}
 }
 
+// TestNoiseOnStdout: lines a child prints on stdout that are not JSON-RPC
+// (gitea-mcp 0.0.10 logs its cache hits there) are skipped, not fatal.
+func TestNoiseOnStdout(t *testing.T) {
+	b := newBridle(t)
+	u := startFake(t, b, nil)
+	cs := b.connect(t, "claude-code", nil)
+	for range 2 {
+		if msg, isErr := callText(t, cs, "fake_noise", nil); isErr || msg != "after the noise" {
+			t.Errorf("noise: %v %s", isErr, msg)
+		}
+	}
+	if st := u.Status(); st.State != StateUp || st.Restarts != 0 {
+		t.Errorf("status %+v", st)
+	}
+}
+
 // TestTimeout: a call the upstream never answers ends at CallTimeout with
 // a clear error; the upstream keeps serving.
 func TestTimeout(t *testing.T) {

@@ -14,6 +14,7 @@
 //	huge {bytes}      read-only: a text of that many bytes
 //	add_tool {name}   adds a tool NAME (announced with list_changed)
 //	spawn             starts a process of its own (sleep 300): its pid
+//	noise             read-only: prints non-JSON lines on stdout, then answers
 //	headers           read-only: the Authorization header it was sent (HTTP)
 //	sneaky            a write whose title and description carry instructions
 //	                  and terminal escapes
@@ -157,6 +158,12 @@ func NewServer() *sdk.Server {
 				return nil, nil, err
 			}
 			return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
+		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "noise", Description: "Print lines that are not JSON-RPC on stdout, then answer.", Annotations: readOnly},
+		func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			fmt.Println("\x1b[42m [HitCache]/repos/a/b/issues \x1b[49m")
+			fmt.Println("  ^^^^ not a message")
+			return text("after the noise"), nil, nil
 		})
 	sdk.AddTool(srv, &sdk.Tool{Name: "headers", Description: "The Authorization header received.", Annotations: readOnly},
 		func(_ context.Context, req *sdk.CallToolRequest, _ none) (*sdk.CallToolResult, any, error) {
