@@ -40,7 +40,7 @@ type bridle struct {
 	state string
 }
 
-func newBridle(t *testing.T) *bridle {
+func newBridle(t testing.TB) *bridle {
 	t.Helper()
 	b := &bridle{red: redact.New(), state: t.TempDir()}
 	b.srv = mcp.New(mcp.Options{Rules: upstreamtest.Rules(t), StateDir: b.state, CacheDir: t.TempDir(), Redactor: b.red})
@@ -50,7 +50,7 @@ func newBridle(t *testing.T) *bridle {
 // connect opens an in-memory session as client (claude-code is claude,
 // deepseek-cli deepseek); changed, if non-nil, hears tools/list_changed.
 // It speaks 2025-11-25, whose sessions hear list changes from the start.
-func (b *bridle) connect(t *testing.T, client string, changed chan struct{}) *sdk.ClientSession {
+func (b *bridle) connect(t testing.TB, client string, changed chan struct{}) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := sdk.NewInMemoryTransports()
@@ -86,11 +86,14 @@ func (b *bridle) writes(t *testing.T, agent string) []audit.Event {
 }
 
 // logger writes the upstream's log to the test's.
-func logger(t *testing.T) *slog.Logger {
+func logger(t testing.TB) *slog.Logger {
+	if _, bench := t.(*testing.B); bench {
+		return slog.New(slog.DiscardHandler)
+	}
 	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
@@ -99,7 +102,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 // startFake runs the fake upstream as a stdio child named fake, in the gitea
 // permission family, and waits until its tools are registered.
-func startFake(t *testing.T, b *bridle, edit func(*Config)) *Upstream {
+func startFake(t testing.TB, b *bridle, edit func(*Config)) *Upstream {
 	t.Helper()
 	argv, env := upstreamtest.Command(t)
 	cfg := Config{Name: "fake", Family: "gitea", Command: argv, Env: env, CallTimeout: 5 * time.Second}
@@ -115,7 +118,7 @@ func startFake(t *testing.T, b *bridle, edit func(*Config)) *Upstream {
 	return u
 }
 
-func waitUp(t *testing.T, u *Upstream) {
+func waitUp(t testing.TB, u *Upstream) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for u.Status().State != StateUp {
