@@ -77,6 +77,8 @@ export BRIDLE_REQUIRE_GITEA=1
 
 echo "== the real agent CLIs (Codex, Claude Code) from npm, for the native-enforcement tests"
 (cd tests/agentclients && npm ci --silent --no-audit --no-fund)
+echo "== the real Gitea MCP server (gitea-mcp from npm), run under Bridle by go test ./upstream"
+(cd tests/giteamcp && npm ci --silent --no-audit --no-fund)
 export BRIDLE_REQUIRE_AGENT_CLIENTS=1
 
 echo "== go test"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bridle-dev/bridle/internal/agentclients"
 	"github.com/bridle-dev/bridle/internal/giteatest"
+	"github.com/bridle-dev/bridle/internal/upstreamtest"
 )
 
 const module = "github.com/bridle-dev/bridle"
@@ -29,9 +30,10 @@ type prerequisite struct {
 }
 
 // TestIntegrationPrerequisites fails, with what cannot run and how to fix
-// it, when the tests that need the real Gitea or the agent CLIs would skip.
-// go test prints only "ok" for a passing package, even -v's skip messages
-// are hidden, so a skip there is silent; this test makes it loud, once.
+// it, when the tests that need the real Gitea, the agent CLIs or gitea-mcp
+// would skip. go test prints only "ok" for a passing package, even -v's skip
+// messages are hidden, so a skip there is silent; this test makes it loud,
+// once.
 func TestIntegrationPrerequisites(t *testing.T) {
 	gitea := prerequisite{pkg: module + "/internal/giteatest", fn: "Shared",
 		fix: "scripts/gitea.sh build   (builds Gitea " + giteatest.Version + " from its Go module once, about 7.5 min cold on 2 cores; needs git and gcc)"}
@@ -45,8 +47,13 @@ func TestIntegrationPrerequisites(t *testing.T) {
 			agents.missing = append(agents.missing, err.Error())
 		}
 	}
+	giteaMCP := prerequisite{pkg: module + "/internal/upstreamtest", fn: "GiteaMCP",
+		fix: "(cd tests/giteamcp && npm ci)   (needs Node 20+ and npm)"}
+	if _, err := upstreamtest.FindGiteaMCP(); err != nil {
+		giteaMCP.missing = append(giteaMCP.missing, err.Error())
+	}
 	var short []prerequisite
-	for _, p := range []prerequisite{gitea, agents} {
+	for _, p := range []prerequisite{gitea, agents, giteaMCP} {
 		if len(p.missing) > 0 {
 			short = append(short, p)
 		}
