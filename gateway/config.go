@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -126,7 +127,7 @@ var ErrConfig = errors.New("bad configuration")
 
 var (
 	projectID    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-	upstreamName = regexp.MustCompile(`^[a-z][a-z0-9]{0,30}$`)
+	upstreamName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 )
 
 // PermissionFamilies are the permission families an upstream's tools may
@@ -257,6 +258,13 @@ func (c Config) Env(getenv func(string) string) Config {
 			kc.URL = cmp.Or(kc.URL, getenv("KANBOARD_URL"))
 			kc.User = cmp.Or(kc.User, getenv("KANBOARD_USER"), "jsonrpc")
 			kc.TokenFile = cmp.Or(kc.TokenFile, getenv("KANBOARD_TOKEN_FILE"))
+			if len(kc.Projects) == 0 {
+				for f := range strings.SplitSeq(getenv("KANBOARD_PROJECTS"), ",") {
+					if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+						kc.Projects = append(kc.Projects, n)
+					}
+				}
+			}
 			p.Kanboard = &kc
 		}
 		if p.Gitea != nil {
@@ -333,41 +341,7 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.Projects)) {
-		p := c.Projects[id]
-		if k := p.Kanboard; k != nil {
-			if k.URL == "" {
-				bad("project %s: kanboard: no url (set kanboard.url or KANBOARD_URL)", id)
-			}
-			for _, n := range k.Projects {
-				if n <= 0 {
-					bad("project %s: kanboard.projects: %d is not a Kanboard project id", id, n)
-				}
-			}
-			for _, agent := range slices.Sorted(maps.Keys(k.Agents)) {
-				if u := k.Agents[agent]; u.User == "" || u.TokenFile == "" {
-					bad("project %s: kanboard.agents.%s: set user and token_file (the agent's own Kanboard user and personal token)", id, agent)
-				}
-			}
-		}
-		for _, name := range slices.Sorted(maps.Keys(p.Upstreams)) {
-			u := p.Upstreams[name]
-			switch {
-			case !upstreamName.MatchString(name):
-				bad("project %s: upstream %q: a name is lower-case letters and digits (it prefixes the tools: %s_…)", id, name, name)
-			case (len(u.Command) == 0) == (u.URL == ""):
-				bad("project %s: upstream %s: set command: (a stdio server) or url: (streamable HTTP), exactly one", id, name)
-			case u.URL != "" && !strings.HasPrefix(u.URL, "https://") && !strings.HasPrefix(u.URL, "http://"):
-				bad("project %s: upstream %s: url %q is not http(s)", id, name, u.URL)
-			}
-			if fam := cmp.Or(u.Permission, name); !slices.Contains(PermissionFamilies, fam) {
-				bad("project %s: upstream %s: permission %q: its tools need a permission the rules can grant: %s", id, name, fam, strings.Join(PermissionFamilies, " or "))
-			}
-			for _, tool := range slices.Sorted(maps.Keys(u.Tools)) {
-				if a := u.Tools[tool]; a != "read" && a != "write" && a != "deny" {
-					bad("project %s: upstream %s: tools.%s: %q is read, write or deny", id, name, tool, a)
-				}
-			}
-		}
+		c.Projects[id].checkIntegrations(id, bad)
 	}
 	switch c.Log.Format {
 	case "text", "json":
@@ -383,4 +357,80 @@ func (c Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkIntegrations reports what is wrong with p's Kanboard and upstreams.
+func (p ProjectConfig) checkIntegrations(id string, bad func(string, ...any)) {
+	if k := p.Kanboard; k != nil {
+		if k.URL == "" {
+			bad("project %s: kanboard: no url (set kanboard.url or KANBOARD_URL)", id)
+		}
+		for _, n := range k.Projects {
+			if n <= 0 {
+				bad("project %s: kanboard.projects (or KANBOARD_PROJECTS): %d is not a Kanboard project id", id, n)
+			}
+		}
+		for _, agent := range slices.Sorted(maps.Keys(k.Agents)) {
+			if u := k.Agents[agent]; u.User == "" || u.TokenFile == "" {
+				bad("project %s: kanboard.agents.%s: set user and token_file (the agent's own Kanboard user and personal token)", id, agent)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Upstreams)) {
+		u := p.Upstreams[name]
+		switch {
+		case !upstreamName.MatchString(name):
+			bad("project %s: upstream %q: a name is 1 to 32 of a-z, 0-9 and _, starting with a letter (it prefixes the tools: %s_…)", id, name, name)
+		case (len(u.Command) == 0) == (u.URL == ""):
+			bad("project %s: upstream %s: set command: (a stdio server) or url: (streamable HTTP), exactly one", id, name)
+		case u.URL != "" && !strings.HasPrefix(u.URL, "https://") && !strings.HasPrefix(u.URL, "http://"):
+			bad("project %s: upstream %s: url %q is not http(s)", id, name, u.URL)
+		}
+		if fam := cmp.Or(u.Permission, name); !slices.Contains(PermissionFamilies, fam) {
+			bad("project %s: upstream %s: permission %q: its tools need a permission the rules can grant: %s", id, name, fam, strings.Join(PermissionFamilies, " or "))
+		}
+		for _, tool := range slices.Sorted(maps.Keys(u.Tools)) {
+			if a := u.Tools[tool]; a != "read" && a != "write" && a != "deny" {
+				bad("project %s: upstream %s: tools.%s: %q is read, write or deny", id, name, tool, a)
+			}
+		}
+	}
+}
+
+// ParseIntegrations reads the sidecar's integrations file (bridle mcp
+// --config): a project entry's kanboard: and upstreams:, nothing else, with
+// the environment's KANBOARD_* filling what it leaves out. Every problem is
+// reported at once; unknown keys at FILE:LINE:COL.
+func ParseIntegrations(name string, b []byte, getenv func(string) string) (ProjectConfig, error) {
+	var p ProjectConfig
+	if len(b) > MaxConfig {
+		return p, fmt.Errorf("%w: %s is larger than %d bytes", ErrConfig, name, MaxConfig)
+	}
+	var root yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&root); err != nil && !errors.Is(err, io.EOF) {
+		return p, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	}
+	if len(root.Content) > 0 {
+		doc := root.Content[0]
+		if err := checkKeys(name, doc, reflect.TypeFor[integrations]()); err != nil {
+			return p, err
+		}
+		var in integrations
+		if err := doc.Decode(&in); err != nil {
+			return p, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+		}
+		p = ProjectConfig{Kanboard: in.Kanboard, Upstreams: in.Upstreams}
+	}
+	p = Config{Projects: map[string]ProjectConfig{"sidecar": p}}.Env(getenv).Projects["sidecar"]
+	var errs []error
+	p.checkIntegrations("sidecar", func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: %s: "+format, append([]any{ErrConfig, name}, args...)...))
+	})
+	return p, errors.Join(errs...)
+}
+
+// integrations is what the sidecar's integrations file may hold.
+type integrations struct {
+	Kanboard  *KanboardConfig           `yaml:"kanboard"`
+	Upstreams map[string]UpstreamConfig `yaml:"upstreams"`
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -225,11 +226,29 @@ projects:
 			"slack":    {URL: "ftp://x"},
 		}}}}
 	err = bad.Validate()
-	for _, want := range []string{"kanboard: no url", "kanboard.projects: 0", "kanboard.agents.claude: set user and token_file",
+	for _, want := range []string{"kanboard: no url", "KANBOARD_PROJECTS): 0", "kanboard.agents.claude: set user and token_file",
 		`upstream "Bad-Name"`, "upstream gitea: set command: (a stdio server) or url:", `tools.a: "admin"`,
 		`upstream slack: url "ftp://x"`, `upstream slack: permission "slack"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want %q in it", err, want)
+		}
+	}
+}
+
+func TestParseIntegrations(t *testing.T) {
+	env := map[string]string{"KANBOARD_URL": "http://kb/jsonrpc.php", "KANBOARD_TOKEN_FILE": "/run/secrets/kb", "KANBOARD_PROJECTS": "2, 5"}
+	p, err := ParseIntegrations("mcp.yaml", []byte("kanboard: {}\nupstreams:\n  gitea: {command: [gitea-mcp, -t, stdio], env: {GITEA_HOST: https://g}}\n"),
+		func(k string) string { return env[k] })
+	if err != nil || p.Kanboard.URL != env["KANBOARD_URL"] || !slices.Equal(p.Kanboard.Projects, []int{2, 5}) || len(p.Upstreams["gitea"].Command) != 3 {
+		t.Errorf("%+v %v", p, err)
+	}
+	for _, tc := range []struct{ doc, want string }{
+		{"rules: /x\n", `mcp.yaml:1:1: bad configuration: unknown key "rules"`},
+		{"upstreams: {gitea: {}}\n", "upstream gitea: set command:"},
+		{"kanboard: {url: x}\nkanbord: {}\n", `did you mean "kanboard"?`},
+	} {
+		if _, err := ParseIntegrations("mcp.yaml", []byte(tc.doc), func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.doc, err, tc.want)
 		}
 	}
 }

@@ -15,11 +15,15 @@ import (
 	"time"
 
 	"github.com/bridle-dev/bridle/internal/giteatest"
+	"github.com/bridle-dev/bridle/internal/upstreamtest"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/scaffold"
 )
 
-func TestMain(m *testing.M) { giteatest.Main(m) }
+func TestMain(m *testing.M) {
+	upstreamtest.Main() // in a child started as the fake upstream: serve it and exit
+	giteatest.Main(m)
+}
 
 // A Gitea project on a real Gitea: the agent proposes through the gateway
 // (the bot's token opens the pull request), the admin's approval is never

@@ -13,9 +13,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/upstream"
 )
 
 // Project is one served project: its own MCP server (rules source,
@@ -31,6 +33,9 @@ type Project struct {
 	memory    func() (memory.Store, memory.Embedder, error)
 	gitea     *proposals.GiteaOptions // nil for a local project
 	audit     *audit.Log
+
+	kanboard  *kanboard.Client     // pinged for /readyz; nil without Kanboard
+	upstreams []*upstream.Upstream // started with the server
 }
 
 // Source says where the project's rules come from, for people.
@@ -98,9 +103,23 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 	})
 	mo.Proposals, mo.Memory = p.proposals, p.memory
 	mo.Examples = s.opts.Examples
+	if kc := pc.Kanboard; kc != nil {
+		kb, status, err := Kanboard(*kc, s.red)
+		if err != nil {
+			return nil, fmt.Errorf("project %s: %w", id, err)
+		}
+		mo.Kanboard, p.kanboard = kb, status
+	}
 	p.mcp = mcp.New(mo)
 	if err := p.mcp.Err(); err != nil {
 		return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
+	}
+	if len(pc.Upstreams) > 0 {
+		ups, err := StartUpstreams(s.ctx, pc.Upstreams, p.mcp, s.red, log)
+		if err != nil {
+			return nil, fmt.Errorf("project %s: %w", id, err)
+		}
+		p.upstreams = ups
 	}
 	p.handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return p.mcp.SDK() }, &sdk.StreamableHTTPOptions{
 		Logger:              slog.New(slog.DiscardHandler),

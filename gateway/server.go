@@ -21,6 +21,7 @@ import (
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/redact"
+	"github.com/bridle-dev/bridle/upstream"
 )
 
 // Options configures a Server beyond its Config.
@@ -73,6 +74,9 @@ type Server struct {
 	limiter  *limiter
 	origins  *http.CrossOriginProtection
 
+	ctx    context.Context // the server's lifetime: upstream children run under it
+	cancel context.CancelFunc
+
 	inflight sync.WaitGroup // MCP and admin requests being answered
 	closeMu  sync.RWMutex   // closing and inflight.Add together
 	closing  bool
@@ -118,6 +122,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
 	s := &Server{cfg: cfg, opts: opts, log: log, red: opts.Redactor, now: opts.Now, start: opts.Now(),
 		projects: map[string]*Project{}, sessions: newSessions(), limiter: newLimiter(opts.Now, opts.MaxFailures)}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var err error
 	if s.tokens, err = OpenTokens(filepath.Join(cfg.StateDir, "gateway", "agents.json"), opts.Now); err != nil {
 		return nil, err
@@ -138,6 +143,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	for _, id := range s.ids {
 		p, err := s.newProject(id, cfg.Projects[id])
 		if err != nil {
+			s.Close()
 			return nil, err
 		}
 		s.projects[id] = p
@@ -440,6 +446,20 @@ func (s *Server) backends(ctx context.Context) []BackendStatus {
 			b.Detail = "serving the last rules, stale: " + ps.Reason
 		}
 		out = append(out, s.sessions.transition(b))
+		if p.kanboard != nil {
+			k := BackendStatus{Name: "kanboard", Project: id, Up: true}
+			kctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			if _, err := p.kanboard.Version(kctx); err != nil {
+				k.Up, k.Detail = false, s.red.Redact(err.Error())
+			}
+			cancel()
+			out = append(out, s.sessions.transition(k))
+		}
+		for _, u := range p.upstreams {
+			st := u.Status()
+			out = append(out, s.sessions.transition(BackendStatus{Name: "upstream:" + st.Name, Project: id,
+				Up: st.State == upstream.StateUp, Detail: s.red.Redact(st.LastError)}))
+		}
 		if s.opts.Memory.QdrantURL != "" {
 			m := BackendStatus{Name: "memory:qdrant", Project: id, Up: true}
 			if err := pingMemory(ctx, p); err != nil {
@@ -539,8 +559,20 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := <-done; err != nil {
 		hs.Close()
 	}
+	s.Close()
 	s.log.Info("stopped")
 	return nil
+}
+
+// Close stops what the server started besides listening: the upstream MCP
+// servers' children. Serve calls it on its way out.
+func (s *Server) Close() {
+	s.cancel()
+	for _, p := range s.projects {
+		for _, u := range p.upstreams {
+			u.Close()
+		}
+	}
 }
 
 // URL is how a client reaches a listener at addr.

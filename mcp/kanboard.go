@@ -32,8 +32,9 @@ type Kanboard struct {
 
 // kanboardDeps is what the Kanboard toolset needs.
 type kanboardDeps struct {
-	kb  *Kanboard // nil: not set up, toolset absent
-	red *redact.Redactor
+	kb    *Kanboard // nil: not set up, toolset absent
+	red   *redact.Redactor
+	lists *taskLists
 }
 
 // kanboardToolset is a thin layer over Kanboard's JSON-RPC API: the board,
@@ -523,7 +524,7 @@ func (d kanboardDeps) listTasks(ctx context.Context, in kbListInput) (KanboardTa
 	default:
 		for _, st := range map[string][]kanboard.Status{"": {kanboard.Open}, "open": {kanboard.Open}, "closed": {kanboard.Closed},
 			"all": {kanboard.Open, kanboard.Closed}}[in.Status] {
-			some, err := kb.Tasks(ctx, in.ProjectID, st)
+			some, err := d.lists.tasks(ctx, kb, in.ProjectID, st)
 			if err != nil {
 				return KanboardTaskList{}, kbErr(what, err)
 			}
@@ -644,6 +645,7 @@ func (d kanboardDeps) detail(ctx context.Context, kb *kanboard.Client, id int) (
 
 // written re-reads a task after a write and audits the write.
 func (d kanboardDeps) written(ctx context.Context, kb *kanboard.Client, c call, tool string, id int, summary string) (KanboardTask, error) {
+	d.lists.drop()
 	c.audit(audit.Event{Kind: audit.KindWrite, Tool: tool, ID: strconv.Itoa(id), Summary: summary,
 		Detail: map[string]any{"kanboard_user": kb.User()}})
 	t, err := d.task(ctx, kb, id)
@@ -944,6 +946,7 @@ func kbCreateSubtask(d kanboardDeps) Tool {
 			if err != nil {
 				return nil, KanboardSubtask{}, kbErr(fmt.Sprintf("add a subtask to task %d", in.TaskID), err)
 			}
+			d.lists.drop()
 			c.audit(audit.Event{Kind: audit.KindWrite, Tool: "kanboard_create_subtask", ID: strconv.Itoa(in.TaskID),
 				Summary: fmt.Sprintf("added subtask %d to Kanboard task %d", id, in.TaskID), Detail: map[string]any{"kanboard_user": kb.User(), "subtask_id": id}})
 			s, err := kb.Subtask(ctx, id)
@@ -1016,6 +1019,7 @@ func kbUpdateSubtask(d kanboardDeps) Tool {
 			if err := kb.UpdateSubtask(ctx, ch); err != nil {
 				return nil, KanboardSubtask{}, kbErr("update "+what, err)
 			}
+			d.lists.drop()
 			c.audit(audit.Event{Kind: audit.KindWrite, Tool: "kanboard_update_subtask", ID: strconv.Itoa(in.TaskID),
 				Summary: fmt.Sprintf("updated subtask %d of Kanboard task %d", in.SubtaskID, in.TaskID), Detail: map[string]any{"kanboard_user": kb.User(), "subtask_id": in.SubtaskID}})
 			s, err := kb.Subtask(ctx, in.SubtaskID)

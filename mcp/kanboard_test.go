@@ -423,3 +423,37 @@ func BenchmarkKanboardListTasks(b *testing.B) {
 	b.ReportMetric(float64(server[len(server)/2].Nanoseconds()), "server-p50-ns")
 	b.ReportMetric(float64(server[len(server)*99/100].Nanoseconds()), "server-p99-ns")
 }
+
+// TestKanboardListCache: paging reads Kanboard once; a write through Bridle
+// shows on the next page at once, a change made in Kanboard itself within
+// kbListTTL.
+func TestKanboardListCache(t *testing.T) {
+	b := newKBFake(t, 100)
+	cs := kanboardFixture(t, b, false, nil).connect(t, "claude-code", "", nil)
+	list := func() KanboardTaskList {
+		var page KanboardTaskList
+		if got, isErr := callJSON(t, cs, "kanboard_list_tasks", map[string]any{"project_id": b.project, "status": "all", "limit": 100}, &page); isErr {
+			t.Fatal(got)
+		}
+		return page
+	}
+	first := list()
+	before := b.fake.Requests("getAllTasks")
+	for range 3 {
+		list()
+	}
+	if n := b.fake.Requests("getAllTasks") - before; n != 0 {
+		t.Errorf("paging within %s read the task list %d more times", kbListTTL, n)
+	}
+	if got, isErr := callText(t, cs, "kanboard_create_task", map[string]any{"project_id": b.project, "title": "New through Bridle"}); isErr {
+		t.Fatal(got)
+	}
+	if got := list(); got.Total != first.Total+1 {
+		t.Errorf("after a write through Bridle: total %d, want %d", got.Total, first.Total+1)
+	}
+	b.fake.AddTask(kanboardtest.Task{ProjectID: b.project, Title: "Made in Kanboard"})
+	time.Sleep(kbListTTL + 100*time.Millisecond)
+	if got := list(); got.Total != first.Total+2 {
+		t.Errorf("a change in Kanboard, %s later: total %d, want %d", kbListTTL, got.Total, first.Total+2)
+	}
+}

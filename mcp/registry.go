@@ -211,7 +211,7 @@ func (s *Server) toolsets() []Toolset {
 		proposalsToolset(proposalDeps{service: proposalService(s.opts.Proposals, s.opts.Version, s.red), red: s.red}),
 		memoryToolset(mem),
 		patternsToolset(mem),
-		kanboardToolset(kanboardDeps{kb: s.opts.Kanboard, red: s.red}),
+		kanboardToolset(kanboardDeps{kb: s.opts.Kanboard, red: s.red, lists: newTaskLists()}),
 	}
 }
 

@@ -88,7 +88,8 @@ go test -count=1 ./...
 for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
-              enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig; do
+              enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
+              kanboard:FuzzDecode; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that

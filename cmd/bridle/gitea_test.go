@@ -14,9 +14,11 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/internal/giteatest"
+	"github.com/bridle-dev/bridle/internal/upstreamtest"
 )
 
 func TestMain(m *testing.M) {
+	upstreamtest.Main() // in a child started as the fake upstream: serve it and exit
 	code := m.Run()
 	giteatest.StopShared()
 	if binPath != "" {

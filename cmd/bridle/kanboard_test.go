@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/internal/kanboardtest"
+	"github.com/bridle-dev/bridle/internal/upstreamtest"
 )
 
 // TestKanboardSidecar: bridle mcp with KANBOARD_URL lists the kanboard
@@ -83,4 +84,58 @@ func TestKanboardSidecar(t *testing.T) {
 			t.Errorf("without KANBOARD_URL: %v", got)
 		}
 	})
+}
+
+// bridle mcp --config FILE: an upstream MCP server (a fake, as a stdio
+// child) served through the sidecar, its tools behind Bridle's permissions;
+// a file Bridle cannot use is a usage error at FILE:LINE:COL.
+func TestSidecarUpstreams(t *testing.T) {
+	argv, env := upstreamtest.Command(t)
+	var b strings.Builder
+	b.WriteString("upstreams:\n  gitea:\n    command: [")
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(a))
+	}
+	b.WriteString("]\n    env:\n")
+	for k, v := range env {
+		b.WriteString("      " + k + ": " + strconv.Quote(v) + "\n")
+	}
+	file := filepath.Join(t.TempDir(), "mcp.yaml")
+	os.WriteFile(file, []byte(b.String()), 0o600)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := mcpCmd(t, "--agent", "claude", "--config", file)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "claude-code", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.ContainsFunc(res.Tools, func(tl *sdk.Tool) bool { return tl.Name == "gitea_echo" }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the upstream's tools never arrived")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "gitea_echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "echo: hi") {
+		t.Errorf("gitea_echo: %v %+v", err, res)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("upstreams:\n  gitea:\n    comand: [x]\n"), 0o600)
+	code, _, stderr := bridle(t, "mcp", "--rules", exampleRepo(t), "--config", bad)
+	if code != exitUsage || !strings.Contains(stderr, bad+":3:5") || !strings.Contains(stderr, `did you mean "command"?`) {
+		t.Errorf("a bad --config: exit %d: %s", code, stderr)
+	}
 }

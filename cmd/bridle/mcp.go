@@ -18,6 +18,7 @@ import (
 
 	"github.com/bridle-dev/bridle/bridge"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
@@ -38,6 +39,8 @@ type mcpOptions struct {
 	server    string // the gateway: bridle mcp is then a stdio bridge to it
 	project   string
 	tokenFile string
+
+	config string // the sidecar's integrations: kanboard, upstreams
 }
 
 func newMCPCmd(io *streams) *cobra.Command {
@@ -72,6 +75,14 @@ mirror and re-checked in the background every 2 s; while Gitea is down the
 last snapshot is served, marked stale. Proposal tools open pull requests there
 (or, without Gitea, branches in the local rules repository). Events go to the
 audit log (bridle audit).
+
+With KANBOARD_URL set (and KANBOARD_USER, KANBOARD_TOKEN or
+KANBOARD_TOKEN_FILE, KANBOARD_PROJECTS) the Kanboard tools are served. --config
+FILE adds integrations as a bridle serve project entry has them: kanboard:
+(with one Kanboard user per agent) and upstreams: — existing MCP servers
+(Gitea's gitea-mcp, …) run as stdio children or reached over HTTP, their tools
+served as NAME_TOOL behind Bridle's permissions, with the credentials Bridle
+reads from files and injects.
 
 With --server URL --project P, mcp is instead a bridge to Bridle's gateway
 (bridle serve): it forwards the agent's MCP messages, unchanged, to
@@ -162,6 +173,21 @@ make mcp a bridge).`,
 			if kc.URL != "" {
 				opts.Kanboard = sidecarKanboard(kc)
 			}
+			var integ gateway.ProjectConfig
+			if o.config != "" {
+				b, err := os.ReadFile(o.config)
+				if err != nil {
+					return usageErr("--config: %w", err)
+				}
+				if integ, err = gateway.ParseIntegrations(o.config, b, io.f.getenv); err != nil {
+					return usageErr("%w", err)
+				}
+				if integ.Kanboard != nil {
+					if opts.Kanboard, _, err = gateway.Kanboard(*integ.Kanboard, io.f.Redactor()); err != nil {
+						return usageErr("%w", err)
+					}
+				}
+			}
 			if cfg.GiteaURL != "" && cfg.GiteaRepo != "" && o.snapshot == "" {
 				owner, name, err := proposals.Split(cfg.GiteaRepo)
 				if err != nil {
@@ -176,6 +202,15 @@ make mcp a bridge).`,
 			go srv.WarnUnknownAgent() // on stderr, as soon as the rules are loaded
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			ups, err := gateway.StartUpstreams(ctx, integ.Upstreams, srv, io.f.Redactor(), log)
+			if err != nil {
+				return usageErr("%w", err)
+			}
+			defer func() {
+				for _, u := range ups {
+					u.Close()
+				}
+			}()
 			if err := srv.ServeStdio(ctx, stdin(cmd), io.protocol); err != nil {
 				return fmt.Errorf("mcp: %w", err)
 			}
@@ -191,6 +226,7 @@ make mcp a bridge).`,
 	giteaFlags(cmd, &o.gitea, &o.repo, &o.path, "serve main of the rules repository")
 	cmd.Flags().StringVar(&o.server, "server", "", "bridge the agent to the project's MCP endpoint on this Bridle gateway `URL` (default $BRIDLE_SERVER)")
 	cmd.Flags().StringVar(&o.project, "project", "", "with --server, the gateway's `project`")
+	cmd.Flags().StringVar(&o.config, "config", "", "the sidecar's integrations `file`: kanboard: and upstreams: (MCP servers served through Bridle), as a bridle serve project's")
 	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "with --server, the `file` holding the agent's gateway token (default $BRIDLE_TOKEN_FILE)")
 	cmd.AddCommand(newMCPToolsCmd(io))
 	return cmd
@@ -208,7 +244,7 @@ func sidecarKanboard(kc kanboard.Config) *mcp.Kanboard {
 // runBridge runs bridle mcp --server: the stdio bridge to the gateway.
 func runBridge(cmd *cobra.Command, io *streams, o mcpOptions) error {
 	var local []string
-	for _, name := range []string{"rules", "ref", "worktree", "snapshot", "agent", "gitea", "repo", "path"} {
+	for _, name := range []string{"rules", "ref", "worktree", "snapshot", "agent", "gitea", "repo", "path", "config"} {
 		if cmd.Flags().Changed(name) {
 			local = append(local, "--"+name)
 		}

@@ -106,6 +106,7 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 	if err != nil {
 		return usageErr("%w", err)
 	}
+	quick := len(cfg.Projects) == 0 // no project from a file: one from --rules or the environment
 	if o.rules != "" {
 		if len(cfg.Projects) > 0 {
 			return usageErr("--rules serves one project without a configuration file; %s already lists projects", o.config)
@@ -122,6 +123,16 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 		if url, repo := io.f.GiteaProject(); url != "" && repo != "" {
 			_, name, _ := strings.Cut(repo, "/")
 			cfg.Projects = map[string]gateway.ProjectConfig{sanitizeID(name): {Gitea: &gateway.GiteaConfig{Repo: repo}}}
+		}
+	}
+	if quick && len(cfg.Projects) == 1 {
+		// The one project of a set-up with no file gets the environment's
+		// Kanboard (KANBOARD_URL, …), as bridle mcp does.
+		if kc, err := io.f.Kanboard(); err == nil && kc.URL != "" {
+			for id, p := range cfg.Projects {
+				p.Kanboard = &gateway.KanboardConfig{}
+				cfg.Projects[id] = p
+			}
 		}
 	}
 	cfg, err = io.f.Gateway(cfg, func(cfg *gateway.Config) {
