@@ -21,6 +21,7 @@ import (
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
+	"github.com/bridle-dev/bridle/upstream"
 )
 
 //go:embed openapi.json
@@ -101,6 +102,7 @@ func (s *Server) routes() []route {
 		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
 		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/upstreams/{name}/restart", Summary: "Restart an upstream MCP server (its secrets are read again: after rotating one)", Out: upstream.Status{}, handle: s.project(s.restartUpstream)},
 		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
 		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
@@ -865,6 +867,27 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *Project) {
 	}
 	s.record(p, fmt.Sprintf("purged %d memories", got), "", map[string]any{"kind": in.Kind, "agent": in.Agent, "tag": in.Tag})
 	s.ok(w, http.StatusOK, Purged{Matched: n, Purged: got})
+}
+
+func (s *Server) restartUpstream(w http.ResponseWriter, r *http.Request, p *Project) {
+	name := r.PathValue("name")
+	i := slices.IndexFunc(p.upstreams, func(u *upstream.Upstream) bool { return u.Status().Name == name })
+	if i < 0 {
+		s.fail(w, fmt.Errorf("%w: project %s has no upstream %q", errNotFound, p.ID, name))
+		return
+	}
+	u := p.upstreams[i]
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	err := u.Restart(ctx)
+	st := u.Status()
+	s.record(p, "restarted upstream "+name, name, map[string]any{"state": string(st.State)})
+	if err != nil {
+		s.backendFailed(p, "upstream:"+name)
+		s.fail(w, fmt.Errorf("%w: upstream %s: %w", proposals.ErrUnavailable, name, err))
+		return
+	}
+	s.ok(w, http.StatusOK, st)
 }
 
 // Integration is a backend service and whether it answers.

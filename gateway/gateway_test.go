@@ -416,3 +416,16 @@ func TestEmbeddingsStatus(t *testing.T) {
 		t.Errorf("readyz backends = %+v", rd.Backends)
 	}
 }
+
+func (g *gw) rawPost(t testing.TB, path string) string {
+	t.Helper()
+	req, _ := http.NewRequest("POST", g.url+path, nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}

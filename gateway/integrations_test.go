@@ -90,6 +90,16 @@ func TestKanboardAndUpstreamThroughTheGateway(t *testing.T) {
 			t.Errorf("readyz does not show %s up: %+v", name, rd.Backends)
 		}
 	}
+	// Restarting an upstream (after rotating its secret) through the admin API.
+	raw := g.rawPost(t, "/api/v1/projects/alpha/upstreams/gitea/restart")
+	conforms(t, "POST", "/api/v1/projects/{project}/upstreams/{name}/restart", []byte(raw))
+	if !strings.Contains(raw, `"state": "up"`) {
+		t.Errorf("restart: %s", raw)
+	}
+	var e APIError
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/upstreams/nope/restart", nil, &e); code != http.StatusNotFound {
+		t.Errorf("restarting an unknown upstream: %d", code)
+	}
 	for _, secret := range []string{appToken, claudeToken} {
 		if strings.Contains(g.logs.String(), secret) {
 			t.Error("a Kanboard token is in the gateway's log")
