@@ -104,6 +104,10 @@ make mcp a bridge).`,
   BRIDLE_TOKEN_FILE=~/.config/bridle/token bridle mcp --server https://bridle.example.com --project runic`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// From the start: a signal while the rules load still ends the
+			// sidecar cleanly.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			// --project (or --server) selects the bridge; BRIDLE_SERVER
 			// alone does not, so that an environment set up for the admin
 			// verbs leaves the embedded sidecar as it is.
@@ -200,8 +204,6 @@ make mcp a bridge).`,
 				return usageErr("mcp: %w", err)
 			}
 			go srv.WarnUnknownAgent() // on stderr, as soon as the rules are loaded
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			ups, err := gateway.StartUpstreams(ctx, integ.Upstreams, srv, io.f.Redactor(), log)
 			if err != nil {
 				return usageErr("%w", err)
