@@ -10,7 +10,9 @@ import (
 func h(level int, text string, path ...string) Block {
 	return Block{Kind: Heading, Level: level, Text: text, HeadingPath: path}
 }
-func p(text string, path ...string) Block { return Block{Kind: Paragraph, Text: text, HeadingPath: path} }
+func p(text string, path ...string) Block {
+	return Block{Kind: Paragraph, Text: text, HeadingPath: path}
+}
 func li(level int, text string, path ...string) Block {
 	return Block{Kind: Item, Level: level, Text: text, HeadingPath: path}
 }
