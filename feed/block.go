@@ -52,25 +52,36 @@ const (
 const maxDepth = 256
 
 // Normalise reduces src, in the given format, to blocks. Invalid UTF-8 is
-// replaced with U+FFFD. It never fails: text that is not markup becomes
-// paragraphs.
+// replaced with U+FFFD, never refused; text that is not markup becomes
+// paragraphs. It fails only for an unknown format (ErrFormat) and for HTML
+// nested deeper than the parser accepts, 512 elements (ErrTooDeep). In
+// markdown, a line's leading container markers (quotes, list markers and
+// indentation) are cut to maxPrefix bytes first, which bounds the parser's
+// work on a hostile line and changes no real document.
 func Normalise(src []byte, f Format) ([]Block, error) {
 	s := strings.ToValidUTF8(string(src), "\uFFFD")
 	s = strings.TrimPrefix(s, "\uFEFF")
 	var raw []Block
+	var err error
 	switch f {
 	case HTML:
-		raw = normaliseHTML(s)
+		raw, err = normaliseHTML(s)
 	case Markdown:
 		raw = normaliseMarkdown(s)
 	default:
-		return nil, fmt.Errorf("normalise: %w %q (want markdown or html)", ErrFormat, f)
+		err = fmt.Errorf("%w %q (want markdown or html)", ErrFormat, f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("normalise: %w", err)
 	}
 	return withPaths(raw), nil
 }
 
-// ErrFormat is returned for a format other than markdown or html.
-var ErrFormat = errors.New("unknown format")
+// Errors of Normalise.
+var (
+	ErrFormat  = errors.New("unknown format")
+	ErrTooDeep = errors.New("document nested too deep")
+)
 
 // builder collects blocks while a parser walks its tree. Text arrives in
 // pieces (inline nodes); flush ends the current block.

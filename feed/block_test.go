@@ -2,6 +2,7 @@ package feed
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -91,6 +92,21 @@ func TestNormaliseInvalidUTF8(t *testing.T) {
 		if diff := cmp.Diff([]Block{p("Never \uFFFD break\uFFFD")}, got, cmp.Comparer(pathEqual)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", f, diff)
 		}
+	}
+}
+
+// TestNormaliseDeep: HTML nested past the parser's limit is refused;
+// markdown that opens thousands of containers on one line is cut, not slow.
+func TestNormaliseDeep(t *testing.T) {
+	if _, err := Normalise([]byte(strings.Repeat("<div>", 600)+"Never nest"), HTML); !errors.Is(err, ErrTooDeep) {
+		t.Errorf("deep HTML: err = %v, want ErrTooDeep", err)
+	}
+	got, err := Normalise([]byte(strings.Repeat("> ", 1<<20)+"Never nest\n\nAfter."), Markdown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got); n == 0 || got[n-1].Text != "After." {
+		t.Errorf("deep markdown: %+v", got)
 	}
 }
 

@@ -295,35 +295,41 @@ func abbreviation(before string) bool {
 
 // codeMask marks the bytes of text inside code spans (backticks included):
 // a run of n backticks opens a span that the next run of exactly n closes.
+// It is linear: each run's closer is found from a table built right to left.
 func codeMask(text string) []bool {
 	mask := make([]bool, len(text))
+	type run struct{ at, n int }
+	var runs []run
 	for i := 0; i < len(text); {
 		if text[i] != '`' {
 			i++
 			continue
 		}
 		n := runOf(text, i)
-		closeAt := -1
-		for j := i + n; j < len(text); {
-			if text[j] != '`' {
-				j++
-				continue
-			}
-			m := runOf(text, j)
-			if m == n {
-				closeAt = j
-				break
-			}
-			j += m
+		runs = append(runs, run{i, n})
+		i += n
+	}
+	if len(runs) < 2 {
+		return mask
+	}
+	next := make([]int, len(runs)) // the next run of the same length, or -1
+	last := map[int]int{}
+	for i := len(runs) - 1; i >= 0; i-- {
+		next[i] = -1
+		if j, ok := last[runs[i].n]; ok {
+			next[i] = j
 		}
-		if closeAt < 0 {
-			i += n
+		last[runs[i].n] = i
+	}
+	for i := 0; i < len(runs); i++ {
+		j := next[i]
+		if j < 0 {
 			continue
 		}
-		for k := i; k < closeAt+n; k++ {
+		for k := runs[i].at; k < runs[j].at+runs[j].n; k++ {
 			mask[k] = true
 		}
-		i = closeAt + n
+		i = j
 	}
 	return mask
 }

@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"fmt"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -43,15 +44,17 @@ var headingLevel = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4
 // dropped, landmarks in droppedRoles, hidden elements (the hidden
 // attribute, aria-hidden, an inline display:none or visibility:hidden) and
 // tables holding code are skipped whole.
-func normaliseHTML(s string) []Block {
+func normaliseHTML(s string) ([]Block, error) {
 	doc, err := html.Parse(strings.NewReader(s))
 	if err != nil {
-		return nil // html.Parse fails only when its reader does
+		// the reader cannot fail: the parser refused elements nested
+		// deeper than 512
+		return nil, fmt.Errorf("%w: %w", ErrTooDeep, err)
 	}
 	w := &htmlWalker{b: builder{kind: Paragraph}}
 	w.walk(doc, 0)
 	w.b.flush()
-	return w.b.blocks
+	return w.b.blocks, nil
 }
 
 type htmlWalker struct {

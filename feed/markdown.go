@@ -1,6 +1,8 @@
 package feed
 
 import (
+	"strings"
+
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -18,7 +20,7 @@ var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Striket
 // and indented), HTML blocks and inline HTML, images, autolinks,
 // struck-through text and tables holding code are dropped.
 func normaliseMarkdown(s string) []Block {
-	src := []byte(s)
+	src := []byte(shallow(s))
 	doc := md.Parser().Parse(text.NewReader(src))
 	w := &mdWalker{src: src, b: builder{kind: Paragraph}}
 	w.blocks(doc, 0, 0)
@@ -144,4 +146,33 @@ func (w *mdWalker) text(s string, link bool) {
 // markdown renderer does.
 func unescape(v []byte) string {
 	return string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v))))
+}
+
+// maxPrefix bounds the leading container markup of a markdown line.
+const maxPrefix = 128
+
+// shallow cuts the run of whitespace and container markers (>, list
+// markers) at the start of every line to maxPrefix bytes: goldmark's work
+// grows with the square of the containers one line opens.
+func shallow(s string) string {
+	if len(s) <= maxPrefix {
+		return s
+	}
+	var b strings.Builder
+	changed := false
+	for line := range strings.Lines(s) {
+		n := 0
+		for n < len(line) && strings.IndexByte(" \t>-*+0123456789.)", line[n]) >= 0 {
+			n++
+		}
+		if n > maxPrefix {
+			line = line[:maxPrefix] + " " + line[n:]
+			changed = true
+		}
+		b.WriteString(line)
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
 }
