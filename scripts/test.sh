@@ -89,7 +89,7 @@ for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposa
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
               enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
-              kanboard:FuzzDecode; do
+              kanboard:FuzzDecode feed:FuzzExtract; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that
