@@ -423,6 +423,9 @@ func promote(doc *yaml.Node, p Promotion, o Origin) error {
 	if sugg == nil {
 		return fmt.Errorf("%w: profile %s has no vendor suggestion %q", ErrBadInput, p.Agent, p.Suggestion)
 	}
+	if sugg.Status == schema.SuggestionDismissed {
+		return fmt.Errorf("%w: vendor suggestion %q of profile %s was dismissed", ErrBadInput, p.Suggestion, p.Agent)
+	}
 	var d schema.Document
 	_ = doc.Decode(&d)
 	vendor := d.Resolved(p.Agent).Vendor
@@ -436,7 +439,8 @@ func promote(doc *yaml.Node, p Promotion, o Origin) error {
 	}
 	return addGuardrail(doc, schema.Guardrail{
 		ID: sugg.ID, Statement: sugg.Statement, Rationale: sugg.Rationale, Severity: sev, AppliesTo: applies,
-		Provenance: schema.Provenance{Source: schema.SourceVendor, Vendor: vendor, Agent: p.Agent, ProposedBy: o.Author},
+		Provenance: schema.Provenance{Source: schema.SourceVendor, Vendor: vendor, Agent: p.Agent, ProposedBy: o.Author,
+			Document: sugg.Source, DocumentHash: sugg.DocumentHash},
 	})
 }
 

@@ -55,6 +55,16 @@ type Convention struct {
 	Statement string `yaml:"statement" json:"statement" jsonschema:"required,minLength=1,maxLength=1000"`
 	// Rationale says why, in one line.
 	Rationale string `yaml:"rationale,omitempty" json:"rationale,omitempty" jsonschema:"maxLength=2000"`
+	// Source is the document the suggestion was read from.
+	Source string `yaml:"source,omitempty" json:"source,omitempty" jsonschema:"maxLength=2000"`
+	// DocumentHash is the sha256 of the document's normalised text when it was read.
+	DocumentHash string `yaml:"document_hash,omitempty" json:"document_hash,omitempty" jsonschema:"maxLength=100"`
+	// Section is the heading path the statement sits under in the document.
+	Section string `yaml:"section,omitempty" json:"section,omitempty" jsonschema:"maxLength=500"`
+	// Excerpt quotes the document's sentence, as evidence.
+	Excerpt string `yaml:"excerpt,omitempty" json:"excerpt,omitempty" jsonschema:"maxLength=500"`
+	// Status is pending (the default), withdrawn or dismissed.
+	Status SuggestionStatus `yaml:"status,omitempty" json:"status,omitempty" jsonschema:"enum=pending,enum=withdrawn,enum=dismissed"`
 }
 
 // Severity is a guardrail's tier.
@@ -162,6 +172,10 @@ type Provenance struct {
 	AgentSession string `yaml:"agent_session,omitempty" json:"agent_session,omitempty" jsonschema:"maxLength=200"`
 	// Vendor names the vendor that suggested the rule, when source is vendor.
 	Vendor string `yaml:"vendor,omitempty" json:"vendor,omitempty" jsonschema:"maxLength=200"`
+	// Document is the vendor's document the rule was suggested in, when source is vendor.
+	Document string `yaml:"document,omitempty" json:"document,omitempty" jsonschema:"maxLength=2000"`
+	// DocumentHash is that document's hash when the suggestion was read.
+	DocumentHash string `yaml:"document_hash,omitempty" json:"document_hash,omitempty" jsonschema:"maxLength=100"`
 	// ProposedBy is the person who proposed the rule, when source is user.
 	ProposedBy string `yaml:"proposed_by,omitempty" json:"proposed_by,omitempty" jsonschema:"maxLength=200"`
 	// PullRequest is the proposal (pull request) that brought the rule in.
@@ -249,9 +263,31 @@ type AgentProfile struct {
 	Output string `yaml:"output,omitempty" json:"output,omitempty" jsonschema:"maxLength=300"`
 	// MCPClients are the MCP clientInfo.name values that identify this agent, e.g. claude-code.
 	MCPClients []string `yaml:"mcp_clients,omitempty" json:"mcp_clients,omitempty" jsonschema:"maxItems=50"`
+	// VendorSources are the vendor's published guidance documents that bridle vendor sync reads for suggestions; without them, the agent's documented defaults.
+	VendorSources []VendorSource `yaml:"vendor_sources,omitempty" json:"vendor_sources,omitempty" jsonschema:"maxItems=20"`
 	// VendorGuardrailSuggestions are rules the vendor recommends. They are not policy until a merged proposal promotes one into guardrails.
 	VendorGuardrailSuggestions []VendorSuggestion `yaml:"vendor_guardrail_suggestions,omitempty" json:"vendor_guardrail_suggestions,omitempty" jsonschema:"maxItems=500"`
 }
+
+// VendorSource is one published guidance document of an agent's vendor.
+type VendorSource struct {
+	// URL is the document: https, or http on a loopback address (a local mirror).
+	URL string `yaml:"url" json:"url" jsonschema:"required,minLength=1,maxLength=2000"`
+	// Format is markdown or html; by default the server's Content-Type decides.
+	Format string `yaml:"format,omitempty" json:"format,omitempty" jsonschema:"enum=markdown,enum=html"`
+	// Selector picks the section under one heading (its text, or a path "A > B"); empty for the whole document.
+	Selector string `yaml:"selector,omitempty" json:"selector,omitempty" jsonschema:"maxLength=300"`
+}
+
+// SuggestionStatus is where a vendor suggestion stands.
+type SuggestionStatus string
+
+// Suggestion statuses.
+const (
+	SuggestionPending   SuggestionStatus = "pending"   // awaiting a human's promotion or dismissal (the default)
+	SuggestionWithdrawn SuggestionStatus = "withdrawn" // its text is no longer in the vendor's document
+	SuggestionDismissed SuggestionStatus = "dismissed" // a human declined it: later syncs do not bring it back
+)
 
 // VendorSuggestion is a rule a vendor recommends for its agent.
 type VendorSuggestion struct {
@@ -263,6 +299,16 @@ type VendorSuggestion struct {
 	Severity Severity `yaml:"severity,omitempty" json:"severity,omitempty" jsonschema:"enum=guidance,enum=hard-instruction,enum=enforcement"`
 	// Rationale says why, in one line.
 	Rationale string `yaml:"rationale,omitempty" json:"rationale,omitempty" jsonschema:"maxLength=2000"`
+	// Source is the document the suggestion was read from.
+	Source string `yaml:"source,omitempty" json:"source,omitempty" jsonschema:"maxLength=2000"`
+	// DocumentHash is the sha256 of the document's normalised text when it was read.
+	DocumentHash string `yaml:"document_hash,omitempty" json:"document_hash,omitempty" jsonschema:"maxLength=100"`
+	// Section is the heading path the statement sits under in the document.
+	Section string `yaml:"section,omitempty" json:"section,omitempty" jsonschema:"maxLength=500"`
+	// Excerpt quotes the document's sentence, as evidence.
+	Excerpt string `yaml:"excerpt,omitempty" json:"excerpt,omitempty" jsonschema:"maxLength=500"`
+	// Status is pending (the default), withdrawn or dismissed.
+	Status SuggestionStatus `yaml:"status,omitempty" json:"status,omitempty" jsonschema:"enum=pending,enum=withdrawn,enum=dismissed"`
 }
 
 // Permissions is what one agent may do. Every field defaults to false.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
+	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -336,6 +338,16 @@ func (c *checker) agents() {
 			c.unique("vendor suggestion id", seen, s.ID, JoinKey(sp, "id"))
 			c.oneLine(JoinKey(sp, "statement"), s.Statement)
 			c.oneLine(JoinKey(sp, "rationale"), s.Rationale)
+			c.oneLine(JoinKey(sp, "section"), s.Section)
+			c.oneLine(JoinKey(sp, "excerpt"), s.Excerpt)
+		}
+		urls := map[string]string{}
+		for i, src := range prof.VendorSources {
+			sp := JoinKey(JoinIndex(JoinKey(ap, "vendor_sources"), i), "url")
+			c.unique("vendor source", urls, src.URL, sp)
+			if err := VendorURL(src.URL); err != nil {
+				c.errorAt(c.f.Pos(sp), sp, "use an https URL (or http on 127.0.0.1 / localhost for a local mirror)", "%v", err)
+			}
 		}
 		c.oneLine(JoinKey(ap, "display_name"), prof.DisplayName)
 	}
@@ -501,4 +513,25 @@ func (c *checker) prose(p, s string) {
 	for _, pr := range mdsafe.CheckProse(s) {
 		c.errorAt(c.f.textPos(p, s, pr.Line, pr.Col), p, pr.Fix, "line %d of the text has %s (column %d)", pr.Line, pr.What, pr.Col)
 	}
+}
+
+// VendorURL checks a vendor document's URL: https, or http on a loopback
+// address (a local mirror); no credentials in it.
+func VendorURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "":
+		return fmt.Errorf("%s is not a URL", quote(raw))
+	case u.User != nil:
+		return fmt.Errorf("%s holds credentials", quote(raw))
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http":
+		h := u.Hostname()
+		if ip := net.ParseIP(h); h == "localhost" || ip != nil && ip.IsLoopback() {
+			return nil
+		}
+		return fmt.Errorf("%s is plain http to another host", quote(raw))
+	}
+	return fmt.Errorf("%s is not https", quote(raw))
 }
