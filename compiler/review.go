@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -326,6 +327,11 @@ func mergeProvenance(merge, proposal *object.Commit) schema.Provenance {
 			p.ProposedBy = a
 		}
 	}
+	if t["Bridle-Kind"] == "promote" {
+		// A human promoted a vendor's suggestion: the rule is the vendor's,
+		// proposed (promoted) by that human.
+		p.Source = schema.SourceVendor
+	}
 	p.ApprovedBy = merge.Author.Name
 	if a := Trailers(merge.Message)["Bridle-Approved-By"]; a != "" {
 		p.ApprovedBy = a
@@ -398,8 +404,11 @@ func (r *review) apply(doc *schema.Document) *Approval {
 				Vendor: yamlSide.Vendor, ProposedBy: yamlSide.ProposedBy, Unapproved: "not in the reviewed history"}
 		case it.ok && it.prov != nil:
 			p := *it.prov
-			if p.Source == schema.SourceVendor && p.Vendor == "" {
-				p.Vendor = yamlSide.Vendor
+			if p.Source == schema.SourceVendor {
+				// Which vendor, profile and document: the approved text says.
+				p.Vendor = cmp.Or(p.Vendor, yamlSide.Vendor)
+				p.Agent = cmp.Or(p.Agent, yamlSide.Agent)
+				p.Document, p.DocumentHash = yamlSide.Document, yamlSide.DocumentHash
 			}
 			return p
 		case it.ok:

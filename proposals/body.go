@@ -316,6 +316,11 @@ func changeYAML(c Change) string {
 		v = map[string]any{parent: map[string]any{key: c.Value}}
 	case KindPromote:
 		v = map[string]any{"promote": c.Promote}
+	case KindVendor:
+		// Each suggestion with its evidence: the vendor's words, quoted
+		// (the body fences this whole block), and where they were read.
+		v = map[string]any{"agent_profiles": map[string]any{c.Vendor.Agent: map[string]any{
+			"vendor_guardrail_suggestions (added)": c.Vendor.Add, "withdrawn": c.Vendor.Withdraw, "dismissed": c.Vendor.Dismiss}}}
 	case KindEdit:
 		return c.Document
 	}

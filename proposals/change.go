@@ -25,6 +25,7 @@ const (
 	KindPattern   Kind = "pattern"   // add or replace a custom pattern (with its example repos)
 	KindRules     Kind = "rules"     // replace one section of the project description
 	KindPromote   Kind = "promote"   // promote a vendor suggestion into a guardrail
+	KindVendor    Kind = "vendor"    // a vendor's new suggestions, withdrawn ones, dismissals (bridle vendor)
 	// KindEdit replaces the whole document with a maintainer's edit of it
 	// (bridle propose edit): the way to change what the other kinds cannot
 	// (permissions, profiles, a guardrail's wording). It applies only to
@@ -48,6 +49,7 @@ type Change struct {
 	Section   string                `json:"section,omitempty"`
 	Value     any                   `json:"value,omitempty"` // the new section value (string or list)
 	Promote   *Promotion            `json:"promote,omitempty"`
+	Vendor    *VendorUpdate         `json:"vendor,omitempty"`
 	Document  string                `json:"document,omitempty"` // the whole new bridle.yaml, for an edit
 	Rationale string                `json:"rationale"`
 	// Was records what a replacing change (a section, or a pattern of the
@@ -64,6 +66,19 @@ type Promotion struct {
 	Suggestion string   `json:"suggestion"` // its id
 	AppliesTo  []string `json:"applies_to,omitempty"`
 }
+
+// VendorUpdate changes one profile's vendor suggestions: new ones from a
+// sync, earlier ones whose text left the vendor's document (withdrawn), and
+// ones a human declined (dismissed: later syncs do not bring them back).
+type VendorUpdate struct {
+	Agent    string                    `json:"agent"` // the profile
+	Add      []schema.VendorSuggestion `json:"add,omitempty"`
+	Withdraw []string                  `json:"withdraw,omitempty"` // suggestion ids
+	Dismiss  []string                  `json:"dismiss,omitempty"`  // suggestion ids
+}
+
+// MaxVendorAdd is the most suggestions one vendor proposal adds.
+const MaxVendorAdd = 200
 
 // Origin is who proposes. The server fills it from the session; values an
 // agent supplies elsewhere are ignored.
@@ -104,6 +119,10 @@ func (c Change) Subject() string {
 	case KindEdit:
 		sum := sha256.Sum256([]byte(c.Document))
 		return "document:" + hex.EncodeToString(sum[:4])
+	case KindVendor:
+		if c.Vendor != nil {
+			return "vendor:" + c.Vendor.Agent
+		}
 	}
 	return string(c.Kind)
 }
@@ -125,6 +144,19 @@ func (c Change) Title() string {
 		if r := OneLine(c.Rationale, 80); r != "" {
 			t += ": " + r
 		}
+	case KindVendor:
+		v := c.Vendor
+		var parts []string
+		if n := len(v.Add); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d new", n))
+		}
+		if n := len(v.Withdraw); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d withdrawn", n))
+		}
+		if n := len(v.Dismiss); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d dismissed", n))
+		}
+		t = fmt.Sprintf("Vendor suggestions for %s: %s", v.Agent, strings.Join(parts, ", "))
 	}
 	return OneLine(t, 120)
 }
@@ -229,6 +261,21 @@ func (c Change) check() error {
 		if c.Promote == nil || c.Promote.Agent == "" || c.Promote.Suggestion == "" {
 			return fmt.Errorf("%w: a promotion needs the agent and the suggestion id", ErrBadInput)
 		}
+	case KindVendor:
+		v := c.Vendor
+		switch {
+		case v == nil || v.Agent == "":
+			return fmt.Errorf("%w: a vendor update needs the agent profile", ErrBadInput)
+		case len(v.Add)+len(v.Withdraw)+len(v.Dismiss) == 0:
+			return ErrNoChange
+		case len(v.Add) > MaxVendorAdd:
+			return fmt.Errorf("%w: %d suggestions at once; at most %d", ErrBadInput, len(v.Add), MaxVendorAdd)
+		}
+		for _, sg := range v.Add {
+			if sg.ID == "" || strings.TrimSpace(sg.Statement) == "" {
+				return fmt.Errorf("%w: a vendor suggestion needs an id and a statement", ErrBadInput)
+			}
+		}
 	case KindEdit:
 		if strings.TrimSpace(c.Document) == "" {
 			return fmt.Errorf("%w: an edit needs the new document", ErrBadInput)
@@ -285,6 +332,8 @@ func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 		err = addGuardrail(doc, g)
 	case KindPromote:
 		err = promote(doc, *c.Promote, o)
+	case KindVendor:
+		err = vendorUpdate(doc, *c.Vendor)
 	case KindPattern:
 		p := *c.Pattern
 		p.Provenance = o.provenance()
@@ -442,6 +491,49 @@ func promote(doc *yaml.Node, p Promotion, o Origin) error {
 		Provenance: schema.Provenance{Source: schema.SourceVendor, Vendor: vendor, Agent: p.Agent, ProposedBy: o.Author,
 			Document: sugg.Source, DocumentHash: sugg.DocumentHash},
 	})
+}
+
+// vendorUpdate adds, withdraws and dismisses a profile's suggestions. A
+// suggestion id already there is not added twice (a conflict); withdrawing
+// or dismissing an id the profile does not have is a conflict too.
+func vendorUpdate(doc *yaml.Node, v VendorUpdate) error {
+	profiles := get(doc, "agent_profiles")
+	var prof *yaml.Node
+	if profiles != nil {
+		prof = get(profiles, v.Agent)
+	}
+	if prof == nil || prof.Kind != yaml.MappingNode {
+		return fmt.Errorf("%w: no agent profile %q", ErrBadInput, v.Agent)
+	}
+	list := child(prof, "vendor_guardrail_suggestions", yaml.SequenceNode)
+	byID := map[string]*yaml.Node{}
+	for _, item := range list.Content {
+		if id := get(item, "id"); id != nil {
+			byID[id.Value] = item
+		}
+	}
+	for _, sg := range v.Add {
+		if byID[sg.ID] != nil {
+			return fmt.Errorf("%w: profile %s already has vendor suggestion %q", ErrConflict, v.Agent, sg.ID)
+		}
+		n, err := encode(sg)
+		if err != nil {
+			return err
+		}
+		list.Content = append(list.Content, n)
+		byID[sg.ID] = n
+	}
+	for status, ids := range map[schema.SuggestionStatus][]string{schema.SuggestionWithdrawn: v.Withdraw, schema.SuggestionDismissed: v.Dismiss} {
+		for _, id := range ids {
+			item := byID[id]
+			if item == nil {
+				return fmt.Errorf("%w: profile %s has no vendor suggestion %q", ErrConflict, v.Agent, id)
+			}
+			st, _ := encode(string(status))
+			set(item, "status", st)
+		}
+	}
+	return nil
 }
 
 func setPattern(doc *yaml.Node, p schema.CustomPattern, was string) error {
