@@ -2,6 +2,7 @@ package proposals
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -62,9 +63,10 @@ type Change struct {
 
 // Promotion names a vendor suggestion to turn into policy.
 type Promotion struct {
-	Agent      string   `json:"agent"`      // the profile holding the suggestion
-	Suggestion string   `json:"suggestion"` // its id
-	AppliesTo  []string `json:"applies_to,omitempty"`
+	Agent      string          `json:"agent"`      // the profile holding the suggestion
+	Suggestion string          `json:"suggestion"` // its id
+	AppliesTo  []string        `json:"applies_to,omitempty"`
+	Severity   schema.Severity `json:"severity,omitempty"` // the guardrail's tier; default the vendor's
 }
 
 // VendorUpdate changes one profile's vendor suggestions: new ones from a
@@ -478,10 +480,7 @@ func promote(doc *yaml.Node, p Promotion, o Origin) error {
 	var d schema.Document
 	_ = doc.Decode(&d)
 	vendor := d.Resolved(p.Agent).Vendor
-	sev := sugg.Severity
-	if sev == "" {
-		sev = schema.Guidance
-	}
+	sev := cmp.Or(p.Severity, sugg.Severity, schema.Guidance)
 	applies := p.AppliesTo
 	if len(applies) == 0 {
 		applies = []string{p.Agent}

@@ -121,6 +121,7 @@ Exit codes:
 		newRejectCmd(io),
 		newMCPCmd(io),
 		newServeCmd(io),
+		newVendorCmd(io),
 		newAgentsCmd(io),
 		newHookCmd(io),
 		newMemoryCmd(io),

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The vendor feed's loop on a local rules repository: a sync opens one
+// proposal with the document's rules as suggestions; approved, they are
+// profile data; a second sync of the same document opens nothing; a
+// changed document brings the new rule and withdraws the gone one; a
+// dismissed suggestion is not promoted; a promoted one, approved, renders
+// as suggested by the vendor and approved by the human.
+func TestVendorSyncLoop(t *testing.T) {
+	isolated(t)
+	var mu sync.Mutex
+	page := "# Guide\n\n## Working rules\n\n- Always run the tests before you commit.\n- Never push to main directly.\n\n## Example\n\n- You must not copy this example.\n"
+	etagServed := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		etag := `"` + strconv.Itoa(len(page)) + `"`
+		if r.Header.Get("If-None-Match") == etag {
+			etagServed++
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Header().Set("ETag", etag)
+		w.Write([]byte(page))
+	}))
+	defer srv.Close()
+
+	dir := rulesInit(t)
+	src, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
+	withSources := strings.Replace(string(src), "  claude: {}\n", "  claude:\n    vendor_sources:\n      - url: "+srv.URL+"/memory.md\n", 1)
+	if withSources == string(src) {
+		t.Fatal("the scaffold's claude profile moved")
+	}
+	os.WriteFile(filepath.Join(dir, "bridle.yaml"), []byte(withSources), 0o644)
+	git := exec.Command("git", "-C", dir, "commit", "-qam", "vendor sources")
+	git.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Mira Okafor", "GIT_AUTHOR_EMAIL=mira@example.com", "GIT_COMMITTER_NAME=Mira Okafor", "GIT_COMMITTER_EMAIL=mira@example.com")
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v %s", err, out)
+	}
+	sync := func() []SyncResult {
+		t.Helper()
+		code, out, stderr := bridle(t, "vendor", "sync", "--rules", dir, "--json")
+		if code != 0 {
+			t.Fatalf("sync: %d %s", code, stderr)
+		}
+		var rs []SyncResult
+		if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 1 {
+			t.Fatalf("sync output: %v %s", err, out)
+		}
+		return rs
+	}
+	approve := func(n int) {
+		t.Helper()
+		if code, _, stderr := bridle(t, "approve", strconv.Itoa(n), "--rules", dir, "--self"); code != 0 {
+			t.Fatalf("approve #%d: %s", n, stderr)
+		}
+	}
+
+	r := sync()[0]
+	if r.Proposal == nil || len(r.New) != 2 || len(r.Withdrawn) != 0 {
+		t.Fatalf("first sync: %+v", r)
+	}
+	for _, id := range r.New {
+		if strings.Contains(id, "example") {
+			t.Errorf("an example became a suggestion: %v", r.New)
+		}
+	}
+	approve(*r.Proposal)
+	if r := sync()[0]; r.Proposal != nil || len(r.New) != 0 {
+		t.Errorf("a second sync of the same document: %+v", r)
+	}
+	if etagServed == 0 {
+		t.Error("the second sync did not send a conditional request")
+	}
+
+	mu.Lock()
+	page = "# Guide\n\n## Working rules\n\n- Always run the tests before you commit.\n- You should keep pull requests small.\n"
+	mu.Unlock()
+	r = sync()[0]
+	if r.Proposal == nil || len(r.New) != 1 || len(r.Withdrawn) != 1 || !strings.Contains(r.Withdrawn[0], "push") {
+		t.Fatalf("sync of a changed document: %+v", r)
+	}
+	approve(*r.Proposal)
+
+	code, out, stderr := bridle(t, "vendor", "dismiss", "claude", r.New[0], "--rules", dir, "--why", "not for us", "--json")
+	if code != 0 {
+		t.Fatalf("dismiss: %s", stderr)
+	}
+	var p struct{ Number int }
+	json.Unmarshal([]byte(out), &p)
+	approve(p.Number)
+	if code, _, stderr := bridle(t, "vendor", "promote", "claude", r.New[0], "--rules", dir, "--why", "x"); code != exitUsage || !strings.Contains(stderr, "dismissed") {
+		t.Errorf("promoting a dismissed suggestion: %d %s", code, stderr)
+	}
+	first := "always-run-the-tests-before-you-commit"
+	code, out, stderr = bridle(t, "vendor", "promote", "claude", first, "--severity", "hard-instruction", "--rules", dir, "--why", "we want this", "--json")
+	if code != 0 {
+		t.Fatalf("promote: %s", stderr)
+	}
+	json.Unmarshal([]byte(out), &p)
+	approve(p.Number)
+	code, out, _ = bridle(t, "render", "--rules", dir, "--ref", "main", "--agent", "claude")
+	if code != 0 || !strings.Contains(out, "Always run the tests before you commit.") || !strings.Contains(out, "suggested by Anthropic") || !strings.Contains(out, "approved by Mira Okafor") {
+		t.Errorf("the promoted guardrail's render:\n%s", out)
+	}
+	// Unchanged again: nothing opens; dismissed ones do not come back.
+	if r := sync()[0]; r.Proposal != nil {
+		t.Errorf("a sync after all that: %+v", r)
+	}
+}
