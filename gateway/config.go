@@ -80,6 +80,8 @@ type KanboardConfig struct {
 	// attributes each change to the agent and enforces its own project
 	// membership; an agent without one acts as the application identity.
 	Agents map[string]KanboardUser `yaml:"agents"`
+
+	projectsErr string // KANBOARD_PROJECTS, when it is not a list of ids
 }
 
 // KanboardUser is one agent's Kanboard user and personal access token.
@@ -258,11 +260,14 @@ func (c Config) Env(getenv func(string) string) Config {
 			kc.URL = cmp.Or(kc.URL, getenv("KANBOARD_URL"))
 			kc.User = cmp.Or(kc.User, getenv("KANBOARD_USER"), "jsonrpc")
 			kc.TokenFile = cmp.Or(kc.TokenFile, getenv("KANBOARD_TOKEN_FILE"))
-			if len(kc.Projects) == 0 {
-				for f := range strings.SplitSeq(getenv("KANBOARD_PROJECTS"), ",") {
-					if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
-						kc.Projects = append(kc.Projects, n)
+			if v := strings.TrimSpace(getenv("KANBOARD_PROJECTS")); len(kc.Projects) == 0 && v != "" {
+				for f := range strings.SplitSeq(v, ",") {
+					n, err := strconv.Atoi(strings.TrimSpace(f))
+					if err != nil {
+						kc.projectsErr, kc.Projects = v, nil
+						break
 					}
+					kc.Projects = append(kc.Projects, n)
 				}
 			}
 			p.Kanboard = &kc
@@ -365,10 +370,16 @@ func (p ProjectConfig) checkIntegrations(id string, bad func(string, ...any)) {
 		if k.URL == "" {
 			bad("project %s: kanboard: no url (set kanboard.url or KANBOARD_URL)", id)
 		}
+		if k.projectsErr != "" {
+			bad("project %s: KANBOARD_PROJECTS %q is not a comma-separated list of Kanboard project ids", id, k.projectsErr)
+		}
 		for _, n := range k.Projects {
 			if n <= 0 {
 				bad("project %s: kanboard.projects (or KANBOARD_PROJECTS): %d is not a Kanboard project id", id, n)
 			}
+		}
+		if k.TokenFile != "" && len(k.Projects) == 0 && k.projectsErr == "" {
+			bad("project %s: kanboard: the application identity (token_file) may touch every Kanboard project: list the ones this project may under kanboard.projects (or KANBOARD_PROJECTS)", id)
 		}
 		for _, agent := range slices.Sorted(maps.Keys(k.Agents)) {
 			if u := k.Agents[agent]; u.User == "" || u.TokenFile == "" {

@@ -32,6 +32,16 @@ func readSecret(file string, red *redact.Redactor) (string, error) {
 	return v, nil
 }
 
+// nonEmptySecret is readSecret, refusing an empty file: an upstream given
+// an empty credential would fail in ways that are harder to read.
+func nonEmptySecret(file string, red *redact.Redactor) (string, error) {
+	v, err := readSecret(file, red)
+	if err == nil && v == "" {
+		err = fmt.Errorf("the secret file %s is empty", file)
+	}
+	return v, err
+}
+
 // Kanboard is the Kanboard toolset's configuration for c: the application
 // identity, and the agents' own users. Tokens are read from their files
 // now, added to red, and never leave the clients.
@@ -41,6 +51,7 @@ func Kanboard(c KanboardConfig, red *redact.Redactor) (*mcp.Kanboard, *kanboard.
 		return nil, nil, fmt.Errorf("%w: kanboard token: %w", ErrConfig, err)
 	}
 	var app *kanboard.Client
+	red.Add(kanboard.BasicAuth(c.User, tok))
 	if tok != "" {
 		if app, err = kanboard.New(kanboard.Options{URL: c.URL, User: c.User, Token: tok}); err != nil {
 			return nil, nil, fmt.Errorf("%w: kanboard: %w", ErrConfig, err)
@@ -53,6 +64,7 @@ func Kanboard(c KanboardConfig, red *redact.Redactor) (*mcp.Kanboard, *kanboard.
 		if err != nil || tok == "" {
 			return nil, nil, fmt.Errorf("%w: kanboard.agents.%s: the personal token in %s: %v", ErrConfig, agent, u.TokenFile, err)
 		}
+		red.Add(kanboard.BasicAuth(u.User, tok))
 		if users[agent], err = kanboard.New(kanboard.Options{URL: c.URL, User: u.User, Token: tok}); err != nil {
 			return nil, nil, fmt.Errorf("%w: kanboard.agents.%s: %w", ErrConfig, agent, err)
 		}
@@ -82,17 +94,14 @@ func StartUpstreams(ctx context.Context, ups map[string]UpstreamConfig, srv *mcp
 	var out []*upstream.Upstream
 	for _, name := range slices.Sorted(maps.Keys(ups)) {
 		uc := ups[name]
-		cfg := upstream.Config{Name: name, Command: uc.Command, Env: uc.Env, URL: uc.URL, Family: uc.Permission,
+		cfg := upstream.Config{Name: name, Command: uc.Command, Env: uc.Env, URL: uc.URL, Family: uc.Permission, PlainHeaders: uc.Headers,
 			Secrets: map[string]func() (string, error){}, Headers: map[string]func() (string, error){}, Tools: map[string]upstream.Access{}}
 		for v, file := range uc.Secrets {
-			cfg.Secrets[v] = func() (string, error) { return readSecret(file, red) }
-		}
-		for h, v := range uc.Headers {
-			cfg.Headers[h] = func() (string, error) { return v, nil }
+			cfg.Secrets[v] = func() (string, error) { return nonEmptySecret(file, red) }
 		}
 		if f := uc.BearerTokenFile; f != "" {
 			cfg.Headers["Authorization"] = func() (string, error) {
-				tok, err := readSecret(f, red)
+				tok, err := nonEmptySecret(f, red)
 				return "Bearer " + tok, err
 			}
 		}

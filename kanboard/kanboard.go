@@ -32,6 +32,7 @@ package kanboard
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -136,7 +137,7 @@ func New(o Options) (*Client, error) {
 	if o.Backoff <= 0 {
 		o.Backoff = DefaultBackoff
 	}
-	red := redact.New(o.Token)
+	red := redact.New(o.Token, BasicAuth(o.User, o.Token))
 	if pw, ok := u.User.Password(); ok {
 		red.Add(pw)
 	}
@@ -238,6 +239,11 @@ func (c *Client) attempt(ctx context.Context, method string, params any, fast ..
 	if int64(len(b)) > c.o.MaxResponse {
 		return nil, c.fail(method, resp.StatusCode, ErrTooLarge, fmt.Sprintf("the answer is larger than %d bytes", c.o.MaxResponse))
 	}
+	// The credentials are masked in the whole answer before anything reads
+	// it: a message cut short later could otherwise keep most of a token.
+	if c.red.Contains(string(b)) {
+		b = []byte(c.red.Redact(string(b)))
+	}
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
 		n := c.authFail.Add(1)
@@ -276,6 +282,16 @@ func (c *Client) attempt(ctx context.Context, method string, params any, fast ..
 		return nil, c.fail(method, resp.StatusCode, ErrProtocol, err.Error())
 	}
 	return res, nil
+}
+
+// BasicAuth is the credential as the Authorization header carries it
+// (base64 of user:token): a proxy that echoes request headers echoes this,
+// so it is masked like the token.
+func BasicAuth(user, token string) string {
+	if token == "" {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + token))
 }
 
 func looksHTML(b []byte) bool {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/bridle-dev/bridle/redact"
@@ -70,8 +71,8 @@ func cleanText(s string) string {
 		if r == '\n' || r == '\t' {
 			return r
 		}
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return -1
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x200b && unicode.Is(unicode.Cf, r) {
+			return -1 // controls, and invisible format characters (zero-width, bidi, tags)
 		}
 		return r
 	}, s)

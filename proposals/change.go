@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -201,9 +202,12 @@ func MultiLine(s string) string {
 	}, s)
 }
 
-// control reports C0 and C1 control characters and DEL.
+// control reports a character text from outside must not carry: C0 and C1
+// controls, and the invisible format characters (zero-width characters,
+// bidi overrides, Unicode tag characters) that can hide instructions from
+// the human reading the text while a model still reads them.
 func control(r rune) bool {
-	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r >= 0x200b && unicode.Is(unicode.Cf, r)
 }
 
 func utf8ValidEnd(s string) bool {

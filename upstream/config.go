@@ -58,9 +58,11 @@ type Config struct {
 	Secrets map[string]func() (string, error)
 	// URL is a streamable HTTP upstream.
 	URL string
-	// Headers are set on every request to URL, each value read per request
-	// (Authorization, say).
+	// Headers are secret headers set on every request to URL, each value
+	// read per request (Authorization, say) and masked everywhere.
 	Headers map[string]func() (string, error)
+	// PlainHeaders are headers that are not secret (they are not masked).
+	PlainHeaders map[string]string
 	// Family is the permission family its tools need (gitea, kanboard): one
 	// whose FAMILY.read and FAMILY.write are permissions. Default: Name.
 	Family string

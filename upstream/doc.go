@@ -29,8 +29,9 @@
 //     backoff; the call it was serving gets a clear error, and a call made
 //     while it restarts waits for it (within the call's timeout). Restart
 //     starts a new child with freshly read secrets; Close stops it. A child
-//     is stopped by closing its input, then signalling its process group, so
-//     none of its processes outlive it.
+//     is stopped by closing its input, then signalling its process group:
+//     every process it started goes with it, unless one left the group on
+//     purpose (setsid), which Bridle does not chase.
 //   - The toolset follows the upstream: on its notifications/tools/list_changed
 //     and after every restart the tools are listed again, and when they
 //     changed the toolset is replaced, so that Bridle's sessions are told

@@ -78,6 +78,19 @@ func (u *Upstream) defs(listed []*sdk.Tool) []def {
 			if t.Annotations != nil && t.Annotations.ReadOnlyHint {
 				access = Read
 			}
+			// A tool first served as a write stays one: an upstream that
+			// re-lists it as read-only later does not lower its permission.
+			u.accessMu.Lock()
+			if u.access == nil {
+				u.access = map[string]Access{}
+			}
+			if first, ok := u.access[remote]; ok && first == Write && access == Read {
+				u.log.Warn("upstream tool now claims to be read-only; it keeps the write permission it was first served with", "tool", shown)
+				access = Write
+			} else if !ok {
+				u.access[remote] = access
+			}
+			u.accessMu.Unlock()
 		}
 		if access == Deny {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -66,6 +67,9 @@ type Upstream struct {
 	regMu      sync.Mutex // serialises register
 	served     []string   // the names registered on srv
 	servedKeys []string
+
+	accessMu sync.Mutex
+	access   map[string]Access // each tool's access when first served: a re-list never lowers it
 }
 
 // conn is one connection: a session, and for a command its child.
@@ -357,8 +361,9 @@ func (u *Upstream) connect(ctx context.Context) (*conn, []def, error) {
 	c := &conn{lostCh: make(chan struct{})}
 	var transport sdk.Transport
 	if u.cfg.URL != "" {
-		transport = &sdk.StreamableClientTransport{Endpoint: u.cfg.URL, MaxRetries: 1,
-			HTTPClient: &http.Client{Transport: &headers{base: http.DefaultTransport, headers: u.cfg.Headers, red: u.red}}}
+		limit := 8 * int64(u.cfg.MaxResult) // a whole answer (a tool list, a result) is refused past it while it is read
+		transport = &sdk.StreamableClientTransport{Endpoint: u.cfg.URL, MaxRetries: 1, MaxEventSize: int(limit),
+			HTTPClient: &http.Client{Transport: &headers{base: http.DefaultTransport, headers: u.cfg.Headers, plain: u.cfg.PlainHeaders, red: u.red, maxBody: limit}}}
 	} else {
 		ch, err := u.startChild()
 		if err != nil {
@@ -439,12 +444,17 @@ func (u *Upstream) shutdown() {
 // headers sets the configured headers on every request, each read anew.
 type headers struct {
 	base    http.RoundTripper
-	headers map[string]func() (string, error)
+	headers map[string]func() (string, error) // secret: every value is masked everywhere
+	plain   map[string]string
 	red     *redact.Redactor
+	maxBody int64
 }
 
 func (h *headers) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
+	for k, v := range h.plain {
+		r.Header.Set(k, v)
+	}
 	for k, f := range h.headers {
 		v, err := f()
 		if err != nil {
@@ -457,7 +467,11 @@ func (h *headers) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		r.Header.Set(k, v)
 	}
-	return h.base.RoundTrip(r)
+	resp, err := h.base.RoundTrip(r)
+	if err == nil && h.maxBody > 0 {
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: h.maxBody}
+	}
+	return resp, err
 }
 
 // cutScheme splits "Bearer abc" into its scheme and credential.
@@ -468,4 +482,23 @@ func cutScheme(v string) (scheme, cred string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// limitedBody fails a body read past its limit, so that an upstream's
+// answer is never read whole into memory before its size is checked.
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the upstream's answer is larger than the limit: %w", ErrTooLarge)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }

@@ -183,5 +183,6 @@ func (f *factory) Kanboard() (kanboard.Config, error) {
 	if c.TokenFromFile {
 		f.Redactor().Add(c.Token)
 	}
+	f.Redactor().Add(kanboard.BasicAuth(c.User, c.Token)) // as an echoed Authorization header shows it
 	return c, err
 }

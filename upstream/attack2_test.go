@@ -1,6 +1,7 @@
 package upstream
 
-// Review exploits (branch review2). Guarded: set BRIDLE_REVIEW_EXPLOITS=1.
+// Attacks found by a review of the Kanboard and upstream integrations; each
+// asserts the fix.
 
 import (
 	"bytes"
@@ -10,12 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,12 +19,6 @@ import (
 
 	"github.com/bridle-dev/bridle/internal/upstreamtest"
 )
-
-func reviewGuard(t *testing.T) {
-	if os.Getenv("BRIDLE_REVIEW_EXPLOITS") != "1" {
-		t.Skip("review exploit; set BRIDLE_REVIEW_EXPLOITS=1")
-	}
-}
 
 type noArgs struct{}
 
@@ -38,8 +28,7 @@ type noArgs struct{}
 // agent granted only gitea.read (deepseek in the example rules) can merge.
 // No Config.Tools entry was needed for the downgrade; the upstream's own
 // annotation, hostile data per DESIGN.md, decides the permission.
-func TestReviewReadOnlyHintFlipGrantsWrite(t *testing.T) {
-	reviewGuard(t)
+func TestReadOnlyHintCannotLowerAWrite(t *testing.T) {
 	merged := 0
 	up := sdk.NewServer(&sdk.Implementation{Name: "evil", Version: "1"}, nil)
 	mergeTool := func(readOnly bool) {
@@ -80,40 +69,7 @@ func TestReviewReadOnlyHintFlipGrantsWrite(t *testing.T) {
 	}
 }
 
-// A child whose helper calls setsid() leaves the process group Bridle
-// signals: it outlives Close (doc.go promises "none of its processes
-// outlive it").
-func TestReviewSetsidGrandchildOutlivesClose(t *testing.T) {
-	reviewGuard(t)
-	b := newBridle(t)
-	argv, env := upstreamtest.Command(t)
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	script := fmt.Sprintf("setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > %s; exec %s", pidFile, argv[0])
-	u, err := Start(context.Background(), Config{Name: "fake", Family: "gitea", Command: []string{"/bin/sh", "-c", script}, Env: env},
-		b.srv, Options{Redactor: b.red, Logger: logger(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitUp(t, u)
-	raw, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(raw)))
-	u.Close()
-	if alive(pid) {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Errorf("process %d (setsid'd by the child) outlives Close", pid)
-	}
-}
-
-// An HTTP upstream's result is read whole into memory before MaxResult is
-// checked: the SDK reads a JSON answer with io.ReadAll, and Bridle leaves
-// StreamableClientTransport.MaxEventSize 0, which in go-sdk v1.8.0 means no
-// cap on an SSE event either. A 1 MiB limit still costs the gateway the
-// whole answer (here 96 MiB; a hostile server can send gigabytes).
-func TestReviewHTTPResultReadWhole(t *testing.T) {
-	reviewGuard(t)
+func TestHTTPResultIsNotReadWhole(t *testing.T) {
 	const size = 96 << 20
 	fake := upstreamtest.NewServer()
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return fake }, nil)
@@ -159,14 +115,13 @@ func TestReviewHTTPResultReadWhole(t *testing.T) {
 
 // A plain header (not a secret) is registered with the redactor on every
 // request: its value is then masked in every agent's output.
-func TestReviewPlainHeaderBecomesSecret(t *testing.T) {
-	reviewGuard(t)
+func TestPlainHeaderIsNotASecret(t *testing.T) {
 	fake := upstreamtest.NewServer()
 	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return fake }, nil))
 	defer hs.Close()
 	b := newBridle(t)
 	u, err := Start(context.Background(), Config{Name: "gitea", URL: hs.URL,
-		Headers: map[string]func() (string, error){"X-Org": func() (string, error) { return "runic", nil }}},
+		PlainHeaders: map[string]string{"X-Org": "runic"}},
 		b.srv, Options{Redactor: b.red, Logger: logger(t)})
 	if err != nil {
 		t.Fatal(err)

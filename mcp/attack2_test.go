@@ -1,20 +1,14 @@
 package mcp
 
-// Review exploits (branch review2). Guarded: set BRIDLE_REVIEW_EXPLOITS=1.
+// Attacks found by a review of the Kanboard and upstream integrations; each
+// asserts the fix.
 
 import (
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/bridle-dev/bridle/internal/kanboardtest"
 )
-
-func reviewGuard(t *testing.T) {
-	if os.Getenv("BRIDLE_REVIEW_EXPLOITS") != "1" {
-		t.Skip("review exploit; set BRIDLE_REVIEW_EXPLOITS=1")
-	}
-}
 
 // Kanboard text reaches the agent with invisible Unicode intact: tag
 // characters (U+E0000–E007F, "ASCII smuggling": read by models, invisible
@@ -22,8 +16,7 @@ func reviewGuard(t *testing.T) {
 // characters. Only C0/C1 controls are dropped. The same cleaner
 // (proposals.OneLine / MultiLine) serves upstream tool names' titles and
 // descriptions.
-func TestReviewInvisibleUnicodeReachesAgent(t *testing.T) {
-	reviewGuard(t)
+func TestInvisibleUnicodeIsStripped(t *testing.T) {
 	b := newKBFake(t, 0)
 	tag := func(s string) string {
 		var out strings.Builder
