@@ -100,6 +100,16 @@ func start(t testing.TB, projects map[string]string, opts ...gwOption) *gw {
 	g := &gw{srv: s, url: "http://" + ln.Addr().String(), logs: logs, cancel: cancel, done: make(chan error, 1), state: state}
 	go func() { g.done <- s.Serve(ctx, ln) }()
 	t.Cleanup(g.stop)
+	// Every project's rules are loaded (in the background, into the cache
+	// under the state directory) before the test goes on: a test that ends
+	// sooner would race the cache writes with its temporary directory's
+	// removal.
+	deadline := time.Now().Add(20 * time.Second)
+	for _, id := range s.ids {
+		for !s.projects[id].Status(time.Now()).Loaded && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	return g
 }
 
