@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 	"github.com/bridle-dev/bridle/upstream"
+	"github.com/bridle-dev/bridle/vendorsync"
 )
 
 //go:embed openapi.json
@@ -103,6 +105,7 @@ func (s *Server) routes() []route {
 		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/upstreams/{name}/restart", Summary: "Restart an upstream MCP server (its secrets are read again: after rotating one)", Out: upstream.Status{}, handle: s.project(s.restartUpstream)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/vendor/sync", Summary: "Sync the vendors' published guidance: one proposal of suggestions per vendor (?agent= for one)", Query: []string{"agent"}, Out: []vendorsync.Result{}, handle: s.project(s.vendorSync)},
 		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
 		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
@@ -888,6 +891,37 @@ func (s *Server) restartUpstream(w http.ResponseWriter, r *http.Request, p *Proj
 		return
 	}
 	s.ok(w, http.StatusOK, st)
+}
+
+// vendorSync runs bridle vendor sync for the project: proposals only; a
+// human approves them. Its fetch state is kept in the state directory.
+func (s *Server) vendorSync(w http.ResponseWriter, r *http.Request, p *Project) {
+	svc, err := s.service(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Minute)
+	defer cancel()
+	origin := proposals.Origin{Source: schema.SourceUser, Author: s.cfg.Admin.Name}
+	results, diags, err := vendorsync.Sync(ctx, vendorsync.Options{Service: svc, Origin: origin, Agent: r.URL.Query().Get("agent"),
+		State: vendorsync.Dir(filepath.Join(s.cfg.StateDir, "vendor", p.ID)), Version: s.opts.Version})
+	switch {
+	case err != nil:
+		s.fail(w, err)
+		return
+	case diags != nil:
+		s.fail(w, fmt.Errorf("%w: main's rules are invalid: %s", errBadRequest, diags.Error()))
+		return
+	}
+	opened := 0
+	for _, res := range results {
+		if res.Proposal != nil {
+			opened++
+		}
+	}
+	s.record(p, fmt.Sprintf("synced the vendors' guidance: %d proposals", opened), "", nil)
+	s.ok(w, http.StatusOK, results)
 }
 
 // Integration is a backend service and whether it answers.

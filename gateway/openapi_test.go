@@ -222,6 +222,7 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		{"GET", "/api/v1/projects/alpha/memory?q=queue", "/api/v1/projects/{project}/memory", nil},
 		{"POST", "/api/v1/projects/alpha/memory/purge", "/api/v1/projects/{project}/memory/purge", PurgeRequest{}},
 		{"DELETE", "/api/v1/projects/alpha/memory/" + mems[0].ID, "/api/v1/projects/{project}/memory/{id}", nil},
+		{"POST", "/api/v1/projects/alpha/vendor/sync", "/api/v1/projects/{project}/vendor/sync", nil},
 		{"GET", "/api/v1/integrations", "", nil},
 		{"GET", "/api/v1/audit?project=alpha", "/api/v1/audit", nil},
 	} {

@@ -1,13 +1,21 @@
 package gateway
 
 import (
+	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/vendorsync"
 )
 
 // Proposals through the admin API: listed, shown with what approving
@@ -175,5 +183,56 @@ func TestAuditFilters(t *testing.T) {
 		if code != http.StatusBadRequest && code != http.StatusNotFound {
 			t.Errorf("audit%s: %d", bad, code)
 		}
+	}
+}
+
+// The vendor sync through the admin API: one proposal of the document's
+// rules as suggestions (never merged), nothing the second time, audited.
+func TestVendorSyncThroughTheAdminAPI(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Header().Set("ETag", `"v1"`)
+		w.Write([]byte("# Guide\n\n- Always run the tests before you commit.\n- Never push to main directly.\n"))
+	}))
+	defer page.Close()
+	dir := newRules(t, "alpha")
+	src, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
+	edited := strings.Replace(string(src), "  claude: {}\n", "  claude:\n    vendor_sources:\n      - url: "+page.URL+"/guide.md\n", 1)
+	if edited == string(src) {
+		t.Fatal("the scaffold's claude profile moved")
+	}
+	commitFile(t, dir, "bridle.yaml", edited)
+	g := start(t, map[string]string{"alpha": dir})
+	var rs []vendorsync.Result
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/vendor/sync", nil, &rs); code != 200 || len(rs) != 1 || rs[0].Proposal == nil || len(rs[0].New) != 2 {
+		t.Fatalf("sync: %d %+v", code, rs)
+	}
+	var pr proposals.Proposal
+	g.api(t, adminToken, "GET", fmt.Sprintf("/api/v1/projects/alpha/proposals/%d", *rs[0].Proposal), nil, &pr)
+	if pr.State != proposals.Open || !strings.Contains(pr.Title, "Vendor suggestions for claude") {
+		t.Errorf("the sync's proposal: %+v", pr)
+	}
+	rs = nil
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/vendor/sync", nil, &rs); code != 200 || len(rs) != 1 || rs[0].Proposal != nil {
+		t.Errorf("a second sync of the same document: %d %+v", code, rs)
+	}
+	var e APIError
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/vendor/sync?agent=nope", nil, &e); code != http.StatusBadRequest {
+		t.Errorf("sync of an unknown profile: %d %+v", code, e)
+	}
+}
+
+// commitFile writes name in the repository dir and commits it on main.
+func commitFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := repo.Worktree()
+	os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	wt.Add(name)
+	if _, err := wt.Commit("edit "+name, &git.CommitOptions{Author: &object.Signature{Name: "Mira Rossi", Email: "mira@example.com", When: time.Now()}}); err != nil {
+		t.Fatal(err)
 	}
 }

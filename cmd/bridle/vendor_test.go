@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bridle-dev/bridle/vendorsync"
 )
 
 // The vendor feed's loop on a local rules repository: a sync opens one
@@ -51,13 +53,13 @@ func TestVendorSyncLoop(t *testing.T) {
 	if out, err := git.CombinedOutput(); err != nil {
 		t.Fatalf("git commit: %v %s", err, out)
 	}
-	sync := func() []SyncResult {
+	sync := func() []vendorsync.Result {
 		t.Helper()
 		code, out, stderr := bridle(t, "vendor", "sync", "--rules", dir, "--json")
 		if code != 0 {
 			t.Fatalf("sync: %d %s", code, stderr)
 		}
-		var rs []SyncResult
+		var rs []vendorsync.Result
 		if err := json.Unmarshal([]byte(out), &rs); err != nil || len(rs) != 1 {
 			t.Fatalf("sync output: %v %s", err, out)
 		}
