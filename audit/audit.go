@@ -30,6 +30,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/bridle-dev/bridle/internal/lines"
 	"github.com/bridle-dev/bridle/redact"
 )
 
@@ -187,12 +188,12 @@ func (l *Log) Read(f Filter) ([]Event, int, error) {
 	bad := 0
 	r := bufio.NewReaderSize(file, 64<<10)
 	for {
-		line, long, err := readLine(r, MaxLine)
-		if err == io.EOF {
-			return out, bad, nil
-		}
-		if err != nil {
+		line, long, err := lines.Read(r, MaxLine)
+		if err != nil && !errors.Is(err, io.EOF) {
 			return out, bad, fmt.Errorf("audit read: %w", err)
+		}
+		if errors.Is(err, io.EOF) && len(line) == 0 && !long {
+			return out, bad, nil
 		}
 		if long {
 			bad++ // a line no Append writes: skipped, not fatal to the rest
@@ -209,29 +210,6 @@ func (l *Log) Read(f Filter) ([]Event, int, error) {
 		}
 		if f.match(e) {
 			out = append(out, e)
-		}
-	}
-}
-
-// readLine reads one line of at most max bytes; a longer one is consumed
-// whole and reported long, without being held in memory.
-func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > max {
-			long, line = true, nil
-		} else if !long {
-			line = append(line, chunk...)
-		}
-		switch {
-		case err == nil:
-			return line, long, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && (len(line) > 0 || long):
-			return line, long, nil
-		default:
-			return nil, false, err
 		}
 	}
 }

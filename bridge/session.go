@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bridle-dev/bridle/internal/lines"
 )
 
 // session is one MCP session at the gateway: the SDK's streamable client
@@ -346,7 +348,7 @@ func readEvents(r io.Reader, max int, f func([]byte)) error {
 	var data []byte
 	var event string
 	for {
-		line, tooLong, err := readLine(br, max)
+		line, tooLong, err := lines.Read(br, max)
 		if tooLong || len(data)+len(line) > max {
 			return errEventTooLarge
 		}

@@ -10,6 +10,8 @@ import (
 	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/bridle-dev/bridle/internal/lines"
 )
 
 // readAgent reads newline-delimited JSON-RPC from in and sends each
@@ -18,7 +20,7 @@ import (
 func readAgent(ctx context.Context, in io.Reader, max int, b *bridge, out chan<- jsonrpc.Message) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, tooLong, err := readLine(r, max)
+		line, tooLong, err := lines.Read(r, max)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			if msg := b.decode(line, tooLong); msg != nil {
 				select {
@@ -34,25 +36,6 @@ func readAgent(ctx context.Context, in io.Reader, max int, b *bridge, out chan<-
 		if err != nil {
 			return err
 		}
-	}
-}
-
-// readLine reads one line of at most max bytes. A longer line is consumed
-// and discarded, and reported with tooLong.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max+2 { // +2 for \r\n
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return line, tooLong, err
 	}
 }
 

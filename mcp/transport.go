@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bridle-dev/bridle/internal/lines"
 	"github.com/bridle-dev/bridle/redact"
 )
 
@@ -83,7 +84,7 @@ const drainTimeout = 10 * time.Second
 func (c *lineConn) readLoop(r *bufio.Reader, max int) {
 	defer close(c.incoming)
 	for {
-		line, tooLong, err := readLine(r, max)
+		line, tooLong, err := lines.Read(r, max)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
 			if msg := c.decode(line, tooLong, max); msg != nil {
 				select {
@@ -99,25 +100,6 @@ func (c *lineConn) readLoop(r *bufio.Reader, max int) {
 			}
 			return
 		}
-	}
-}
-
-// readLine reads one line of at most max bytes. A longer line is consumed
-// and discarded, and reported with tooLong.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max+2 { // +2 for \r\n
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return line, tooLong, err
 	}
 }
 
