@@ -99,7 +99,7 @@ func (s *Server) routes() []route {
 		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Summary: "Pattern examples, their chunks and last index", Out: []PatternView{}, handle: s.project(s.listPatterns)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Summary: "Pattern examples, their chunks and last index", Out: []memory.ExampleStatus{}, handle: s.project(s.listPatterns)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/patterns/reindex", Summary: "Re-index the pattern examples (or ?tag=), streaming progress as NDJSON", Query: []string{"tag"}, Out: Progress{}, Stream: true, handle: s.project(s.reindex)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
 		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
@@ -353,29 +353,41 @@ type Render struct {
 	Lines   int    `json:"lines"`
 }
 
-func (s *Server) getRender(w http.ResponseWriter, r *http.Request, p *Project) {
+// snapshot is the project's served snapshot; without one it answers why
+// (502) and returns nil.
+func (s *Server) snapshot(w http.ResponseWriter, p *Project) *compiler.Snapshot {
 	snap, _, err := p.mcp.Rules()
 	if snap == nil {
 		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
-		return
+	}
+	return snap
+}
+
+// render is the snapshot's render for the {agent} of r; without one it
+// answers why and returns false.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, p *Project) (*compiler.Snapshot, renderers.File, bool) {
+	snap := s.snapshot(w, p)
+	if snap == nil {
+		return nil, renderers.File{}, false
 	}
 	f, ok := snap.Render(r.PathValue("agent"))
 	if !ok {
 		s.fail(w, fmt.Errorf("%w: no render for agent %q", errNotFound, r.PathValue("agent")))
+	}
+	return snap, f, ok
+}
+
+func (s *Server) getRender(w http.ResponseWriter, r *http.Request, p *Project) {
+	_, f, ok := s.render(w, r, p)
+	if !ok {
 		return
 	}
 	s.ok(w, http.StatusOK, Render{Agent: f.Agent, Path: f.Path, Content: f.Content, Bytes: len(f.Content), Lines: strings.Count(f.Content, "\n")})
 }
 
 func (s *Server) explain(w http.ResponseWriter, r *http.Request, p *Project) {
-	snap, _, err := p.mcp.Rules()
-	if snap == nil {
-		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
-		return
-	}
-	f, ok := snap.Render(r.PathValue("agent"))
+	snap, f, ok := s.render(w, r, p)
 	if !ok {
-		s.fail(w, fmt.Errorf("%w: no render for agent %q", errNotFound, r.PathValue("agent")))
 		return
 	}
 	e, err := renderers.ExplainAll(&snap.Document, f)
@@ -584,20 +596,9 @@ func (s *Server) backendFailed(p *Project, backend string) {
 	s.metrics.backendErrs.WithLabelValues(p.ID, backend).Inc()
 }
 
-// PatternView is one pattern example and its index.
-type PatternView struct {
-	Pattern      string `json:"pattern"`
-	ReferenceTag string `json:"reference_tag"`
-	ArchTag      string `json:"arch_tag"`
-	URL          string `json:"url"`
-	Chunks       int    `json:"chunks"`
-	LastIndexed  string `json:"last_indexed,omitempty"`
-}
-
 func (s *Server) listPatterns(w http.ResponseWriter, r *http.Request, p *Project) {
-	snap, _, err := p.mcp.Rules()
+	snap := s.snapshot(w, p)
 	if snap == nil {
-		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
 		return
 	}
 	st, _, err := p.memory()
@@ -606,19 +607,7 @@ func (s *Server) listPatterns(w http.ResponseWriter, r *http.Request, p *Project
 		s.fail(w, err)
 		return
 	}
-	out := []PatternView{}
-	for _, pat := range snap.Document.Patterns.Custom {
-		for _, ex := range pat.ExampleRepos {
-			f := memory.Filter{Fields: map[string]string{"reference_tag": ex.ReferenceTag}}
-			n, _ := st.Count(r.Context(), memory.PatternsCollection, f)
-			v := PatternView{Pattern: pat.Name, ReferenceTag: ex.ReferenceTag, ArchTag: ex.ArchTag, URL: ex.URL, Chunks: n}
-			if recs, err := st.List(r.Context(), memory.PatternsCollection, f, 1); err == nil && len(recs) == 1 {
-				v.LastIndexed = recs[0].Payload["last_indexed"]
-			}
-			out = append(out, v)
-		}
-	}
-	s.ok(w, http.StatusOK, out)
+	s.ok(w, http.StatusOK, memory.Statuses(r.Context(), st, snap.Document.Patterns.Custom))
 }
 
 // Progress is one line of a re-index's NDJSON stream: progress lines, then
@@ -635,9 +624,8 @@ type Progress struct {
 // reindex re-indexes the project's examples (or ?tag=), streaming
 // progress as NDJSON.
 func (s *Server) reindex(w http.ResponseWriter, r *http.Request, p *Project) {
-	snap, _, err := p.mcp.Rules()
+	snap := s.snapshot(w, p)
 	if snap == nil {
-		s.fail(w, fmt.Errorf("%w: %w", proposals.ErrUnavailable, err))
 		return
 	}
 	tag := r.URL.Query().Get("tag")
@@ -846,14 +834,7 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *Project) {
 	if in.Tag != "" {
 		tags = []string{in.Tag}
 	}
-	f := memory.Filter{Fields: map[string]string{"project": p.ID}, Tags: tags}
-	if in.Kind != "" {
-		f.Fields["kind"] = in.Kind
-	}
-	if in.Agent != "" {
-		f.Fields["agent"] = in.Agent
-	}
-	n, err := m.Store.Count(r.Context(), memory.MemoryCollection, f)
+	n, err := m.Count(r.Context(), in.Kind, tags, in.Agent)
 	if err != nil && !errors.Is(err, memory.ErrNoCollection) {
 		s.fail(w, err)
 		return

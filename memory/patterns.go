@@ -327,3 +327,32 @@ func (ix *Indexer) checkout(ctx context.Context, ex schema.ExampleRepo) (string,
 	}
 	return dir, cleanup, nil
 }
+
+// ExampleStatus is one pattern example and its index: how many chunks the
+// store holds for it and when it was last indexed.
+type ExampleStatus struct {
+	Pattern      string `json:"pattern"`
+	ReferenceTag string `json:"reference_tag"`
+	ArchTag      string `json:"arch_tag"`
+	URL          string `json:"url"`
+	Chunks       int    `json:"chunks"`
+	LastIndexed  string `json:"last_indexed,omitempty"`
+}
+
+// Statuses is the index status of every example of patterns, in order
+// (bridle patterns list, the gateway's admin API).
+func Statuses(ctx context.Context, s Store, patterns []schema.CustomPattern) []ExampleStatus {
+	out := []ExampleStatus{}
+	for _, p := range patterns {
+		for _, ex := range p.ExampleRepos {
+			f := Filter{Fields: map[string]string{"reference_tag": ex.ReferenceTag}}
+			n, _ := s.Count(ctx, PatternsCollection, f)
+			st := ExampleStatus{Pattern: p.Name, ReferenceTag: ex.ReferenceTag, ArchTag: ex.ArchTag, URL: ex.URL, Chunks: n}
+			if recs, err := s.List(ctx, PatternsCollection, f, 1); err == nil && len(recs) == 1 {
+				st.LastIndexed = recs[0].Payload["last_indexed"]
+			}
+			out = append(out, st)
+		}
+	}
+	return out
+}

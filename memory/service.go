@@ -192,6 +192,12 @@ func (m *Memory) List(ctx context.Context, kind string, tags []string, agent str
 	return m.Store.List(ctx, MemoryCollection, m.filter(kind, tags, agent), limit)
 }
 
+// Count is how many of the project's memories match (what Purge would
+// delete).
+func (m *Memory) Count(ctx context.Context, kind string, tags []string, agent string) (int, error) {
+	return m.Store.Count(ctx, MemoryCollection, m.filter(kind, tags, agent))
+}
+
 // Purge deletes the project's memories that match.
 func (m *Memory) Purge(ctx context.Context, kind string, tags []string, agent string) (int, error) {
 	return m.Store.Delete(ctx, MemoryCollection, m.filter(kind, tags, agent))

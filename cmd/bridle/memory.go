@@ -313,31 +313,8 @@ terminal; nothing but the summary when piped.`,
 				return err
 			}
 			defer st.Close()
-			type row struct {
-				Pattern      string `json:"pattern"`
-				ReferenceTag string `json:"reference_tag"`
-				ArchTag      string `json:"arch_tag"`
-				URL          string `json:"url"`
-				Chunks       int    `json:"chunks"`
-				LastIndexed  string `json:"last_indexed,omitempty"`
-			}
-			var rows []row
-			ctx := context.Background()
-			for _, p := range snap.Document.Patterns.Custom {
-				for _, ex := range p.ExampleRepos {
-					f := memory.Filter{Fields: map[string]string{"reference_tag": ex.ReferenceTag}}
-					n, _ := st.Count(ctx, memory.PatternsCollection, f)
-					r := row{Pattern: p.Name, ReferenceTag: ex.ReferenceTag, ArchTag: ex.ArchTag, URL: ex.URL, Chunks: n}
-					if recs, err := st.List(ctx, memory.PatternsCollection, f, 1); err == nil && len(recs) == 1 {
-						r.LastIndexed = recs[0].Payload["last_indexed"]
-					}
-					rows = append(rows, r)
-				}
-			}
+			rows := memory.Statuses(context.Background(), st, snap.Document.Patterns.Custom)
 			if lf.json {
-				if rows == nil {
-					rows = []row{}
-				}
 				return writeJSON(io, rows)
 			}
 			if len(rows) == 0 {
