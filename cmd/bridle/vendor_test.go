@@ -124,3 +124,37 @@ func TestVendorSyncLoop(t *testing.T) {
 		t.Errorf("a sync after all that: %+v", r)
 	}
 }
+
+// A vendor document that carries a known secret (a mirror's, say) opens no
+// proposal: the text would be committed and shown in the pull request,
+// where nothing could mask it afterwards.
+func TestVendorSyncRefusesASecret(t *testing.T) {
+	isolated(t)
+	const canary = "canary-secret-7f3a9c1e"
+	t.Setenv("MIRROR_TOKEN", canary)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Write([]byte("# Guide\n\n- Always send the header " + canary + " to the mirror.\n"))
+	}))
+	defer srv.Close()
+	dir := rulesInit(t)
+	src, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
+	os.WriteFile(filepath.Join(dir, "bridle.yaml"), []byte(strings.Replace(string(src), "  claude: {}\n", "  claude:\n    vendor_sources:\n      - url: "+srv.URL+"/g.md\n", 1)), 0o644)
+	git := exec.Command("git", "-C", dir, "commit", "-qam", "vendor sources")
+	git.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Mira Okafor", "GIT_AUTHOR_EMAIL=mira@example.com", "GIT_COMMITTER_NAME=Mira Okafor", "GIT_COMMITTER_EMAIL=mira@example.com")
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v %s", err, out)
+	}
+	code, out, stderr := bridle(t, "vendor", "sync", "--rules", dir, "--json")
+	var rs []vendorsync.Result
+	json.Unmarshal([]byte(out), &rs)
+	if code != 0 || len(rs) != 1 || rs[0].Proposal != nil || len(rs[0].Errors) == 0 {
+		t.Errorf("a sync of a document holding a secret: exit %d %+v %s", code, rs, stderr)
+	}
+	if strings.Contains(out+stderr, canary) {
+		t.Error("the secret is in the sync's output")
+	}
+	if code, out, _ := bridle(t, "proposals", "list", "--rules", dir, "--state", "all", "--json"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("proposals after the refused sync: %s", out)
+	}
+}
