@@ -66,6 +66,17 @@ type Agent struct {
 	// Config is where bridle install writes; nil when Bridle cannot
 	// configure its client.
 	Config *Config
+	// VendorSources are the vendor's published guidance on instructing the
+	// agent, served as markdown: bridle init writes them into the agent's
+	// profile (vendor_sources) for bridle vendor sync to read. None when
+	// the vendor publishes no such document Bridle knows of.
+	VendorSources []VendorSource
+}
+
+// VendorSource is one published guidance document.
+type VendorSource struct {
+	URL    string
+	Format string // markdown or html
 }
 
 // list is every known agent, in one flat list.
@@ -74,20 +85,28 @@ var list = []Agent{
 		Name: "claude", DisplayName: "Claude Code", Vendor: "Anthropic",
 		InstructionFormat: ClaudeMD, Style: Reference, MCPClients: []string{"claude-code"},
 		Config: &Config{Format: JSONServers, Project: ".mcp.json", User: ".claude.json", HTTP: true},
+		// The Claude Code docs serve each page as markdown at its .md address.
+		VendorSources: []VendorSource{{URL: "https://code.claude.com/docs/en/memory.md", Format: "markdown"}},
 	},
 	{
 		Name: "codex", DisplayName: "Codex CLI", Vendor: "OpenAI",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"codex-mcp-client"},
 		Config: &Config{Format: TOMLServers, Project: ".codex/config.toml", User: ".codex/config.toml", HTTP: true},
+		// The AGENTS.md documentation in OpenAI's Codex repository.
+		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/openai/codex/main/docs/agents_md.md", Format: "markdown"}},
 	},
 	{
 		Name: "kimi", DisplayName: "Kimi", Vendor: "Moonshot AI",
 		InstructionFormat: AgentsMD, Style: Stepwise,
 		Config: &Config{Format: JSONServers, Project: ".kimi/mcp.json", User: ".kimi/mcp.json"},
+		// The AGENTS.md page of Moonshot's kimi-cli documentation.
+		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/MoonshotAI/kimi-cli/main/docs/en/customization/agents-md.md", Format: "markdown"}},
 	},
 	{
 		Name: "deepseek", DisplayName: "DeepSeek", Vendor: "DeepSeek",
 		InstructionFormat: AgentsMD, Style: Stepwise,
+		// DeepSeek publishes no guidance on instructing its harness that
+		// Bridle knows of: add one to the profile when it does.
 	},
 }
 
@@ -157,6 +176,7 @@ func Output(name, format, style string) string {
 
 func (a Agent) clone() Agent {
 	a.MCPClients = slices.Clone(a.MCPClients)
+	a.VendorSources = slices.Clone(a.VendorSources)
 	if a.Config != nil {
 		c := *a.Config
 		a.Config = &c

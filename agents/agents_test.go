@@ -2,6 +2,7 @@ package agents
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +32,11 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s and %s both render to %s by default", other, a.Name, out)
 		}
 		outputs[out] = a.Name
+		for _, v := range a.VendorSources {
+			if !strings.HasPrefix(v.URL, "https://") || (v.Format != "markdown" && v.Format != "html") {
+				t.Errorf("%s: vendor source %+v: https and markdown or html", a.Name, v)
+			}
+		}
 		if c := a.Config; c != nil && (c.Project == "" || c.User == "" || (c.Format != JSONServers && c.Format != TOMLServers)) {
 			t.Errorf("%s: incomplete client config %+v", a.Name, c)
 		}

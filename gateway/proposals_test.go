@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -197,8 +198,11 @@ func TestVendorSyncThroughTheAdminAPI(t *testing.T) {
 	defer page.Close()
 	dir := newRules(t, "alpha")
 	src, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
-	edited := strings.Replace(string(src), "  claude: {}\n", "  claude:\n    vendor_sources:\n      - url: "+page.URL+"/guide.md\n", 1)
-	if edited == string(src) {
+	// Only claude reads a source, the test's: the scaffold's defaults are
+	// on the internet.
+	offline := regexp.MustCompile(`(?m)^(  [a-z]+):\n    vendor_sources:\n(?:      - .*\n)+`).ReplaceAllString(string(src), "$1: {}\n")
+	edited := strings.Replace(offline, "  claude: {}\n", "  claude:\n    vendor_sources:\n      - url: "+page.URL+"/guide.md\n", 1)
+	if offline == string(src) || edited == offline {
 		t.Fatal("the scaffold's claude profile moved")
 	}
 	commitFile(t, dir, "bridle.yaml", edited)

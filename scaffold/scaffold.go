@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/renameio/v2"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/internal/gittree"
 	"github.com/bridle-dev/bridle/renderers"
@@ -52,7 +53,7 @@ const SchemaFile = "bridle.schema.json"
 const RenderDir = "rendered"
 
 var (
-	tmpl   = template.Must(template.New("bridle.yaml").Parse(rulesTemplate))
+	tmpl   = template.Must(template.New("bridle.yaml").Funcs(template.FuncMap{"sources": vendorSources}).Parse(rulesTemplate))
 	wfTmpl = template.Must(template.New("workflow").Delims("[[", "]]").Parse(workflowTemplate))
 )
 
@@ -172,6 +173,21 @@ func (l Layout) rulesFile() []byte {
 	var b bytes.Buffer
 	_ = tmpl.Execute(&b, struct{ ID, Name, Rules, Out string }{l.ID, l.ID, l.rules(), l.Out()})
 	return b.Bytes()
+}
+
+// vendorSources is a scaffold profile's vendor_sources: the agent
+// registry's documented defaults (" {}" for an agent with none).
+func vendorSources(agent string) string {
+	a, _ := agents.Lookup(agent)
+	if len(a.VendorSources) == 0 {
+		return " {}"
+	}
+	var b strings.Builder
+	b.WriteString("\n    vendor_sources:")
+	for _, s := range a.VendorSources {
+		fmt.Fprintf(&b, "\n      - {url: %s, format: %s}", s.URL, s.Format)
+	}
+	return b.String()
 }
 
 var slugRe = regexp.MustCompile(`[^a-z0-9._-]+`)

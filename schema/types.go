@@ -263,7 +263,7 @@ type AgentProfile struct {
 	Output string `yaml:"output,omitempty" json:"output,omitempty" jsonschema:"maxLength=300"`
 	// MCPClients are the MCP clientInfo.name values that identify this agent, e.g. claude-code.
 	MCPClients []string `yaml:"mcp_clients,omitempty" json:"mcp_clients,omitempty" jsonschema:"maxItems=50"`
-	// VendorSources are the vendor's published guidance documents that bridle vendor sync reads for suggestions; without them, the agent's documented defaults.
+	// VendorSources are the vendor's published guidance documents that bridle vendor sync reads for suggestions; bridle init writes each known vendor's documented ones.
 	VendorSources []VendorSource `yaml:"vendor_sources,omitempty" json:"vendor_sources,omitempty" jsonschema:"maxItems=20"`
 	// VendorGuardrailSuggestions are rules the vendor recommends. They are not policy until a merged proposal promotes one into guardrails.
 	VendorGuardrailSuggestions []VendorSuggestion `yaml:"vendor_guardrail_suggestions,omitempty" json:"vendor_guardrail_suggestions,omitempty" jsonschema:"maxItems=500"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
 	"github.com/bridle-dev/bridle/vendorsync"
@@ -80,7 +81,11 @@ is ever merged by sync.`,
 				return writeJSON(io, results)
 			}
 			if len(results) == 0 {
-				none(io, "no profile has vendor_sources", "add one under agent_profiles.NAME.vendor_sources: [{url: https://…}]")
+				hint := "add one under agent_profiles.NAME.vendor_sources: [{url: https://…}]"
+				if a, ok := agents.Lookup("claude"); ok && len(a.VendorSources) > 0 {
+					hint = fmt.Sprintf("add one under agent_profiles.NAME.vendor_sources, e.g. Claude Code's: [{url: %s, format: %s}] (bridle init writes each known vendor's)", a.VendorSources[0].URL, a.VendorSources[0].Format)
+				}
+				none(io, "no profile has vendor_sources", hint)
 				return nil
 			}
 			failed := false
