@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -877,31 +876,15 @@ func (s *Server) restartUpstream(w http.ResponseWriter, r *http.Request, p *Proj
 // vendorSync runs bridle vendor sync for the project: proposals only; a
 // human approves them. Its fetch state is kept in the state directory.
 func (s *Server) vendorSync(w http.ResponseWriter, r *http.Request, p *Project) {
-	svc, err := s.service(p)
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Minute)
+	defer cancel()
+	origin := proposals.Origin{Source: schema.SourceUser, Author: s.cfg.Admin.Name}
+	results, err := s.syncVendors(ctx, p, r.URL.Query().Get("agent"), origin)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Minute)
-	defer cancel()
-	origin := proposals.Origin{Source: schema.SourceUser, Author: s.cfg.Admin.Name}
-	results, diags, err := vendorsync.Sync(ctx, vendorsync.Options{Service: svc, Origin: origin, Agent: r.URL.Query().Get("agent"),
-		State: vendorsync.Dir(filepath.Join(s.cfg.StateDir, "vendor", p.ID)), Version: s.opts.Version})
-	switch {
-	case err != nil:
-		s.fail(w, err)
-		return
-	case diags != nil:
-		s.fail(w, fmt.Errorf("%w: main's rules are invalid: %s", errBadRequest, diags.Error()))
-		return
-	}
-	opened := 0
-	for _, res := range results {
-		if res.Proposal != nil {
-			opened++
-		}
-	}
-	s.record(p, fmt.Sprintf("synced the vendors' guidance: %d proposals", opened), "", nil)
+	s.record(p, fmt.Sprintf("synced the vendors' guidance: %d proposals", opened(results)), "", nil)
 	s.ok(w, http.StatusOK, results)
 }
 

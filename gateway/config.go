@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -32,7 +33,38 @@ type Config struct {
 	Admin          AdminConfig              `yaml:"admin"`
 	AllowedOrigins []string                 `yaml:"allowed_origins"` // BRIDLE_ALLOWED_ORIGINS, comma separated
 	MaxBodyBytes   int64                    `yaml:"max_body_bytes"`  // per request; 1 MiB
+	Vendor         VendorConfig             `yaml:"vendor"`
 	Projects       map[string]ProjectConfig `yaml:"projects"`
+}
+
+// VendorConfig is the vendor feed's periodic sync of every project.
+type VendorConfig struct {
+	// SyncInterval is how often each project's vendor_sources are synced
+	// (BRIDLE_VENDOR_SYNC_INTERVAL): a Go duration of at least a minute, or
+	// "off"; 24h when unset. The first sync is one interval after the
+	// project was first served, and the last one is remembered across
+	// restarts.
+	SyncInterval string `yaml:"sync_interval"`
+}
+
+// DefaultVendorSyncInterval is how often vendor sources are synced when the
+// configuration says nothing.
+const DefaultVendorSyncInterval = 24 * time.Hour
+
+// Interval is the sync interval; 0 when the sync is off.
+func (v VendorConfig) Interval() (time.Duration, error) {
+	switch s := strings.TrimSpace(v.SyncInterval); s {
+	case "":
+		return DefaultVendorSyncInterval, nil
+	case "off", "0":
+		return 0, nil
+	default:
+		d, err := time.ParseDuration(s)
+		if err != nil || d < time.Minute {
+			return 0, fmt.Errorf("%w: vendor.sync_interval %q: a duration of at least 1m (e.g. 24h), or off", ErrConfig, s)
+		}
+		return d, nil
+	}
 }
 
 // LogConfig says how the server logs (to stderr).
@@ -231,7 +263,7 @@ func (e *configError) Unwrap() error { return ErrConfig }
 // Env applies the environment's overrides (BRIDLE_LISTEN, BRIDLE_STATE_DIR,
 // BRIDLE_CACHE_DIR, BRIDLE_LOG_FORMAT, BRIDLE_LOG_LEVEL,
 // BRIDLE_ADMIN_TOKEN_FILE, BRIDLE_TLS_CERT_FILE, BRIDLE_TLS_KEY_FILE,
-// BRIDLE_ALLOWED_ORIGINS) and fills each Gitea project's URL and token file
+// BRIDLE_ALLOWED_ORIGINS, BRIDLE_VENDOR_SYNC_INTERVAL) and fills each Gitea project's URL and token file
 // from GITEA_URL and GITEA_TOKEN_FILE when it names none.
 func (c Config) Env(getenv func(string) string) Config {
 	for _, kv := range []struct {
@@ -239,7 +271,7 @@ func (c Config) Env(getenv func(string) string) Config {
 		env string
 	}{{&c.Listen, "BRIDLE_LISTEN"}, {&c.StateDir, "BRIDLE_STATE_DIR"}, {&c.CacheDir, "BRIDLE_CACHE_DIR"},
 		{&c.Log.Format, "BRIDLE_LOG_FORMAT"}, {&c.Log.Level, "BRIDLE_LOG_LEVEL"},
-		{&c.Admin.TokenFile, "BRIDLE_ADMIN_TOKEN_FILE"},
+		{&c.Admin.TokenFile, "BRIDLE_ADMIN_TOKEN_FILE"}, {&c.Vendor.SyncInterval, "BRIDLE_VENDOR_SYNC_INTERVAL"},
 		{&c.TLS.CertFile, "BRIDLE_TLS_CERT_FILE"}, {&c.TLS.KeyFile, "BRIDLE_TLS_KEY_FILE"}} {
 		if v := strings.TrimSpace(getenv(kv.env)); v != "" {
 			*kv.dst = v
@@ -322,6 +354,9 @@ func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...))
+	}
+	if _, err := c.Vendor.Interval(); err != nil {
+		errs = append(errs, err)
 	}
 	if len(c.Projects) == 0 {
 		bad("no projects: add one under projects: in the configuration file, or serve one with --rules DIR")

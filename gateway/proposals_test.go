@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -196,16 +195,7 @@ func TestVendorSyncThroughTheAdminAPI(t *testing.T) {
 		w.Write([]byte("# Guide\n\n- Always run the tests before you commit.\n- Never push to main directly.\n"))
 	}))
 	defer page.Close()
-	dir := newRules(t, "alpha")
-	src, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
-	// Only claude reads a source, the test's: the scaffold's defaults are
-	// on the internet.
-	offline := regexp.MustCompile(`(?m)^(  [a-z]+):\n    vendor_sources:\n(?:      - .*\n)+`).ReplaceAllString(string(src), "$1: {}\n")
-	edited := strings.Replace(offline, "  claude: {}\n", "  claude:\n    vendor_sources:\n      - url: "+page.URL+"/guide.md\n", 1)
-	if offline == string(src) || edited == offline {
-		t.Fatal("the scaffold's claude profile moved")
-	}
-	commitFile(t, dir, "bridle.yaml", edited)
+	dir := vendorRules(t, "alpha", page.URL+"/guide.md")
 	g := start(t, map[string]string{"alpha": dir})
 	var rs []vendorsync.Result
 	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/vendor/sync", nil, &rs); code != 200 || len(rs) != 1 || rs[0].Proposal == nil || len(rs[0].New) != 2 {

@@ -77,9 +77,10 @@ type Server struct {
 	ctx    context.Context // the server's lifetime: upstream children run under it
 	cancel context.CancelFunc
 
-	inflight sync.WaitGroup // MCP and admin requests being answered
-	closeMu  sync.RWMutex   // closing and inflight.Add together
-	closing  bool
+	background sync.WaitGroup // the scheduled vendor sync
+	inflight   sync.WaitGroup // MCP and admin requests being answered
+	closeMu    sync.RWMutex   // closing and inflight.Add together
+	closing    bool
 }
 
 // New builds the server: it validates cfg, opens the token store and the
@@ -523,6 +524,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if tlsOn {
 		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
+	if every, _ := s.cfg.Vendor.Interval(); every > 0 {
+		s.background.Go(func() { s.vendorLoop(s.ctx, every) })
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if tlsOn {
@@ -533,6 +537,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}()
 	select {
 	case err := <-errc:
+		s.Close()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -564,10 +569,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-// Close stops what the server started besides listening: the upstream MCP
-// servers' children. Serve calls it on its way out.
+// Close stops what the server started besides listening: the scheduled
+// vendor sync and the upstream MCP servers' children. Serve calls it on its way out.
 func (s *Server) Close() {
 	s.cancel()
+	s.background.Wait()
 	for _, p := range s.projects {
 		for _, u := range p.upstreams {
 			u.Close()

@@ -58,6 +58,8 @@ BRIDLE_CONFIG), the environment, then flags.
   TLS                tls.cert_file/key_file  BRIDLE_TLS_CERT_FILE/_KEY_FILE  off
   browser origins    allowed_origins     BRIDLE_ALLOWED_ORIGINS     none (same origin only)
   request size       max_body_bytes                                 1048576
+  vendor sync        vendor.sync_interval  BRIDLE_VENDOR_SYNC_INTERVAL  24h (or off): bridle vendor sync
+                     of every project, proposals only
   projects           projects.ID.rules (a local repository) or projects.ID.gitea
                      {url, repo, path, token_file}: GITEA_URL, GITEA_TOKEN_FILE fill url and token_file
   memory             QDRANT_URL, QDRANT_API_KEY_FILE, EMBEDDINGS_URL, EMBEDDINGS_MODEL,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,7 +13,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/go-git/go-git/v5"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/internal/giteatest"
 	"github.com/bridle-dev/bridle/vendorsync"
 )
 
@@ -164,4 +171,100 @@ func vendorRules(t *testing.T, url string) string {
 		t.Fatalf("git commit: %v %s", err, out)
 	}
 	return dir
+}
+
+// The vendor feed's loop on a real Gitea: the sources are set by an edit a
+// human approves; the bot's sync opens a pull request of suggestions;
+// alice merges it; the bot proposes a promotion; alice merges it; the
+// published render shows the guardrail as suggested by the vendor and
+// approved by alice, and the audit timeline has both merges.
+func TestVendorFeedOnGitea(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Header().Set("ETag", `"v1"`)
+		w.Write([]byte("# Guide\n\n## Working rules\n\n- Always run the tests before you commit.\n- Never push to main directly.\n"))
+	}))
+	defer page.Close()
+	srv := giteatest.Shared(t)
+	bot := srv.CreateUser(t, "bridle-bot")
+	alice := srv.CreateUser(t, "alice")
+	repo := fmt.Sprintf("%s/vendor-%d", srv.AdminUser, time.Now().UnixNano()%1e9)
+	t.Setenv("GITEA_URL", srv.URL)
+	t.Setenv("BRIDLE_GITEA_REPO", repo)
+	t.Setenv("BRIDLE_STATE_DIR", t.TempDir())
+	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
+	t.Setenv("GITEA_TOKEN", srv.AdminToken)
+	if code, _, stderr := bridle(t, "init", "--gitea", srv.URL, "--repo", repo, "--writers", "bridle-bot", "--approvers", "alice"); code != 0 {
+		t.Fatalf("init --gitea: %s", stderr)
+	}
+	propose := func(args ...string) int {
+		t.Helper()
+		t.Setenv("GITEA_TOKEN", bot)
+		code, out, stderr := bridle(t, append(args, "--as", "jonas", "--json")...)
+		if code != 0 {
+			t.Fatalf("%v: %s", args, stderr)
+		}
+		var p struct{ Number int }
+		json.Unmarshal([]byte(out), &p)
+		if p.Number == 0 {
+			t.Fatalf("%v: %s", args, out)
+		}
+		return p.Number
+	}
+	approve := func(n int) {
+		t.Helper()
+		t.Setenv("GITEA_TOKEN", alice)
+		if code, _, stderr := bridle(t, "approve", fmt.Sprint(n)); code != 0 || !strings.Contains(stderr, "merged: by alice") {
+			t.Fatalf("approve #%d: %d %s", n, code, stderr)
+		}
+	}
+	checkout := func() string {
+		t.Helper()
+		dir := t.TempDir()
+		if _, err := git.PlainClone(dir, false, &git.CloneOptions{URL: srv.URL + "/" + repo + ".git", Auth: &githttp.BasicAuth{Username: "x", Password: alice}}); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+
+	// The scaffold's sources are on the internet: the test's page instead.
+	src, _ := os.ReadFile(filepath.Join(checkout(), "bridle.yaml"))
+	offline := scaffoldSources.ReplaceAllString(string(src), "$1: {}\n")
+	edited := strings.Replace(offline, "  claude: {}\n", "  claude:\n    vendor_sources:\n      - url: "+page.URL+"/memory.md\n", 1)
+	file := filepath.Join(t.TempDir(), "bridle.yaml")
+	os.WriteFile(file, []byte(edited), 0o644)
+	approve(propose("propose", "edit", "--from", file, "--why", "Read the test vendor's guide"))
+
+	t.Setenv("GITEA_TOKEN", bot)
+	code, out, stderr := bridle(t, "vendor", "sync", "--as", "jonas", "--json")
+	var rs []vendorsync.Result
+	if err := json.Unmarshal([]byte(out), &rs); err != nil || code != 0 || len(rs) != 1 || rs[0].Proposal == nil || len(rs[0].New) != 2 {
+		t.Fatalf("sync: %d %v %s %s", code, err, out, stderr)
+	}
+	approve(*rs[0].Proposal)
+	t.Setenv("GITEA_TOKEN", bot)
+	if code, out, _ := bridle(t, "vendor", "sync", "--as", "jonas", "--json"); code != 0 || strings.Contains(out, `"proposal"`) {
+		t.Errorf("a second sync of the same document: %s", out)
+	}
+	approve(propose("vendor", "promote", "claude", "always-run-the-tests-before-you-commit", "--severity", "hard-instruction", "--why", "We want this"))
+
+	dir := checkout()
+	code, out, stderr = bridle(t, "render", "--rules", dir, "--ref", "main", "--agent", "claude")
+	if code != 0 || !strings.Contains(out, "Always run the tests before you commit.") || !strings.Contains(out, "suggested by Anthropic") || !strings.Contains(out, "approved by alice") {
+		t.Errorf("the promoted guardrail's render: %s\n%s", stderr, out)
+	}
+	code, out, stderr = bridle(t, "audit", "--json")
+	var events []audit.Event
+	if err := json.Unmarshal([]byte(out), &events); err != nil || code != 0 {
+		t.Fatalf("audit: %v %s", err, stderr)
+	}
+	vendor := 0
+	for _, e := range events {
+		if e.Kind == audit.KindMerge && e.Detail["approved_by"] == "alice" && e.Source == "vendor" {
+			vendor++
+		}
+	}
+	if vendor != 2 {
+		t.Errorf("the audit timeline's vendor merges approved by alice = %d, want 2 (the suggestions and the promotion):\n%s", vendor, out)
+	}
 }

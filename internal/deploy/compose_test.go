@@ -581,7 +581,10 @@ func TestServeConfigExample(t *testing.T) {
 			Email     string `yaml:"email"`
 		} `yaml:"admin"`
 		AllowedOrigins []string `yaml:"allowed_origins"`
-		Projects       map[string]struct {
+		Vendor         struct {
+			SyncInterval string `yaml:"sync_interval"`
+		} `yaml:"vendor"`
+		Projects map[string]struct {
 			Gitea *struct {
 				Repo string `yaml:"repo"`
 				Path string `yaml:"path"`
