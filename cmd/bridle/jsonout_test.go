@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +84,15 @@ func TestJSONIsOneDocument(t *testing.T) {
 	remember(t, "json-test", "The outbox is drained every second.")
 	bad := invalidRules(t)
 	gwURL, gwAdmin := testGateway(t, "json-test", dir)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/guide.md" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Write([]byte("# Guide\n\n- Always run the tests before you commit.\n"))
+	}))
+	defer page.Close()
 	gwEnv := map[string]string{"BRIDLE_SERVER": gwURL, "BRIDLE_ADMIN_TOKEN_FILE": gwAdmin}
 
 	cases := []struct {
@@ -119,7 +130,8 @@ func TestJSONIsOneDocument(t *testing.T) {
 		{args: []string{"proposals", "list", "--rules", dir, "--state", "all"}},
 		{args: []string{"proposals", "list", "--rules", dir, "--state", "closed"}},
 		{args: []string{"proposals", "check", "--rules", dir, "--base", "main", "--head", "bridle/user/jonas/guardrail-to-rebase"}},
-		{args: []string{"vendor", "sync", "--rules", dir}},
+		{args: []string{"vendor", "sync", "--rules", vendorRules(t, page.URL+"/guide.md")}},
+		{args: []string{"vendor", "sync", "--rules", vendorRules(t, page.URL+"/gone.md")}, code: exitFailure},
 		{args: []string{"vendor", "promote", "claude", "nope", "--rules", dir}, code: exitUsage},
 		{args: []string{"vendor", "dismiss", "claude", "--rules", dir}, code: exitUsage},
 		{args: []string{"agents", "add", "--project", "json-test", "--agent", "claude"}, env: gwEnv},

@@ -48,7 +48,8 @@ extracts the imperative rules they state, drops those that duplicate a
 guardrail or an earlier suggestion (dismissed ones included), and opens one
 proposal per vendor with the rest and with the earlier suggestions whose text
 is gone (withdrawn). A document that did not change opens nothing. Nothing
-is ever merged by sync.`,
+is ever merged by sync. The exit status is 1 when a source could not be read
+(with --json too: the errors are in each result's "errors").`,
 		Example: `  bridle vendor sync --rules .
   bridle vendor sync --rules . --agent claude --json`,
 		Args: cobra.NoArgs,
@@ -78,7 +79,16 @@ is ever merged by sync.`,
 				return &exitError{exitInvalid, errReported}
 			}
 			if b.json {
-				return writeJSON(io, results)
+				if err := writeJSON(io, results); err != nil {
+					return err
+				}
+				for _, r := range results {
+					if len(r.Errors) > 0 {
+						// The errors are in the document; the exit status says so too.
+						return &exitError{exitFailure, errReported}
+					}
+				}
+				return nil
 			}
 			if len(results) == 0 {
 				hint := "add one under agent_profiles.NAME.vendor_sources: [{url: https://…}]"

@@ -138,7 +138,7 @@ func TestVendorSyncRefusesASecret(t *testing.T) {
 	code, out, stderr := bridle(t, "vendor", "sync", "--rules", dir, "--json")
 	var rs []vendorsync.Result
 	json.Unmarshal([]byte(out), &rs)
-	if code != 0 || len(rs) != 1 || rs[0].Proposal != nil || len(rs[0].Errors) == 0 {
+	if code != exitFailure || len(rs) != 1 || rs[0].Proposal != nil || len(rs[0].Errors) == 0 {
 		t.Errorf("a sync of a document holding a secret: exit %d %+v %s", code, rs, stderr)
 	}
 	if strings.Contains(out+stderr, canary) {
