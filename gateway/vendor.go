@@ -57,7 +57,7 @@ const lastSyncFile = "last-sync"
 func (s *Server) lastVendorSync(p *Project) time.Time {
 	path := filepath.Join(s.vendorDir(p), lastSyncFile)
 	if b, err := os.ReadFile(path); err == nil {
-		if t, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b))); err == nil {
+		if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b))); err == nil {
 			return t
 		}
 	}
@@ -69,7 +69,7 @@ func (s *Server) lastVendorSync(p *Project) time.Time {
 func (s *Server) markVendorSync(p *Project, t time.Time) {
 	dir := s.vendorDir(p)
 	if err := os.MkdirAll(dir, 0o700); err == nil {
-		err = renameio.WriteFile(filepath.Join(dir, lastSyncFile), []byte(t.UTC().Format(time.RFC3339)+"\n"), 0o600)
+		err = renameio.WriteFile(filepath.Join(dir, lastSyncFile), []byte(t.UTC().Format(time.RFC3339Nano)+"\n"), 0o600)
 		if err == nil {
 			return
 		}

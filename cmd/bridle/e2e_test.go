@@ -214,11 +214,18 @@ func TestMCPExitsOnEOFAndSIGTERM(t *testing.T) {
 		cmd := mcpCmd(t)
 		in, _ := cmd.StdinPipe()
 		defer in.Close()
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		out, _ := cmd.StdoutPipe()
+		cmd.Stderr = io.Discard
 		cmd.Start()
 		io.WriteString(in, initLine+"\n")
-		time.Sleep(100 * time.Millisecond)
+		// The answer to initialize means the signal handler is installed
+		// (it is, before anything is served): a fixed sleep raced a slow
+		// start under load.
+		if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+			t.Fatalf("no answer to initialize: %v", err)
+		}
+		go io.Copy(io.Discard, out)
 		cmd.Process.Signal(syscall.SIGTERM)
-		waitExit(t, cmd, time.Second)
+		waitExit(t, cmd, 5*time.Second)
 	})
 }
