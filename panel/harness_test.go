@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -301,4 +302,10 @@ func (b *browser) follow(path string, form url.Values) page {
 		b.t.Fatalf("POST %s: %d (want a redirect) %s", path, p.code, p.body)
 	}
 	return b.get(p.location)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func callParams(name string, args map[string]any) *sdk.CallToolParams {
+	return &sdk.CallToolParams{Name: name, Arguments: args}
 }
