@@ -25,8 +25,10 @@ import (
 	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/panel"
+	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/scaffold"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // adminToken is the admin credential of every test gateway: a canary that
@@ -308,4 +310,37 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func callParams(name string, args map[string]any) *sdk.CallToolParams {
 	return &sdk.CallToolParams{Name: name, Arguments: args}
+}
+
+// addPattern proposes a custom pattern with one local example (dir, inside
+// the examples root) through the admin API and approves it.
+func addPattern(t testing.TB, e *env, project, name, dir string) {
+	t.Helper()
+	ch := proposals.Change{Kind: proposals.KindPattern, Rationale: "Show agents real code.", Pattern: &schema.CustomPattern{Name: name,
+		Description: "Handlers decode and encode; services hold the logic; stores persist. Nothing skips a layer.",
+		ExampleRepos: []schema.ExampleRepo{{URL: dir, ReferenceTag: name + "-1", ArchTag: name}}}}
+	var pr proposals.Proposal
+	if code := e.api(t, "POST", "/api/v1/projects/"+project+"/proposals", gateway.ProposeRequest{Change: ch}, &pr); code != http.StatusCreated {
+		t.Fatalf("propose pattern: %d", code)
+	}
+	if code := e.api(t, "POST", "/api/v1/projects/"+project+"/proposals/"+itoa(pr.Number)+"/approve", gateway.ApproveRequest{Self: true}, nil); code != 200 {
+		t.Fatalf("approve pattern: %d", code)
+	}
+	e.waitFor(t, project, func(r gateway.Rules) bool {
+		return r.Snapshot != nil && len(r.Snapshot.Document.Patterns.Custom) > 0
+	})
+}
+
+// waitFor waits until the project's served rules satisfy ok.
+func (e *env) waitFor(t testing.TB, project string, ok func(gateway.Rules) bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		var r gateway.Rules
+		if e.api(t, "GET", "/api/v1/projects/"+project+"/rules", nil, &r) == 200 && ok(r) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("project %s: the rules never changed as expected", project)
 }
