@@ -317,7 +317,7 @@ func callParams(name string, args map[string]any) *sdk.CallToolParams {
 func addPattern(t testing.TB, e *env, project, name, dir string) {
 	t.Helper()
 	ch := proposals.Change{Kind: proposals.KindPattern, Rationale: "Show agents real code.", Pattern: &schema.CustomPattern{Name: name,
-		Description: "Handlers decode and encode; services hold the logic; stores persist. Nothing skips a layer.",
+		Description:  "Handlers decode and encode; services hold the logic; stores persist. Nothing skips a layer.",
 		ExampleRepos: []schema.ExampleRepo{{URL: dir, ReferenceTag: name + "-1", ArchTag: name}}}}
 	var pr proposals.Proposal
 	if code := e.api(t, "POST", "/api/v1/projects/"+project+"/proposals", gateway.ProposeRequest{Change: ch}, &pr); code != http.StatusCreated {
