@@ -185,10 +185,16 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// connect opens an MCP session to project as agent (with its token).
+// connect opens an MCP session to project with an agent's token.
 func (e *env) connect(t testing.TB, project, token string) *sdk.ClientSession {
 	t.Helper()
-	c := sdk.NewClient(&sdk.Implementation{Name: "claude-code", Version: "9.9"}, nil)
+	return e.connectAs(t, project, token, "claude-code")
+}
+
+// connectAs connects as the MCP client clientName.
+func (e *env) connectAs(t testing.TB, project, token, clientName string) *sdk.ClientSession {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1.4.2"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: e.url + "/p/" + project + "/mcp",

@@ -590,6 +590,7 @@ type auditRow struct {
 	audit.Event
 	Link, LinkLabel string
 	Detail          string
+	Who             string // the agent, or the human an admin event names
 }
 
 type auditData struct {
@@ -664,7 +665,10 @@ func parseTime(v string) (time.Time, error) {
 // auditRowOf links an event to what is behind it: the proposal, the
 // merge commit, the session.
 func auditRowOf(e audit.Event) auditRow {
-	row := auditRow{Event: e}
+	row := auditRow{Event: e, Who: e.Agent}
+	if by, ok := e.Detail["by"].(string); ok && row.Who == "" {
+		row.Who = by
+	}
 	if n, err := strconv.Atoi(e.ID); err == nil && n > 0 && e.Project != "" &&
 		(strings.Contains(e.Summary, "proposal") || strings.Contains(e.Summary, "proposed") || strings.HasPrefix(e.Tool, "propose")) {
 		row.Link, row.LinkLabel = projectPath(e.Project, "/proposals/"+e.ID), "proposal #"+e.ID

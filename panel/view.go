@@ -30,6 +30,12 @@ var funcs = template.FuncMap{
 	"difflines": diffLines,
 	"add":       func(a, b int) int { return a + b },
 	"list":      func(s ...string) []string { return s },
+	"day": func(s string) string {
+		if len(s) >= 10 {
+			return s[:10]
+		}
+		return s
+	},
 	"kb": func(n int) string {
 		if n < 1024 {
 			return fmt.Sprintf("%d B", n)
@@ -52,7 +58,7 @@ func ago(t time.Time) string {
 	}
 	d := time.Since(t)
 	switch {
-	case d < 0:
+	case d < 5*time.Second:
 		return "just now"
 	case d < time.Minute:
 		return fmt.Sprintf("%d s ago", int(d.Seconds()))
