@@ -89,8 +89,25 @@ func (p *Panel) overview(w http.ResponseWriter, r *http.Request, c *call) {
 
 type queueItem struct {
 	Project string
-	proposals.Proposal
+	listed
 	Source string
+}
+
+// listed is what the queue shows of a proposal: decoding the whole record
+// (its change, its body) of every listed proposal is what a long queue
+// would spend its time on.
+type listed struct {
+	Number    int             `json:"number"`
+	Title     string          `json:"title"`
+	State     proposals.State `json:"state"`
+	Mergeable bool            `json:"mergeable"`
+	Conflict  string          `json:"conflict"`
+	Author    string          `json:"author"`
+	CreatedAt time.Time       `json:"created_at"`
+	Labels    []string        `json:"labels"`
+	Draft     *struct {
+		Origin proposals.Origin `json:"origin"`
+	} `json:"draft"`
 }
 
 type queueData struct {
@@ -101,12 +118,12 @@ type queueData struct {
 }
 
 // sourceOf is who made a proposal: its recorded origin, else its labels.
-func sourceOf(pr proposals.Proposal) string {
-	if pr.Draft != nil && pr.Draft.Origin.Source != "" {
-		return string(pr.Draft.Origin.Source)
+func sourceOf(origin *proposals.Origin, labels []string) string {
+	if origin != nil && origin.Source != "" {
+		return string(origin.Source)
 	}
 	for _, s := range []string{"agent", "vendor", "user"} {
-		for _, l := range pr.Labels {
+		for _, l := range labels {
 			if strings.Contains(l, s) {
 				return s
 			}
@@ -123,13 +140,17 @@ func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 		if d.Project != "" && ps.ID != d.Project {
 			continue
 		}
-		var list []proposals.Proposal
+		var list []listed
 		if err := c.get(apiProject(ps.ID, "/proposals?state="+url.QueryEscape(d.State)), &list); err != nil {
 			d.Errors = append(d.Errors, ps.ID+": "+err.Error())
 			continue
 		}
 		for _, pr := range list {
-			it := queueItem{Project: ps.ID, Proposal: pr, Source: sourceOf(pr)}
+			var origin *proposals.Origin
+			if pr.Draft != nil {
+				origin = &pr.Draft.Origin
+			}
+			it := queueItem{Project: ps.ID, listed: pr, Source: sourceOf(origin, pr.Labels)}
 			if d.Source != "" && it.Source != d.Source {
 				continue
 			}
@@ -163,11 +184,8 @@ func (p *Panel) proposal(w http.ResponseWriter, r *http.Request, c *call) {
 		c.failed(w, "Proposal #"+n, err)
 		return
 	}
-	d.Source = sourceOf(d.Proposal)
-	if d.Origin != nil {
-		d.Source = string(d.Origin.Source)
-		d.Own = d.Origin.Source == schema.SourceUser
-	}
+	d.Source = sourceOf(d.Origin, d.Labels)
+	d.Own = d.Origin != nil && d.Origin.Source == schema.SourceUser
 	if d.Recorded != nil {
 		d.Change = proposals.ChangeYAML(*d.Recorded)
 	}
