@@ -2,6 +2,7 @@ package panel_test
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -88,10 +89,16 @@ func TestScreenshots(t *testing.T) {
 		Section: "project.name", Value: "Runic Gateway (payments edge)", Rationale: "The product name changed."}}, &pr)
 	// One approved in the browser's absence, for the audit timeline.
 	e.api(t, "POST", "/api/v1/projects/"+p+"/proposals/2/approve", gateway.ApproveRequest{}, nil)
-	req, _ := http.NewRequest("POST", e.url+"/api/v1/projects/"+p+"/patterns/reindex", nil)
+	req, _ := http.NewRequest("POST", e.url+"/api/v1/projects/"+p+"/patterns/reindex?tag=modified-mvc-payouts", nil)
 	req.Header.Set("Authorization", "Bearer "+adminToken)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		resp.Body.Close()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	progress, _ := io.ReadAll(resp.Body) // to its end: closing sooner cancels the re-index
+	resp.Body.Close()
+	if !strings.Contains(string(progress), `"result"`) {
+		t.Fatalf("re-index: %s", progress)
 	}
 
 	shots := map[string][]byte{}
