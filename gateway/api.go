@@ -95,6 +95,7 @@ func (s *Server) routes() []route {
 		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}/explain", Summary: "What one agent receives: sections, guardrails per tier, size, permissions, what its harness enforces", Out: renderers.Explanation{}, handle: s.project(s.explain)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Summary: "Proposals (open by default)", Query: []string{"state"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals", Summary: "Propose a change to the rules as the admin (a guardrail, a section, a pattern, a promotion or an edit): a proposal, never a direct write", In: ProposeRequest{}, Out: proposals.Proposal{}, Code: http.StatusCreated, handle: s.project(s.propose)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
@@ -153,7 +154,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	code, name := http.StatusInternalServerError, "internal"
 	switch {
 	case errors.Is(err, errBadRequest), errors.Is(err, ErrInput), errors.Is(err, memory.ErrInput),
-		errors.Is(err, proposals.ErrBadInput), errors.Is(err, proposals.ErrInvalid):
+		errors.Is(err, proposals.ErrBadInput), errors.Is(err, proposals.ErrInvalid), errors.Is(err, proposals.ErrNoChange):
 		code, name = http.StatusBadRequest, "bad_request"
 	case errors.Is(err, errNotFound), errors.Is(err, ErrNoSuchItem), errors.Is(err, proposals.ErrNotFound), errors.Is(err, memory.ErrNotFound):
 		code, name = http.StatusNotFound, "not_found"
@@ -496,6 +497,43 @@ func (s *Server) diffs(ctx context.Context, b proposals.Backend, pr proposals.Pr
 		}
 	}
 	return proposals.RenderDiffs(before, after)
+}
+
+// ProposeRequest proposes a change as the admin. The proposer recorded is
+// admin.name of the configuration; vendor updates are the vendor sync's.
+type ProposeRequest struct {
+	Change proposals.Change `json:"change"`
+}
+
+// proposeKinds are the kinds of change the admin may propose.
+var proposeKinds = []proposals.Kind{proposals.KindGuardrail, proposals.KindRules, proposals.KindPattern, proposals.KindPromote, proposals.KindEdit}
+
+func (s *Server) propose(w http.ResponseWriter, r *http.Request, p *Project) {
+	var in ProposeRequest
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, err)
+		return
+	}
+	if !slices.Contains(proposeKinds, in.Change.Kind) {
+		s.fail(w, fmt.Errorf("%w: change.kind is one of guardrail, rules, pattern, promote or edit", errBadRequest))
+		return
+	}
+	if strings.TrimSpace(s.cfg.Admin.Name) == "" {
+		s.fail(w, fmt.Errorf("%w: proposals are attributed to the human who makes them: set admin.name in the configuration", errBadRequest))
+		return
+	}
+	svc, err := s.service(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	pr, err := svc.Propose(r.Context(), proposals.Draft{Change: in.Change, Origin: proposals.Origin{Source: schema.SourceUser, Author: s.cfg.Admin.Name}})
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.record(p, fmt.Sprintf("proposed #%d: %s", pr.Number, pr.Title), strconv.Itoa(pr.Number), map[string]any{"subject": in.Change.Subject()})
+	s.ok(w, http.StatusCreated, pr)
 }
 
 // ApproveRequest approves a proposal as the admin.

@@ -18,6 +18,8 @@ import (
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite openapi.json from the route table")
@@ -217,6 +219,8 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		{"GET", "/api/v1/projects/alpha/proposals", "/api/v1/projects/{project}/proposals", nil},
 		{"GET", "/api/v1/projects/alpha/proposals/1", "/api/v1/projects/{project}/proposals/{number}", nil},
 		{"POST", "/api/v1/projects/alpha/proposals/1/approve", "/api/v1/projects/{project}/proposals/{number}/approve", ApproveRequest{}},
+		{"POST", "/api/v1/projects/alpha/proposals", "/api/v1/projects/{project}/proposals", ProposeRequest{Change: proposals.Change{Kind: proposals.KindGuardrail,
+			Guardrail: &schema.Guardrail{ID: "small-commits", Statement: "Keep commits small.", Severity: schema.Guidance}, Rationale: "Easier review."}}},
 		{"GET", "/api/v1/projects/alpha/patterns", "/api/v1/projects/{project}/patterns", nil},
 		{"POST", "/api/v1/projects/alpha/patterns/reindex", "/api/v1/projects/{project}/patterns/reindex", nil},
 		{"GET", "/api/v1/projects/alpha/memory?q=queue", "/api/v1/projects/{project}/memory", nil},

@@ -53,6 +53,13 @@ type Options struct {
 	// headers (slow-loris); 10 s.
 	HeaderTimeout time.Duration
 	Now           func() time.Time
+	// UI, when set, builds the web panel from the admin API's handler
+	// (authenticated by the admin credential, audited, as over HTTP): the
+	// panel is a client of that handler and has no other way in. Its
+	// handler is mounted at / behind the same host check and cross-origin
+	// protection as every endpoint; /api/v1, /p/…/mcp, /healthz, /readyz and
+	// /metrics keep their own.
+	UI func(api http.Handler) http.Handler
 }
 
 // Server is the gateway.
@@ -73,6 +80,7 @@ type Server struct {
 	metrics  *metrics
 	limiter  *limiter
 	origins  *http.CrossOriginProtection
+	ui       http.Handler // the web panel, nil without one
 
 	ctx    context.Context // the server's lifetime: upstream children run under it
 	cancel context.CancelFunc
@@ -151,6 +159,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	s.sessions.live = s.openSessions
 	s.metrics = newMetrics(s)
+	if opts.UI != nil {
+		s.ui = opts.UI(s.adminAPI())
+	}
 	return s, nil
 }
 
@@ -160,17 +171,23 @@ func (s *Server) Admin() (path string, generated bool) { return s.admin.Path, s.
 // Tokens is the agents' token store.
 func (s *Server) Tokens() *Tokens { return s.tokens }
 
-// Handler is every endpoint: /healthz, /readyz, /metrics, /p/{project}/mcp
-// and the admin API under /api/v1.
+// Handler is every endpoint: /healthz, /readyz, /metrics, /p/{project}/mcp,
+// the admin API under /api/v1 and, with Options.UI, the web panel at /.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.Handle("/p/{project}/mcp", s.track(http.HandlerFunc(s.serveMCP)))
-	mux.Handle("/api/v1/", s.track(s.adminAuth(s.api())))
+	mux.Handle("/api/v1/", s.adminAPI())
+	if s.ui != nil {
+		mux.Handle("/", s.ui)
+	}
 	return s.hostCheck(s.origins.Handler(mux))
 }
+
+// adminAPI is the admin API: the admin credential, then the routes.
+func (s *Server) adminAPI() http.Handler { return s.track(s.adminAuth(s.api())) }
 
 // hostCheck refuses, on a loopback listener, a request whose Host is not a
 // loopback name (a DNS-rebinding page), on every endpoint.

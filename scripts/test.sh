@@ -20,6 +20,7 @@ command -v gcc >/dev/null 2>&1 || pkgs+=" gcc libc6-dev"
 [ -e /usr/include/stdio.h ] || pkgs+=" libc6-dev"
 command -v node >/dev/null 2>&1 || pkgs+=" nodejs"
 command -v npm >/dev/null 2>&1 || pkgs+=" npm"
+command -v chromium >/dev/null 2>&1 || pkgs+=" chromium fonts-dejavu-core"
 if [ -n "$pkgs" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "== installing Debian packages:$pkgs"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
@@ -34,6 +35,7 @@ need git  "apt-get install git (the tests and Gitea run it)"
 need gcc  "apt-get install gcc libc6-dev (cgo: Gitea's SQLite)"
 need node "Node 20 or later: apt-get install nodejs (Debian 13; Debian 12's is 18, too old)"
 need npm  "apt-get install npm"
+need chromium "apt-get install chromium (the web panel's browser tests)"
 if command -v go >/dev/null 2>&1; then
   # In the module, go switches to the toolchain go.mod asks for, or says why not.
   gov="$(go env GOVERSION 2>&1)" || true
@@ -80,6 +82,8 @@ echo "== the real agent CLIs (Codex, Claude Code) from npm, for the native-enfor
 echo "== the real Gitea MCP server (gitea-mcp from npm), run under Bridle by go test ./upstream"
 (cd tests/giteamcp && npm ci --silent --no-audit --no-fund)
 export BRIDLE_REQUIRE_AGENT_CLIENTS=1
+# The web panel's tests in a real headless Chromium (Debian's) fail, not skip.
+export BRIDLE_REQUIRE_BROWSER=1
 
 echo "== go test"
 go test -count=1 ./...

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/panel"
 )
 
 type serveOptions struct {
@@ -39,7 +40,8 @@ func newServeCmd(io *streams) *cobra.Command {
 memory, the audit log and every credential, out of the agents' reach. Each
 project is served at /p/PROJECT/mcp over MCP's streamable HTTP transport; an
 agent authenticates with its own bearer token (bridle agents add), and the
-token is its identity. The admin API is under /api/v1 (its OpenAPI document
+token is its identity. The web panel is at / (sign in with the admin
+credential). The admin API is under /api/v1 (its OpenAPI document
 at /api/v1/openapi.json), authenticated by the admin credential. /healthz says
 the server is alive, /readyz whether every project's rules are loaded and
 every backend answers, /metrics is Prometheus.
@@ -162,7 +164,10 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 		return usageErr("%w", err)
 	}
 	srv, err := gateway.New(cfg, gateway.Options{Version: version(), Redactor: io.f.Redactor(), Logger: log,
-		Memory: mem, Examples: ex, Grace: o.grace})
+		Memory: mem, Examples: ex, Grace: o.grace,
+		UI: func(api http.Handler) http.Handler {
+			return panel.New(panel.Options{API: api, Version: version(), Logger: log})
+		}})
 	if err != nil {
 		if errors.Is(err, gateway.ErrConfig) {
 			return usageErr("%w", err)

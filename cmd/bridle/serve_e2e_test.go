@@ -74,6 +74,18 @@ func TestGatewayEndToEnd(t *testing.T) {
 	args := []string{"--rules", dir, "--project", "acme", "--listen", addr, "--state-dir", state, "--log-format", "json"}
 	srv := startServe(t, bin, args...)
 	waitHealthy(t, url)
+	// The web panel is served at /, behind its sign-in.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if resp, err := noRedirect.Get(url + "/"); err != nil || resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next=%2F" {
+		t.Errorf("GET / of bridle serve: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if resp, err := http.Get(url + "/login"); err != nil || resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'none'") {
+		t.Errorf("GET /login of bridle serve: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	admin := filepath.Join(state, "gateway", "admin-token")
 	if !strings.Contains(srv.stderr.String(), admin) {
 		t.Errorf("serve does not say where the generated admin credential is:\n%s", srv.stderr)

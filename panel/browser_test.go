@@ -1,0 +1,235 @@
+package panel_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/screenshots/*.png from the screenshot test")
+
+// RequireBrowser is the variable that makes a missing Chromium a failure,
+// not a skip (scripts/test.sh sets it).
+const RequireBrowser = "BRIDLE_REQUIRE_BROWSER"
+
+// chromiumPath is Debian's chromium (or $BRIDLE_CHROMIUM). Without one the
+// browser tests skip, unless RequireBrowser is 1.
+func chromiumPath(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("BRIDLE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv(RequireBrowser) == "1" {
+		t.Fatalf("%s=1 but no Chromium was found: apt-get install chromium (or set BRIDLE_CHROMIUM)", RequireBrowser)
+	}
+	t.Skip("no Chromium (apt-get install chromium); the browser tests skip")
+	return ""
+}
+
+// newChrome starts headless Chromium with a fresh profile for the test and
+// returns its tab's context.
+func newChrome(t testing.TB) context.Context {
+	t.Helper()
+	path := chromiumPath(t)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(path),
+		chromedp.Flag("headless", true), chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("no-first-run", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-default-browser-check", true), chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("font-render-hinting", "none"),
+		chromedp.UserDataDir(t.TempDir()))
+	ctx, cancelC := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 860)); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// must runs browser steps, failing the test with what failed.
+func must(t testing.TB, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("browser: %s: %v", what, err)
+	}
+}
+
+func text(t testing.TB, ctx context.Context, css string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+	if err != nil {
+		t.Fatalf("browser: text of %s: %v", css, err)
+	}
+	return s
+}
+
+// signIn opens path, which sends the browser to the sign-in form, signs in
+// and waits for sel on the page it comes back to.
+func signIn(t testing.TB, ctx context.Context, e *env, path, sel string) {
+	t.Helper()
+	must(t, ctx, "sign in",
+		chromedp.Navigate(e.url+path),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), adminToken),
+		chromedp.Click(chromedp.CSS("button[type=submit]")),
+		chromedp.WaitVisible(chromedp.CSS(sel)))
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil || !strings.HasSuffix(loc, path) {
+		t.Fatalf("after sign-in the browser is at %q (%v), not %s", loc, err, path)
+	}
+}
+
+// The whole approval path, checked from both sides: an agent proposes over
+// MCP, the admin approves in the browser, the agent's next get_rules has
+// the rule with the admin as approver, and the audit page shows both.
+func TestApproveInTheBrowser(t *testing.T) {
+	ctx := newChrome(t)
+	e := start(t, []string{"alpha"})
+	cs := e.connect(t, "alpha", e.mint(t, "alpha", "claude"))
+	tool(t, cs, "propose_guardrail", map[string]any{"id": "no-friday-deploys", "severity": "hard-instruction",
+		"statement": "Never deploy to production on a Friday.", "why": "The Friday outage in March."})
+	if got := tool(t, cs, "get_rules", nil); strings.Contains(got, "no-friday-deploys") {
+		t.Fatal("the proposal is served before it is approved")
+	}
+
+	signIn(t, ctx, e, "/ui/queue", "table")
+	if q := text(t, ctx, "table"); !strings.Contains(q, "no-friday-deploys") || !strings.Contains(q, "agent") {
+		t.Fatalf("the queue does not show the agent's proposal:\n%s", q)
+	}
+	must(t, ctx, "open the proposal",
+		chromedp.Click(chromedp.CSS("td.title a")),
+		chromedp.WaitVisible(chromedp.CSS(".decide")))
+	if body := text(t, ctx, "main"); !strings.Contains(body, "The Friday outage in March.") || !strings.Contains(body, "CLAUDE.md") {
+		t.Fatalf("the proposal page lacks the rationale or the claude diff:\n%s", body)
+	}
+	must(t, ctx, "approve",
+		chromedp.Click(chromedp.CSS(`form[action$="/approve"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Approved proposal #1") || !strings.Contains(f, "Mira Rossi") {
+		t.Fatalf("flash after approving: %q", f)
+	}
+
+	// The agent's side: its next get_rules carries the rule, approved by the admin.
+	deadline := time.Now().Add(15 * time.Second)
+	var rules string
+	for time.Now().Before(deadline) {
+		if rules = tool(t, cs, "get_rules", nil); strings.Contains(rules, "no-friday-deploys") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(rules, "Never deploy to production on a Friday.") || !strings.Contains(rules, "approved by Mira Rossi") {
+		t.Fatalf("get_rules after the approval:\n%s", rules)
+	}
+
+	// The audit entry the flash links to, and the timeline with both events.
+	must(t, ctx, "follow the audit link",
+		chromedp.Click(chromedp.CSS(".flash.ok a")),
+		chromedp.WaitVisible(chromedp.CSS("table.audit")))
+	if a := text(t, ctx, "table.audit"); !strings.Contains(a, "approved proposal #1") || strings.Contains(a, "propose_guardrail") {
+		t.Fatalf("the action's audit link shows more or less than its entry:\n%s", a)
+	}
+	must(t, ctx, "the project's timeline", chromedp.Navigate(e.url+"/ui/audit?project=alpha"), chromedp.WaitVisible(chromedp.CSS("table.audit")))
+	a := text(t, ctx, "table.audit")
+	for _, want := range []string{"approved proposal #1", "propose_guardrail", "claude"} {
+		if !strings.Contains(a, want) {
+			t.Errorf("the audit page lacks %q:\n%s", want, a)
+		}
+	}
+}
+
+func TestMemoryInTheBrowser(t *testing.T) {
+	ctx := newChrome(t)
+	e := start(t, []string{"alpha"})
+	cs := e.connect(t, "alpha", e.mint(t, "alpha", "claude"))
+	tool(t, cs, "remember", map[string]any{"text": "We chose SQLite for the job queue: one file, no server.", "kind": "decision", "tags": []string{"queue"}})
+	for _, n := range []string{"one", "two", "three"} {
+		tool(t, cs, "remember", map[string]any{"text": "Scratch note " + n + " about the build.", "kind": "note", "tags": []string{"scratch"}})
+	}
+	signIn(t, ctx, e, "/ui/projects/alpha/memory", "ul.memories")
+	must(t, ctx, "search",
+		chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "which database for the queue"),
+		chromedp.Click(chromedp.CSS(`form.filters button`)),
+		chromedp.WaitVisible(chromedp.CSS(`.memory-head .muted.small + .muted.small`)))
+	if first := text(t, ctx, "ul.memories li"); !strings.Contains(first, "SQLite") {
+		t.Fatalf("the best hit is not the queue decision:\n%s", first)
+	}
+	must(t, ctx, "forget it",
+		chromedp.Click(chromedp.CSS(`ul.memories li form button`)),
+		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Forgot memory") {
+		t.Fatalf("flash after forgetting: %q", f)
+	}
+	if got := tool(t, cs, "recall", map[string]any{"query": "SQLite job queue", "k": 5}); strings.Contains(got, "SQLite") {
+		t.Errorf("the agent still recalls the forgotten memory: %s", got)
+	}
+	must(t, ctx, "count a purge",
+		chromedp.SetValue(chromedp.CSS(`form.purge select[name=kind]`), "note"),
+		chromedp.Click(chromedp.CSS(`form.purge button`)),
+		chromedp.WaitVisible(chromedp.CSS(".confirm")))
+	if c := text(t, ctx, "h1"); !strings.Contains(c, "Purge 3 memories?") {
+		t.Fatalf("the confirmation does not name the count: %q", c)
+	}
+	must(t, ctx, "confirm the purge",
+		chromedp.Click(chromedp.CSS(`.confirm button.danger`)),
+		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Purged 3 memories") {
+		t.Fatalf("flash after purging: %q", f)
+	}
+	if got := tool(t, cs, "recall", map[string]any{"query": "scratch note build", "k": 5}); strings.Contains(got, "Scratch note") {
+		t.Errorf("the purged notes are still recalled: %s", got)
+	}
+}
+
+// writeExample makes a small Go repository in the examples root.
+func writeExample(t testing.TB, e *env, name string, files int) string {
+	t.Helper()
+	dir := filepath.Join(e.examples, name)
+	for i := range files {
+		p := filepath.Join(dir, "internal", "svc", "file"+itoa(i)+".go")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		body := "package svc\n\n// Handler" + itoa(i) + " decodes the request, calls the service and encodes the answer.\nfunc Handler" + itoa(i) + "() error {\n\treturn nil\n}\n"
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestReindexInTheBrowser(t *testing.T) {
+	ctx := newChrome(t)
+	e := start(t, []string{"alpha"})
+	addPattern(t, e, "alpha", "layered-service", writeExample(t, e, "layered", 40))
+	signIn(t, ctx, e, "/ui/projects/alpha/patterns", "table")
+	if row := text(t, ctx, "table"); !strings.Contains(row, "layered-service-1") || !strings.Contains(row, "never") {
+		t.Fatalf("the example before indexing:\n%s", row)
+	}
+	must(t, ctx, "re-index",
+		chromedp.Click(chromedp.CSS(`td.actions button`)),
+		chromedp.WaitVisible(chromedp.CSS("#done")))
+	html, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS(".jobs")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html, `class="step"`) || !strings.Contains(html, "<progress") || !strings.Contains(html, "Indexed") {
+		t.Fatalf("no progress was shown:\n%s", html)
+	}
+	must(t, ctx, "back to patterns", chromedp.Navigate(e.url+"/ui/projects/alpha/patterns"), chromedp.WaitVisible(chromedp.CSS("table")))
+	if row := text(t, ctx, "table"); strings.Contains(row, "never") {
+		t.Errorf("the example is still never indexed:\n%s", row)
+	}
+}

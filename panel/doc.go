@@ -1,0 +1,25 @@
+// Package panel is Bridle's web panel: the admin's pages over the gateway
+// (bridle serve), served by the same binary from embedded templates and one
+// embedded stylesheet.
+//
+// The panel is a client of the gateway's admin API and nothing else: every
+// page and every action is a request to the API's http.Handler, in process,
+// with the signed-in admin's credential, so authorization, validation,
+// redaction and the audit log are exactly the API's. It holds no backend of
+// its own and cannot write the rules: editing them opens a proposal.
+//
+// What it promises:
+//   - Without a session every page redirects to /login (a GET) or answers
+//     401 (anything else). The admin credential typed at /login is kept only
+//     in the server-side session; the browser holds a random session id in
+//     an HttpOnly, SameSite=Strict cookie (Secure under TLS).
+//   - Every state-changing form carries the session's CSRF token and is
+//     refused (403) without it; /login's ?next= goes to local paths only.
+//   - Failed sign-ins count against the gateway's own limit on failed
+//     credentials (the API's 429), per client address.
+//   - Every response carries a Content-Security-Policy without any script:
+//     the pages need none (forms, and a streamed page for re-index progress).
+//   - Text that agents, vendors or upstreams wrote (guardrails, rationales,
+//     memories, pattern descriptions, diffs) is shown as inert, escaped text,
+//     never as markup or Markdown.
+package panel

@@ -1,0 +1,245 @@
+package panel
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bridle-dev/bridle/gateway"
+)
+
+// CookieName is the session cookie's name.
+const CookieName = "bridle_session"
+
+// maxSessions bounds the store: signing in beyond it ends the oldest.
+const maxSessions = 1000
+
+type session struct {
+	id, csrf string
+	token    string // the admin credential: server side only
+	created  time.Time
+	seen     time.Time
+	project  string // the project last looked at
+	flash    *flash
+}
+
+// flash is what the last action did, shown once on the next page.
+type flash struct {
+	OK    bool
+	Text  string
+	Link  string // its audit entry, or where to go on (a Gitea merge page)
+	Label string
+}
+
+type sessions struct {
+	mu        sync.Mutex
+	now       func() time.Time
+	idle, max time.Duration
+	byID      map[string]*session
+}
+
+func newSessions(now func() time.Time, idle, max time.Duration) *sessions {
+	return &sessions{now: now, idle: idle, max: max, byID: map[string]*session{}}
+}
+
+func randomID() string {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails: crypto/rand panics instead
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// create starts a session holding token.
+func (s *sessions) create(token string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	var oldest *session
+	for id, ss := range s.byID {
+		if s.expired(ss, now) {
+			delete(s.byID, id)
+		} else if oldest == nil || ss.seen.Before(oldest.seen) {
+			oldest = ss
+		}
+	}
+	if len(s.byID) >= maxSessions && oldest != nil {
+		delete(s.byID, oldest.id)
+	}
+	ss := &session{id: randomID(), csrf: randomID(), token: token, created: now, seen: now}
+	s.byID[ss.id] = ss
+	return ss
+}
+
+func (s *sessions) expired(ss *session, now time.Time) bool {
+	return now.Sub(ss.seen) > s.idle || now.Sub(ss.created) > s.max
+}
+
+// get is the live session of id, marked used now.
+func (s *sessions) get(id string) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.byID[id]
+	if ss == nil {
+		return nil
+	}
+	now := s.now()
+	if s.expired(ss, now) {
+		delete(s.byID, id)
+		return nil
+	}
+	ss.seen = now
+	return ss
+}
+
+func (s *sessions) end(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.byID, id)
+}
+
+// setFlash and takeFlash pass what an action did to the page it
+// redirects to, through the session (never the URL).
+func (s *sessions) setFlash(ss *session, f flash) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss.flash = &f
+}
+
+func (s *sessions) takeFlash(ss *session) *flash {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := ss.flash
+	ss.flash = nil
+	return f
+}
+
+func (s *sessions) setProject(ss *session, project string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss.project = project
+}
+
+func (s *sessions) lastProject(ss *session) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ss.project
+}
+
+func cookie(r *http.Request, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: CookieName, Value: value, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil}
+}
+
+// call is one request of a signed-in admin: the session and the API.
+type call struct {
+	p  *Panel
+	r  *http.Request
+	ss *session
+}
+
+// auth admits a request with a live session; without one a GET is sent to
+// /login (and back), anything else is 401. Every POST must carry the
+// session's CSRF token (403 without).
+func (p *Panel) auth(h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ss *session
+		if ck, err := r.Cookie(CookieName); err == nil {
+			ss = p.sessions.get(ck.Value)
+		}
+		if ss == nil {
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			http.Error(w, "unauthorized: sign in at /login", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, gateway.MaxAPIBody)
+			if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(ss.csrf)) != 1 {
+				http.Error(w, "forbidden: this form is stale or was not sent by the panel (no valid CSRF token); reload the page and try again", http.StatusForbidden)
+				return
+			}
+		}
+		h(w, r, &call{p: p, r: r, ss: ss})
+	})
+}
+
+// localPath is next when it is a path on this server, else "/": no
+// scheme, no host, no protocol-relative //host, no backslash tricks.
+func localPath(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n\t") {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.HasPrefix(next, "/login") {
+		return "/"
+	}
+	return next
+}
+
+type loginData struct {
+	Next, Error string
+	Version     string
+}
+
+func (p *Panel) loginPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	p.renderPage(w, http.StatusOK, "login", loginData{Next: localPath(r.URL.Query().Get("next")), Version: p.opts.Version})
+}
+
+// login checks the credential by asking the admin API with it, from the
+// browser's address: a wrong one counts against the gateway's limit of
+// failed credentials, and past it the API's 429 is the answer.
+func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
+	token := strings.TrimSpace(r.PostFormValue("token"))
+	next := localPath(r.PostFormValue("next"))
+	data := loginData{Next: next, Version: p.opts.Version}
+	if token == "" {
+		data.Error = "Enter the admin credential."
+		p.renderPage(w, http.StatusBadRequest, "login", data)
+		return
+	}
+	c := &call{p: p, r: r, ss: &session{token: token}}
+	var projects []gateway.ProjectStatus
+	switch err := c.get("/api/v1/projects", &projects); {
+	case err == nil:
+	case statusOf(err) == http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", "60")
+		data.Error = "Too many failed sign-ins from your address. Wait a minute, then try again."
+		p.renderPage(w, http.StatusTooManyRequests, "login", data)
+		return
+	case statusOf(err) == http.StatusUnauthorized:
+		p.log.Warn("panel sign-in refused", "addr", r.RemoteAddr)
+		data.Error = "That is not the admin credential."
+		p.renderPage(w, http.StatusUnauthorized, "login", data)
+		return
+	default:
+		data.Error = "The gateway could not check the credential: " + err.Error()
+		p.renderPage(w, http.StatusBadGateway, "login", data)
+		return
+	}
+	if ck, err := r.Cookie(CookieName); err == nil {
+		p.sessions.end(ck.Value) // a new id at every sign-in: no fixation
+	}
+	ss := p.sessions.create(token)
+	if len(projects) > 0 {
+		p.sessions.setProject(ss, projects[0].ID)
+	}
+	p.log.Info("panel sign-in", "addr", r.RemoteAddr)
+	http.SetCookie(w, cookie(r, ss.id, int(p.opts.SessionMax.Seconds())))
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (p *Panel) logout(w http.ResponseWriter, r *http.Request, c *call) {
+	p.sessions.end(c.ss.id)
+	http.SetCookie(w, cookie(r, "", -1))
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
