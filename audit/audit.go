@@ -163,15 +163,63 @@ type Filter struct {
 	Agent  string
 	Kind   string
 	Source string
-	Since  time.Time
+	Since  time.Time // at or after
+	Until  time.Time // at or before
 }
 
 func (f Filter) match(e Event) bool {
 	return (f.Agent == "" || e.Agent == f.Agent) &&
 		(f.Kind == "" || e.Kind == f.Kind) &&
 		(f.Source == "" || e.Source == f.Source) &&
-		(f.Since.IsZero() || !e.Time.Before(f.Since))
+		f.inTime(e.Time)
 }
+
+func (f Filter) inTime(t time.Time) bool {
+	return (f.Since.IsZero() || !t.Before(f.Since)) && (f.Until.IsZero() || !t.After(f.Until))
+}
+
+// lineCheck is a cheap look at a line before it is decoded: its ok is
+// false only when the line cannot hold an event f matches. Values made of
+// plain characters (every agent, kind and source name) appear in a line
+// exactly as "key":"value"; the time, the first field Append writes, is read
+// from the line's start.
+type lineCheck struct {
+	f       Filter
+	needles [][]byte
+}
+
+func (f Filter) lineCheck() lineCheck {
+	c := lineCheck{f: f}
+	for _, kv := range [...]struct{ key, v string }{{"agent", f.Agent}, {"kind", f.Kind}, {"source", f.Source}} {
+		if kv.v != "" && plain.MatchString(kv.v) {
+			c.needles = append(c.needles, []byte(`"`+kv.key+`":"`+kv.v+`"`))
+		}
+	}
+	return c
+}
+
+func (c lineCheck) ok(line []byte) bool {
+	for _, n := range c.needles {
+		if !bytes.Contains(line, n) {
+			return false
+		}
+	}
+	if c.f.Since.IsZero() && c.f.Until.IsZero() {
+		return true
+	}
+	rest, ok := bytes.CutPrefix(line, []byte(`{"time":"`))
+	if !ok {
+		return true
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return true
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
+	return err != nil || c.f.inTime(t)
+}
+
+var plain = regexp.MustCompile(`^[A-Za-z0-9._:/-]+$`)
 
 // Read returns the events that match f, oldest first, and how many lines
 // could not be parsed. A missing log is empty.
@@ -212,4 +260,108 @@ func (l *Log) Read(f Filter) ([]Event, int, error) {
 			out = append(out, e)
 		}
 	}
+}
+
+// readBlock is how much of the log Newest reads at a time, from its end.
+const readBlock = 64 << 10
+
+// Newest returns up to limit events that match f (every one for limit ≤ 0),
+// newest first, and how many of the lines it read could not be parsed. It
+// reads the log backwards from its end and stops once it has limit events,
+// so the newest page of a long log costs about what the page holds, and a
+// filtered one a scan of cheap line checks; lines are decoded only when
+// they may match. Lines longer than MaxLine are skipped and counted, as in
+// Read. A missing log is empty.
+func (l *Log) Newest(f Filter, limit int) ([]Event, int, error) {
+	file, err := os.Open(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Event{}, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("audit read: %w", err)
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("audit read: %w", err)
+	}
+	out, bad := []Event{}, 0
+	check := f.lineCheck()
+	full := func() bool { return limit > 0 && len(out) >= limit }
+	take := func(line []byte) {
+		if len(line) > MaxLine {
+			bad++ // a line no Append writes, as Read skips it
+			return
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || !check.ok(line) {
+			return
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			bad++
+			return
+		}
+		if f.match(e) {
+			out = append(out, e)
+		}
+	}
+	var carry []byte // the end of a line whose start is further back
+	skipping := false // inside a line longer than MaxLine
+	var cuts [][2]int // the lines of a block: start and end offsets
+	pos := st.Size()
+	for pos > 0 && !full() {
+		n := min(int64(readBlock), pos)
+		pos -= n
+		block := make([]byte, n, n+int64(len(carry)))
+		if _, err := file.ReadAt(block, pos); err != nil {
+			return out, bad, fmt.Errorf("audit read: %w", err)
+		}
+		block = append(block, carry...)
+		// The block's whole lines follow its first newline; what precedes
+		// it is the end of a line that starts further back. Lines are cut
+		// forwards (IndexByte is the fast direction) and taken backwards.
+		first := bytes.IndexByte(block, '\n')
+		if first < 0 {
+			carry = block
+			if len(carry) > MaxLine {
+				carry, skipping = nil, true
+			}
+			continue
+		}
+		cuts = cuts[:0]
+		for i := first + 1; i < len(block); {
+			j := bytes.IndexByte(block[i:], '\n')
+			if j < 0 {
+				j = len(block) - i
+			}
+			cuts = append(cuts, [2]int{i, i + j})
+			i += j + 1
+		}
+		if skipping {
+			// The last line here is the start of the long one whose end
+			// was dropped (or, with no line after the newline, the long
+			// line began right after it).
+			skipping = false
+			bad++
+			if len(cuts) > 0 {
+				cuts = cuts[:len(cuts)-1]
+			}
+		}
+		for k := len(cuts) - 1; k >= 0 && !full(); k-- {
+			take(block[cuts[k][0]:cuts[k][1]])
+		}
+		carry = block[:first]
+		if len(carry) > MaxLine {
+			carry, skipping = nil, true
+		}
+	}
+	switch {
+	case full():
+	case skipping:
+		bad++
+	case len(carry) > 0:
+		take(carry) // the log's first line
+	}
+	return out, bad, nil
 }

@@ -950,11 +950,10 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, fmt.Errorf("%w: source is user, agent or vendor", errBadRequest))
 		return
 	}
-	var until time.Time
 	for _, t := range []struct {
 		name string
 		dst  *time.Time
-	}{{"since", &f.Since}, {"until", &until}} {
+	}{{"since", &f.Since}, {"until", &f.Until}} {
 		if v := q.Get(t.name); v != "" {
 			if *t.dst, err = time.Parse(time.RFC3339, v); err != nil {
 				s.fail(w, fmt.Errorf("%w: %s is an RFC 3339 time, e.g. 2026-12-01T09:00:00Z", errBadRequest, t.name))
@@ -970,18 +969,16 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 		}
 		ids = []string{pj}
 	}
+	// Each log is read from its end, only as far as its newest limit
+	// matches: the first page of a long log costs what the page holds.
 	out := []audit.Event{}
 	for _, id := range ids {
-		events, _, err := s.projects[id].audit.Read(f)
+		events, _, err := s.projects[id].audit.Newest(f, limit)
 		if err != nil {
 			s.fail(w, err)
 			return
 		}
-		for _, e := range events {
-			if until.IsZero() || !e.Time.After(until) {
-				out = append(out, e)
-			}
-		}
+		out = append(out, events...)
 	}
 	slices.SortStableFunc(out, func(a, b audit.Event) int { return b.Time.Compare(a.Time) })
 	if len(out) > limit {
