@@ -306,7 +306,7 @@ func (l *Log) Newest(f Filter, limit int) ([]Event, int, error) {
 			out = append(out, e)
 		}
 	}
-	var carry []byte // the end of a line whose start is further back
+	var carry []byte  // the end of a line whose start is further back
 	skipping := false // inside a line longer than MaxLine
 	var cuts [][2]int // the lines of a block: start and end offsets
 	pos := st.Size()
