@@ -64,6 +64,8 @@ CREATE TABLE IF NOT EXISTS records(
   text TEXT NOT NULL, payload TEXT NOT NULL, tags TEXT NOT NULL, vec BLOB NOT NULL, created INTEGER NOT NULL,
   UNIQUE(coll, id));
 CREATE INDEX IF NOT EXISTS records_coll ON records(coll, live);
+-- Browsing newest first reads this index in order and stops at the limit.
+CREATE INDEX IF NOT EXISTS records_recent ON records(coll, live, created);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(terms, tokenize='unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS records_vocab USING fts5vocab(records_fts, 'row');
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);
