@@ -4,10 +4,14 @@ package panel_test
 // attempt, and passes when the defence holds.
 
 import (
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/html"
@@ -539,6 +543,30 @@ func TestAttackCrossSiteSignInAndOut(t *testing.T) {
 			if resp.StatusCode != http.StatusForbidden || len(resp.Header.Values("Set-Cookie")) != 0 {
 				t.Errorf("POST %s with %v: %d, cookies %v; want 403 and none", path, headers, resp.StatusCode, resp.Header.Values("Set-Cookie"))
 			}
+		}
+	}
+}
+
+// An unauthenticated client holds a connection (and a goroutine) for as
+// long as it likes by sending the sign-in form's body a byte at a time:
+// the panel is mounted outside the gateway's track, so BodyTimeout (which
+// cuts such a body on the admin API and MCP) never applies to it, and the
+// server sets no ReadTimeout.
+func TestAttackSlowSignInBodyIsCut(t *testing.T) {
+	t.Skip("BUG: gateway/server.go Handler mounts the panel without track: BodyTimeout never cuts a slow body on /login or any panel POST")
+	e := start(t, []string{"alpha"}, func(_ *gateway.Config, o *gateway.Options) { o.BodyTimeout = 500 * time.Millisecond })
+	for _, path := range []string{"/login", "/ui/projects/alpha/agents"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 4000\r\n\r\ntoken=", path, strings.TrimPrefix(e.url, "http://"))
+		conn.SetReadDeadline(time.Now().Add(4 * time.Second))
+		start := time.Now()
+		_, err = io.ReadAll(conn)
+		conn.Close()
+		if err != nil {
+			t.Errorf("POST %s: a body that never arrives still holds the connection after %v (BodyTimeout 500 ms): %v", path, time.Since(start).Round(time.Millisecond), err)
 		}
 	}
 }
