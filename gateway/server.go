@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -181,7 +182,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/p/{project}/mcp", s.track(http.HandlerFunc(s.serveMCP)))
 	mux.Handle("/api/v1/", s.adminAPI())
 	if s.ui != nil {
-		mux.Handle("/", s.ui)
+		// Tracked like the API: header and body timeouts, and shutdown
+		// waits for its requests in flight.
+		mux.Handle("/", s.track(s.ui))
 	}
 	return s.hostCheck(s.origins.Handler(mux))
 }
@@ -315,17 +318,19 @@ func bearer(r *http.Request) string {
 // detail, or 429 once its address has failed too often lately. Only
 // failures count: a valid credential is always admitted, so that one client
 // failing on purpose (a web page's <img> at the loopback, a hostile agent)
-// cannot lock out every other client of the same address. A browser's
-// cross-site or no-cors request and a preflight are refused uncounted.
+// cannot lock out every other client of the same address. Every failure
+// counts, whatever headers the request carries (Sec-Fetch-* are the
+// client's to choose); only a preflight, which carries no credential, is
+// refused uncounted.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, endpoint string) {
 	s.metrics.authFailures.WithLabelValues(endpoint).Inc()
-	ip := clientIP(r)
+	ip := limitKey(r)
 	if wait := s.limiter.blocked(ip); wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 		http.Error(w, "too many failed attempts; try again later", http.StatusTooManyRequests)
 		return
 	}
-	if r.Method != http.MethodOptions && r.Header.Get("Sec-Fetch-Site") != "cross-site" && r.Header.Get("Sec-Fetch-Mode") != "no-cors" {
+	if r.Method != http.MethodOptions {
 		s.limiter.fail(ip)
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="bridle"`)
@@ -368,12 +373,25 @@ func (s *Server) closeSessions(p *Project, agent string) int {
 	return n
 }
 
-func clientIP(r *http.Request) string {
+// limitKey is whose failures a request's count among: its IPv4 address,
+// or its IPv6 /64 (one host commonly holds a whole /64, and would otherwise
+// rotate through it for fresh guesses).
+func limitKey(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return host
+	}
+	addr = addr.Unmap()
+	if addr.Is6() {
+		if p, err := addr.Prefix(64); err == nil {
+			return p.String()
+		}
+	}
+	return addr.String()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
