@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -166,8 +167,44 @@ func (p *Panel) auth(h func(http.ResponseWriter, *http.Request, *call)) http.Han
 				return
 			}
 		}
-		h(w, r, &call{p: p, r: r, ss: ss})
+		c := &call{p: p, r: r, ss: ss}
+		if !p.pathValuesOK(c) {
+			p.problem(w, r, c, http.StatusNotFound, "No such page", "There is no page at this address.")
+			return
+		}
+		h(w, r, c)
 	})
+}
+
+// segment is what a path value of a panel address may hold: the charset of
+// project ids, agent names, proposal numbers and memory ids. Nothing that
+// could change a URL's structure (/ ? # % \) gets into a page, so a value
+// drawn into a form's action can never aim the form at another route.
+var segment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// pathValuesOK is whether every path value of the request is a plain
+// segment and its {project} one the gateway serves (an unknown project
+// draws no page, and never becomes the session's last project).
+func (p *Panel) pathValuesOK(c *call) bool {
+	for _, name := range []string{"project", "agent", "number", "id"} {
+		if v := c.r.PathValue(name); v != "" && !segment.MatchString(v) {
+			return false
+		}
+	}
+	project := c.r.PathValue("project")
+	if project == "" {
+		return true
+	}
+	var ps []gateway.ProjectStatus
+	if c.get("/api/v1/projects", &ps) != nil {
+		return true // the page's own call reports why the API failed
+	}
+	for _, s := range ps {
+		if s.ID == project {
+			return true
+		}
+	}
+	return false
 }
 
 // localPath is next when it is a path on this server, else "/": no
