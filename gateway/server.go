@@ -18,10 +18,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/upstream"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // Options configures a Server beyond its Config.
@@ -53,6 +55,11 @@ type Options struct {
 	// headers (slow-loris); 10 s.
 	HeaderTimeout time.Duration
 	Now           func() time.Time
+	// Getenv lets the vault read NAME_FILE and NAME (development); nil: the
+	// environment is no source of secrets.
+	Getenv func(string) string
+	// NewCodec opens SOPS files; nil: the bridle-sops helper (vault.FindHelper).
+	NewCodec func() (vault.Codec, error)
 }
 
 // Server is the gateway.
@@ -66,8 +73,12 @@ type Server struct {
 
 	tokens   *Tokens
 	admin    *Admin
-	projects map[string]*Project
-	ids      []string // sorted
+	vault    *vault.Scope // server-wide; each project's falls back to it
+	vaultKey []byte
+	// serverAudit records server-wide vault changes.
+	serverAudit *audit.Log
+	projects    map[string]*Project
+	ids         []string // sorted
 
 	sessions *sessions
 	metrics  *metrics
@@ -133,6 +144,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 	// Agent tokens are stored hashed: after a restart only their shape
 	// tells them apart, and it is enough to mask them anywhere.
 	s.red.AddPattern(tokenShape)
+	if err := s.openVault(); err != nil {
+		return nil, err
+	}
 	s.origins = http.NewCrossOriginProtection()
 	for _, o := range cfg.AllowedOrigins {
 		if err := s.origins.AddTrustedOrigin(o); err != nil {

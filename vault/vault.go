@@ -61,7 +61,7 @@ type Options struct {
 	Warn func(msg string)
 	// Commit records a written file (paths relative to Dir) with message;
 	// nil: the file is written only.
-	Commit func(ctx context.Context, files map[string][]byte, message string) error
+	Commit func(ctx context.Context, files map[string][]byte, message string) (commit string, err error)
 	// OnChange is told of every change after it is made (the audit log).
 	OnChange func(Change)
 	// Parent is looked in after this vault's own sources (server-wide).

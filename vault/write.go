@@ -112,7 +112,7 @@ func (v *Scope) Rekey(ctx context.Context, recipients []string) error {
 }
 
 // Init writes .sops.yaml naming recipients, committed, unless one exists.
-func Init(ctx context.Context, dir string, recipients []string, commit func(context.Context, map[string][]byte, string) error) (written bool, err error) {
+func Init(ctx context.Context, dir string, recipients []string, commit func(context.Context, map[string][]byte, string) (string, error)) (written bool, err error) {
 	rs, err := CheckRecipients(recipients)
 	if err != nil {
 		return false, err
@@ -128,7 +128,7 @@ func Init(ctx context.Context, dir string, recipients []string, commit func(cont
 		return false, err
 	}
 	if commit != nil {
-		if err := commit(ctx, map[string][]byte{ConfigName: b}, "secrets: name the age recipients of "+FileName+"\n\nBridle-Source: user\nBridle-Kind: secrets\n"); err != nil {
+		if _, err := commit(ctx, map[string][]byte{ConfigName: b}, "secrets: name the age recipients of "+FileName+"\n\nBridle-Source: user\nBridle-Kind: secrets\n"); err != nil {
 			return true, fmt.Errorf("wrote %s, but could not commit it: %w", p, err)
 		}
 	}
@@ -194,7 +194,7 @@ func (v *Scope) write(ctx context.Context, op, name string, change func(*File) e
 		if op == "rekey" {
 			subject = "secrets: re-key " + FileName + " to " + fmt.Sprint(len(f.Recipients)) + " age recipient(s)"
 		}
-		commitErr = v.o.Commit(ctx, files, strings.TrimSpace(subject)+"\n\nOnly encrypted values are in this commit.\n\nBridle-Source: user\nBridle-Kind: secrets\n")
+		ch.Commit, commitErr = v.o.Commit(ctx, files, strings.TrimSpace(subject)+"\n\nOnly encrypted values are in this commit.\n\nBridle-Source: user\nBridle-Kind: secrets\n")
 	}
 	v.mu.Lock()
 	v.file, v.exists = f, true

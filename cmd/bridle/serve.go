@@ -160,7 +160,7 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 		return usageErr("%w", err)
 	}
 	srv, err := gateway.New(cfg, gateway.Options{Version: version(), Redactor: io.f.Redactor(), Logger: log,
-		Memory: mem, Examples: ex, Grace: o.grace})
+		Memory: mem, Examples: ex, Grace: o.grace, Getenv: io.f.getenv})
 	if err != nil {
 		if errors.Is(err, gateway.ErrConfig) {
 			return usageErr("%w", err)
