@@ -13,7 +13,7 @@ const Prefix = "secret:"
 // The errors a caller matches with errors.Is.
 var (
 	// ErrBadName: not a secret's name, or not a secret:NAME reference.
-	ErrBadName = errors.New("not a secret name")
+	ErrBadName = errors.New("is not a secret name")
 	// ErrNotFound: no source holds the name.
 	ErrNotFound = errors.New("is not in the vault")
 	// ErrRevoked: the secret was revoked; consumers answer "secret NAME was revoked".

@@ -123,6 +123,7 @@ Exit codes:
 		newServeCmd(io),
 		newVendorCmd(io),
 		newAgentsCmd(io),
+		newSecretsCmd(io),
 		newHookCmd(io),
 		newMemoryCmd(io),
 		newPatternsCmd(io),
