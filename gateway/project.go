@@ -74,13 +74,28 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 	mo.Secrets = p.vault.List
 	if g := pc.Gitea; g != nil {
 		token := ""
+		var source func() string
 		if g.Token != "" {
-			read, _, err := cr.reader("gitea", g.Token, "")
+			read, name, err := cr.reader("gitea", g.Token, "")
 			if err != nil {
 				return nil, fmt.Errorf("project %s: %w", id, err)
 			}
 			if token, err = read(); err != nil {
 				return nil, fmt.Errorf("%w: project %s: gitea token: %w", ErrConfig, id, err)
+			}
+			// Read per request: a rotation reaches the proposals backend
+			// and the mirror with no restart; a revocation sends no token
+			// (Gitea refuses) and is logged naming the secret.
+			var logged sync.Map
+			source = func() string {
+				v, err := read()
+				if err != nil {
+					if _, seen := logged.LoadOrStore(err.Error(), true); !seen {
+						log.Error("the Gitea token cannot be read", "secret", name, "err", err)
+					}
+					return ""
+				}
+				return v
 			}
 		} else if g.TokenFile != "" {
 			var err error
@@ -93,9 +108,9 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
 		}
-		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, Owner: owner, Repo: name, Path: g.Path}
+		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, TokenSource: source, Owner: owner, Repo: name, Path: g.Path}
 		mo.Gitea = p.gitea
-		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, Path: g.Path, Version: s.opts.Version}
+		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, TokenSource: source, Path: g.Path, Version: s.opts.Version}
 	} else {
 		rules, err := filepath.Abs(pc.Rules)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bridle-dev/bridle/internal/kanboardtest"
 	"github.com/bridle-dev/bridle/internal/upstreamtest"
+	"github.com/bridle-dev/bridle/upstream"
 	"github.com/bridle-dev/bridle/vault"
 	"github.com/bridle-dev/bridle/vault/sopsfile"
 )
@@ -177,4 +178,43 @@ func TestServerWideVault(t *testing.T) {
 func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestUpstreamRestartsOnRotation: an upstream child holding a vault
+// secret is restarted with the new value before rotate returns; after a
+// revoke it stays down, saying which secret was revoked.
+func TestUpstreamRestartsOnRotation(t *testing.T) {
+	opt, recipient := withVault(t)
+	rules := upstreamtest.Rules(t)
+	if _, err := vault.Init(context.Background(), rules, []string{recipient}, nil); err != nil {
+		t.Fatal(err)
+	}
+	argv, env := upstreamtest.Command(t)
+	g := start(t, nil, opt, func(c *Config, _ *Options) {
+		c.Projects = map[string]ProjectConfig{"alpha": {Rules: rules,
+			Upstreams: map[string]UpstreamConfig{"gitea": {Command: argv, Env: env, Secrets: map[string]string{"UP_TOKEN": "secret:up-token"}}}}}
+	})
+	up := g.srv.projects["alpha"].upstreams[0]
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/secrets/up-token", SecretValue{Value: "up-canary-1"}, nil); code != http.StatusCreated {
+		t.Fatalf("set: %d", code)
+	}
+	if st := up.Status(); st.State != upstream.StateUp {
+		t.Fatalf("after set, the upstream is %+v", st)
+	}
+	before := up.Status().Restarts
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/secrets/up-token/rotate", SecretValue{Value: "up-canary-2"}, nil); code != http.StatusOK {
+		t.Fatalf("rotate: %d", code)
+	}
+	if st := up.Status(); st.State != upstream.StateUp || st.Restarts <= before {
+		t.Errorf("rotate returned before the upstream restarted: %+v (restarts before: %d)", st, before)
+	}
+	if code := g.api(t, adminToken, "DELETE", "/api/v1/projects/alpha/secrets/up-token", nil, nil); code != http.StatusOK {
+		t.Fatalf("revoke: %d", code)
+	}
+	if st := up.Status(); st.State == upstream.StateUp || !strings.Contains(st.LastError, "secret up-token was revoked") {
+		t.Errorf("after revoke: %+v", st)
+	}
+	if strings.Contains(g.logs.String(), "up-canary") {
+		t.Error("a value is in the logs")
+	}
 }

@@ -269,10 +269,15 @@ func (v *Scope) Get(name string) (string, error) {
 	if loadErr != nil {
 		return "", fmt.Errorf("secret %s: %w", name, loadErr)
 	}
+	where := v.o.Scope
 	if v.o.Parent != nil {
-		return v.o.Parent.Get(name)
+		val, err := v.o.Parent.Get(name)
+		if !errors.Is(err, ErrNotFound) {
+			return val, err
+		}
+		where += " nor " + v.o.Parent.o.Scope
 	}
-	return "", fmt.Errorf("secret %s %w (%s): add it with bridle secrets set %s, or mount it as a Docker secret", name, ErrNotFound, v.o.Scope, name)
+	return "", fmt.Errorf("secret %s %w (%s): add it with bridle secrets set %s, or mount it as a Docker secret", name, ErrNotFound, where, name)
 }
 
 func revokedErr(name string) error {
