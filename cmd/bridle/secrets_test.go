@@ -91,6 +91,7 @@ func TestSecretsVerbs(t *testing.T) {
 		t.Errorf("list after revoke:\n%s", out)
 	}
 	run(exitUsage, "secrets", "set", "gitea-bot", v1, "--rules", dir) // a value is never an argument
+	run(exitUsage, "secrets", "revoke", "Not A Name", "--rules", dir)
 	run(exitUsage, "secrets", "list", "--rules", dir, "--server", "http://127.0.0.1:1")
 	logp, err := exec.Command("git", "-C", dir, "log", "-p").CombinedOutput()
 	if err != nil {
