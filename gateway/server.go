@@ -164,6 +164,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	s.sessions.live = s.openSessions
 	s.metrics = newMetrics(s)
+	go s.watchVaults()
 	return s, nil
 }
 

@@ -34,6 +34,34 @@ func (s *Server) openVault() error {
 	return nil
 }
 
+// watchVaults reloads a vault whose SOPS file changed on disk (a git pull,
+// sops edit), every Refresh, until the server closes: its consumers get
+// the new values as after a rotation.
+func (s *Server) watchVaults() {
+	scopes := []*vault.Scope{s.vault}
+	for _, id := range s.ids {
+		scopes = append(scopes, s.projects[id].vault)
+	}
+	t := time.NewTicker(s.opts.Refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, v := range scopes {
+			if v.Stale() {
+				if err := v.Reload(s.ctx); err != nil {
+					s.log.Error("the vault's SOPS file changed and cannot be opened; the previous values stay in use", "scope", v.Name(), "err", err)
+				} else {
+					s.log.Info("the vault's SOPS file changed on disk; reloaded", "scope", v.Name())
+				}
+			}
+		}
+	}
+}
+
 // vaultOptions are a scope's: dir's SOPS file, the Docker secrets, the
 // environment when the server was given one, changes committed and audited.
 func (s *Server) vaultOptions(scope, dir string, log *audit.Log, parent *vault.Scope) vault.Options {

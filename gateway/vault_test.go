@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"filippo.io/age"
 
@@ -216,5 +217,38 @@ func TestUpstreamRestartsOnRotation(t *testing.T) {
 	}
 	if strings.Contains(g.logs.String(), "up-canary") {
 		t.Error("a value is in the logs")
+	}
+}
+
+// TestVaultReloadsAChangedFile: a SOPS file changed on disk (sops edit, a
+// git pull) is picked up with no restart.
+func TestVaultReloadsAChangedFile(t *testing.T) {
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec := sopsfile.Codec{Identities: []string{id.String()}}
+	dir := t.TempDir()
+	g := start(t, map[string]string{"alpha": newRules(t, "alpha")}, func(c *Config, o *Options) {
+		c.Secrets.Dir = dir
+		o.NewCodec = func() (vault.Codec, error) { return codec, nil }
+	})
+	enc, err := codec.Encrypt(context.Background(), vault.File{Secrets: map[string]string{"edited": "edited-by-hand-1"}, Recipients: []string{id.Recipient().String()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, vault.FileName), enc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		v, err := g.srv.projects["alpha"].vault.Get("edited")
+		if err == nil && v == "edited-by-hand-1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the changed file was not reloaded: %q, %v", v, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -108,6 +108,7 @@ type Scope struct {
 	nextW    int
 	seen     map[string]string // last value of each external secret, registered
 	warned   map[string]bool
+	stamp    string // the SOPS file's size and modification time when read
 }
 
 // Open opens the vault: the SOPS file is decrypted now. A file that cannot
@@ -174,9 +175,11 @@ func (v *Scope) load(ctx context.Context) error {
 	}
 	b, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
+		v.stamp = ""
 		return nil
 	}
 	v.exists = true
+	v.stamp = stampOf(p)
 	if err != nil {
 		return fmt.Errorf("the SOPS file %s %w: %w", p, ErrSource, err)
 	}
@@ -210,6 +213,27 @@ func hint(err error) string {
 	return ""
 }
 
+// stampOf is p's size and modification time ("" when it does not exist).
+func stampOf(p string) string {
+	st, err := os.Stat(p)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(st.Size(), st.ModTime().UnixNano())
+}
+
+// Stale reports whether the SOPS file changed on disk since the vault read
+// or wrote it (a git pull, sops edit): Reload then.
+func (v *Scope) Stale() bool {
+	p := v.Path()
+	if p == "" {
+		return false
+	}
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return stampOf(p) != v.stamp
+}
+
 // Reload reads the SOPS file again (after a pull) and tells the watchers
 // of every name whose value changed.
 func (v *Scope) Reload(ctx context.Context) error {
@@ -222,7 +246,7 @@ func (v *Scope) Reload(ctx context.Context) error {
 	if err == nil {
 		v.file, v.exists = nv.file, nv.exists
 	}
-	v.loadErr = err
+	v.loadErr, v.stamp = err, nv.stamp
 	v.mu.Unlock()
 	if err != nil {
 		return err

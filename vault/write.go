@@ -197,7 +197,7 @@ func (v *Scope) write(ctx context.Context, op, name string, change func(*File) e
 		ch.Commit, commitErr = v.o.Commit(ctx, files, strings.TrimSpace(subject)+"\n\nOnly encrypted values are in this commit.\n\nBridle-Source: user\nBridle-Kind: secrets\n")
 	}
 	v.mu.Lock()
-	v.file, v.exists = f, true
+	v.file, v.exists, v.stamp = f, true, stampOf(v.Path())
 	v.mu.Unlock()
 	if name != "" {
 		v.notify(name)
