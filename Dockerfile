@@ -24,7 +24,10 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    go build -trimpath -ldflags='-s -w' -o /out/bridle ./cmd/bridle
+    go build -trimpath -ldflags='-s -w' -o /out/bridle ./cmd/bridle && \
+    go build -trimpath -ldflags='-s -w' -o /out/bridle-sops ./cmd/bridle-sops
+# bridle-sops is the vault's SOPS codec, a separate binary so that the cloud
+# SDKs sops links stay out of bridle (bridle finds it beside itself).
 # Empty directories for the volumes, so that a named volume mounted there
 # starts owned by the nonroot user (distroless has no shell to chown with).
 RUN mkdir -p /out/state /out/cache
@@ -40,6 +43,7 @@ LABEL org.opencontainers.image.title="bridle" \
       org.opencontainers.image.revision="${BRIDLE_REVISION}" \
       org.opencontainers.image.base.name="gcr.io/distroless/static-debian12:nonroot"
 COPY --from=build /out/bridle /bridle
+COPY --from=build /out/bridle-sops /bridle-sops
 COPY --from=build --chown=65532:65532 /out/state /var/lib/bridle
 COPY --from=build --chown=65532:65532 /out/cache /var/cache/bridle
 # nonroot in distroless: uid and gid 65532.

@@ -42,6 +42,7 @@ const (
 	KindScopePending  = "scope_pending"  // no elicitation: recorded for the human to answer in chat
 	KindScopeDecision = "scope_decision" // the human answered
 	KindAdmin         = "admin"          // a human changed something through the gateway's admin API
+	KindVault         = "vault"          // a human changed a rules repository's vault with bridle secrets
 )
 
 // Event is one entry of the log.

@@ -5,7 +5,7 @@
 #   - bridle mcp cold start to an answered initialize + tools/list
 #     (bench/mcpstart, alternating old and new, ROUNDS rounds of 10 starts),
 #   - bridle validate on the example (hyperfine).
-# Prints medians and new/old ratios.
+# Prints medians, binary sizes and new/old ratios.
 #
 # Needs: go, git, hyperfine (apt-get install hyperfine).
 # Usage: bench/compare.sh OLD_REF [ROUNDS]   (default 10 rounds)
@@ -56,3 +56,5 @@ printf '%-28s %10s %10s %8s\n' "" "old ($OLD)" "new" "new/old"
 printf '%-28s %8s ms %8s ms %8.2f\n' "render --all (median)" "$ro" "$rn" "$(awk "BEGIN {print $rn / $ro}")"
 printf '%-28s %8s ms %8s ms %8.2f\n' "validate (median)" "$vo" "$vn" "$(awk "BEGIN {print $vn / $vo}")"
 printf '%-28s %8s ms %8s ms %8.2f\n' "mcp cold start (median)" "$mo" "$mn" "$(awk "BEGIN {print $mn / $mo}")"
+size() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.1f", b / 1048576}'; }
+printf '%-28s %8s MB %8s MB %8.2f\n' "binary size" "$(size "$WORK/old")" "$(size "$WORK/new")" "$(awk "BEGIN {print $(stat -c %s "$WORK/new") / $(stat -c %s "$WORK/old")}")"

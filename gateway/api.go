@@ -22,6 +22,7 @@ import (
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 	"github.com/bridle-dev/bridle/upstream"
+	"github.com/bridle-dev/bridle/vault"
 	"github.com/bridle-dev/bridle/vendorsync"
 )
 
@@ -106,6 +107,16 @@ func (s *Server) routes() []route {
 		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/upstreams/{name}/restart", Summary: "Restart an upstream MCP server (its secrets are read again: after rotating one)", Out: upstream.Status{}, handle: s.project(s.restartUpstream)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/vendor/sync", Summary: "Sync the vendors' published guidance: one proposal of suggestions per vendor (?agent= for one)", Query: []string{"agent"}, Out: []vendorsync.Result{}, handle: s.project(s.vendorSync)},
+		{Method: "GET", Path: "/api/v1/secrets", Summary: "The server-wide vault's secrets: where each lives, its keyed fingerprint, dates and consumers, never a value", Out: []vault.Info{}, handle: s.scoped(false, s.listSecrets)},
+		{Method: "POST", Path: "/api/v1/secrets/{name}", Summary: "Store a new server-wide secret (encrypted in its SOPS file, committed)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(false, s.putSecret("set"))},
+		{Method: "POST", Path: "/api/v1/secrets/{name}/rotate", Summary: "Replace a server-wide secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(false, s.putSecret("rotate"))},
+		{Method: "DELETE", Path: "/api/v1/secrets/{name}", Summary: "Revoke a server-wide secret: consumers answer \"secret NAME was revoked\"", Out: vault.Info{}, handle: s.scoped(false, s.revokeSecret)},
+		{Method: "POST", Path: "/api/v1/vault/rekey", Summary: "Re-encrypt the server-wide SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(false, s.rekey)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/secrets", Summary: "The project's secrets (its rules repository's SOPS file, Docker secrets, the ones it uses from the server), never a value", Out: []vault.Info{}, handle: s.scoped(true, s.listSecrets)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}", Summary: "Store a new secret in the project's SOPS file (committed to its rules repository)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(true, s.putSecret("set"))},
+		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}/rotate", Summary: "Replace a project secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(true, s.putSecret("rotate"))},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/secrets/{name}", Summary: "Revoke a project secret", Out: vault.Info{}, handle: s.scoped(true, s.revokeSecret)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/vault/rekey", Summary: "Re-encrypt the project's SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(true, s.rekey)},
 		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
 		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
@@ -152,7 +163,11 @@ func (s *Server) ok(w http.ResponseWriter, code int, v any) {
 // fail answers err with its status; its message is masked.
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	code, name := http.StatusInternalServerError, "internal"
+	if c, n, ok := vaultStatus(err); ok {
+		code, name = c, n
+	}
 	switch {
+	case code != http.StatusInternalServerError:
 	case errors.Is(err, errBadRequest), errors.Is(err, ErrInput), errors.Is(err, memory.ErrInput),
 		errors.Is(err, proposals.ErrBadInput), errors.Is(err, proposals.ErrInvalid), errors.Is(err, proposals.ErrNoChange):
 		code, name = http.StatusBadRequest, "bad_request"
@@ -962,7 +977,9 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ids := s.ids
+	logs := []*audit.Log{s.serverAudit}
 	if pj := q.Get("project"); pj != "" {
+		logs = nil
 		if s.projects[pj] == nil {
 			s.fail(w, fmt.Errorf("%w: no project %q", errNotFound, pj))
 			return
@@ -973,7 +990,10 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 	// matches: the first page of a long log costs what the page holds.
 	out := []audit.Event{}
 	for _, id := range ids {
-		events, _, err := s.projects[id].audit.Newest(f, limit)
+		logs = append(logs, s.projects[id].audit)
+	}
+	for _, l := range logs {
+		events, _, err := l.Newest(f, limit)
 		if err != nil {
 			s.fail(w, err)
 			return

@@ -20,6 +20,7 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/schema"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // Config is bridle serve's configuration: a YAML file, then environment
@@ -35,6 +36,24 @@ type Config struct {
 	MaxBodyBytes   int64                    `yaml:"max_body_bytes"`  // per request; 1 MiB
 	Vendor         VendorConfig             `yaml:"vendor"`
 	Projects       map[string]ProjectConfig `yaml:"projects"`
+	// Secrets is the server-wide vault; each local project also has its
+	// rules repository's secrets.enc.yaml.
+	Secrets SecretsConfig `yaml:"secrets"`
+}
+
+// SecretsConfig is the server-wide vault (package vault): where its SOPS
+// file lives, where Docker mounts secrets, and the age identity.
+type SecretsConfig struct {
+	// Dir holds the server-wide secrets.enc.yaml and .sops.yaml
+	// (BRIDLE_SECRETS_DIR); a git repository gets a commit per change.
+	// Default: none (Docker secrets and the environment only).
+	Dir string `yaml:"dir"`
+	// DockerDir is where Docker secrets are mounted (BRIDLE_DOCKER_SECRETS);
+	// /run/secrets. "-" for none.
+	DockerDir string `yaml:"docker_dir"`
+	// AgeKeyFile is the age identity that decrypts the SOPS files
+	// (SOPS_AGE_KEY_FILE; a Docker secret in Compose).
+	AgeKeyFile string `yaml:"age_key_file"`
 }
 
 // VendorConfig is the vendor feed's periodic sync of every project.
@@ -105,6 +124,7 @@ type KanboardConfig struct {
 	URL       string `yaml:"url"`        // base URL or …/jsonrpc.php; KANBOARD_URL when empty
 	User      string `yaml:"user"`       // the application identity; KANBOARD_USER, else jsonrpc
 	TokenFile string `yaml:"token_file"` // its token; KANBOARD_TOKEN_FILE when empty
+	Token     string `yaml:"token"`      // or the vault's: secret:NAME
 	// Projects are the Kanboard project ids the project may touch (default:
 	// all the identity can see). Bridle enforces it for every identity.
 	Projects []int `yaml:"projects"`
@@ -120,6 +140,7 @@ type KanboardConfig struct {
 type KanboardUser struct {
 	User      string `yaml:"user"`
 	TokenFile string `yaml:"token_file"`
+	Token     string `yaml:"token"` // or the vault's: secret:NAME
 }
 
 // UpstreamConfig is an existing MCP server: a command (a stdio child) or a
@@ -127,13 +148,17 @@ type KanboardUser struct {
 type UpstreamConfig struct {
 	Command []string          `yaml:"command"` // argv of a stdio child
 	Env     map[string]string `yaml:"env"`     // its only variables beyond PATH, HOME and the locale
-	// Secrets are variables whose values come from files (Docker secrets):
-	// variable → file. A variable named *_FILE gets a 0600 copy's path.
+	// Secrets are variables whose values come from the vault or from
+	// files: variable → secret:NAME or a file (a Docker secret). A variable
+	// named *_FILE gets a 0600 copy's path. Rotating a vault secret
+	// restarts the child with the new value.
 	Secrets map[string]string `yaml:"secrets"`
 	URL     string            `yaml:"url"`     // a streamable HTTP server
 	Headers map[string]string `yaml:"headers"` // plain headers for it
 	// BearerTokenFile sends Authorization: Bearer <the file's content>.
 	BearerTokenFile string `yaml:"bearer_token_file"`
+	// BearerToken is the same from the vault: secret:NAME, read per request.
+	BearerToken string `yaml:"bearer_token"`
 	// Permission is the permission family its tools need (gitea or
 	// kanboard: read-only tools need FAMILY.read, others FAMILY.write);
 	// default: the upstream's name.
@@ -148,6 +173,7 @@ type GiteaConfig struct {
 	Repo      string `yaml:"repo"`       // OWNER/NAME
 	Path      string `yaml:"path"`       // the rules file in the repository
 	TokenFile string `yaml:"token_file"` // GITEA_TOKEN_FILE when empty: the bot's token (opens PRs, never merges)
+	Token     string `yaml:"token"`      // or the vault's: secret:NAME
 }
 
 // Defaults.
@@ -263,7 +289,8 @@ func (e *configError) Unwrap() error { return ErrConfig }
 // Env applies the environment's overrides (BRIDLE_LISTEN, BRIDLE_STATE_DIR,
 // BRIDLE_CACHE_DIR, BRIDLE_LOG_FORMAT, BRIDLE_LOG_LEVEL,
 // BRIDLE_ADMIN_TOKEN_FILE, BRIDLE_TLS_CERT_FILE, BRIDLE_TLS_KEY_FILE,
-// BRIDLE_ALLOWED_ORIGINS, BRIDLE_VENDOR_SYNC_INTERVAL) and fills each Gitea project's URL and token file
+// BRIDLE_ALLOWED_ORIGINS, BRIDLE_VENDOR_SYNC_INTERVAL, BRIDLE_SECRETS_DIR,
+// BRIDLE_DOCKER_SECRETS, SOPS_AGE_KEY_FILE) and fills each Gitea project's URL and token file
 // from GITEA_URL and GITEA_TOKEN_FILE when it names none.
 func (c Config) Env(getenv func(string) string) Config {
 	for _, kv := range []struct {
@@ -272,7 +299,8 @@ func (c Config) Env(getenv func(string) string) Config {
 	}{{&c.Listen, "BRIDLE_LISTEN"}, {&c.StateDir, "BRIDLE_STATE_DIR"}, {&c.CacheDir, "BRIDLE_CACHE_DIR"},
 		{&c.Log.Format, "BRIDLE_LOG_FORMAT"}, {&c.Log.Level, "BRIDLE_LOG_LEVEL"},
 		{&c.Admin.TokenFile, "BRIDLE_ADMIN_TOKEN_FILE"}, {&c.Vendor.SyncInterval, "BRIDLE_VENDOR_SYNC_INTERVAL"},
-		{&c.TLS.CertFile, "BRIDLE_TLS_CERT_FILE"}, {&c.TLS.KeyFile, "BRIDLE_TLS_KEY_FILE"}} {
+		{&c.TLS.CertFile, "BRIDLE_TLS_CERT_FILE"}, {&c.TLS.KeyFile, "BRIDLE_TLS_KEY_FILE"},
+		{&c.Secrets.Dir, "BRIDLE_SECRETS_DIR"}, {&c.Secrets.DockerDir, "BRIDLE_DOCKER_SECRETS"}, {&c.Secrets.AgeKeyFile, "SOPS_AGE_KEY_FILE"}} {
 		if v := strings.TrimSpace(getenv(kv.env)); v != "" {
 			*kv.dst = v
 		}
@@ -291,7 +319,9 @@ func (c Config) Env(getenv func(string) string) Config {
 			kc := *k
 			kc.URL = cmp.Or(kc.URL, getenv("KANBOARD_URL"))
 			kc.User = cmp.Or(kc.User, getenv("KANBOARD_USER"), "jsonrpc")
-			kc.TokenFile = cmp.Or(kc.TokenFile, getenv("KANBOARD_TOKEN_FILE"))
+			if kc.Token == "" {
+				kc.TokenFile = cmp.Or(kc.TokenFile, getenv("KANBOARD_TOKEN_FILE"))
+			}
 			if v := strings.TrimSpace(getenv("KANBOARD_PROJECTS")); len(kc.Projects) == 0 && v != "" {
 				for f := range strings.SplitSeq(v, ",") {
 					n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -309,7 +339,7 @@ func (c Config) Env(getenv func(string) string) Config {
 			if g.URL == "" {
 				g.URL = getenv("GITEA_URL")
 			}
-			if g.TokenFile == "" {
+			if g.TokenFile == "" && g.Token == "" {
 				g.TokenFile = getenv("GITEA_TOKEN_FILE")
 			}
 			p.Gitea = &g
@@ -378,6 +408,7 @@ func (c Config) Validate() error {
 			if o, n, ok := strings.Cut(p.Gitea.Repo, "/"); !ok || o == "" || n == "" || strings.Contains(n, "/") {
 				bad("project %s: gitea.repo %q is not OWNER/NAME", id, p.Gitea.Repo)
 			}
+			checkRef(bad, "project "+id+": gitea", p.Gitea.Token, p.Gitea.TokenFile)
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.Projects)) {
@@ -413,13 +444,16 @@ func (p ProjectConfig) checkIntegrations(id string, bad func(string, ...any)) {
 				bad("project %s: kanboard.projects (or KANBOARD_PROJECTS): %d is not a Kanboard project id", id, n)
 			}
 		}
-		if k.TokenFile != "" && len(k.Projects) == 0 && k.projectsErr == "" {
+		checkRef(bad, "project "+id+": kanboard", k.Token, k.TokenFile)
+		if (k.TokenFile != "" || k.Token != "") && len(k.Projects) == 0 && k.projectsErr == "" {
 			bad("project %s: kanboard: the application identity (token_file) may touch every Kanboard project: list the ones this project may under kanboard.projects (or KANBOARD_PROJECTS)", id)
 		}
 		for _, agent := range slices.Sorted(maps.Keys(k.Agents)) {
-			if u := k.Agents[agent]; u.User == "" || u.TokenFile == "" {
-				bad("project %s: kanboard.agents.%s: set user and token_file (the agent's own Kanboard user and personal token)", id, agent)
+			u := k.Agents[agent]
+			if u.User == "" || (u.TokenFile == "" && u.Token == "") {
+				bad("project %s: kanboard.agents.%s: set user and token (secret:NAME) or token_file (the agent's own Kanboard user and personal token)", id, agent)
 			}
+			checkRef(bad, "project "+id+": kanboard.agents."+agent, u.Token, u.TokenFile)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(p.Upstreams)) {
@@ -432,6 +466,12 @@ func (p ProjectConfig) checkIntegrations(id string, bad func(string, ...any)) {
 		case u.URL != "" && !strings.HasPrefix(u.URL, "https://") && !strings.HasPrefix(u.URL, "http://"):
 			bad("project %s: upstream %s: url %q is not http(s)", id, name, u.URL)
 		}
+		checkRef(bad, "project "+id+": upstream "+name, u.BearerToken, u.BearerTokenFile)
+		for _, v := range slices.Sorted(maps.Keys(u.Secrets)) {
+			if _, isRef, err := vault.ParseRef(u.Secrets[v]); isRef && err != nil {
+				bad("project %s: upstream %s: secrets.%s: %v", id, name, v, err)
+			}
+		}
 		if fam := cmp.Or(u.Permission, name); !slices.Contains(PermissionFamilies, fam) {
 			bad("project %s: upstream %s: permission %q: its tools need a permission the rules can grant: %s", id, name, fam, strings.Join(PermissionFamilies, " or "))
 		}
@@ -440,6 +480,23 @@ func (p ProjectConfig) checkIntegrations(id string, bad func(string, ...any)) {
 				bad("project %s: upstream %s: tools.%s: %q is read, write or deny", id, name, tool, a)
 			}
 		}
+	}
+}
+
+// checkRef reports a token: that is not a secret:NAME reference (a value
+// never goes in the configuration), or one set beside its token_file.
+func checkRef(bad func(string, ...any), where, ref, file string) {
+	if ref == "" {
+		return
+	}
+	switch _, isRef, err := vault.ParseRef(ref); {
+	case !isRef: // never echoed: it may be the token itself
+		bad("%s: token: a value never goes in the configuration: store it in the vault (bridle secrets set NAME) and write secret:NAME, or give a token_file", where)
+	case err != nil:
+		bad("%s: token: %v", where, err)
+	}
+	if file != "" {
+		bad("%s: set the token (secret:NAME) or its file, not both", where)
 	}
 }
 

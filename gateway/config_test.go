@@ -226,7 +226,7 @@ projects:
 			"slack":    {URL: "ftp://x"},
 		}}}}
 	err = bad.Validate()
-	for _, want := range []string{"kanboard: no url", "KANBOARD_PROJECTS): 0", "kanboard.agents.claude: set user and token_file",
+	for _, want := range []string{"kanboard: no url", "KANBOARD_PROJECTS): 0", "kanboard.agents.claude: set user and token (secret:NAME) or token_file",
 		`upstream "Bad-Name"`, "upstream gitea: set command: (a stdio server) or url:", `tools.a: "admin"`,
 		`upstream slack: url "ftp://x"`, `upstream slack: permission "slack"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {

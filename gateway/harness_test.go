@@ -74,7 +74,8 @@ func start(t testing.TB, projects map[string]string, opts ...gwOption) *gw {
 	if err := os.WriteFile(adminFile, []byte(adminToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{StateDir: state, Admin: AdminConfig{TokenFile: adminFile, Name: "Mira Rossi"}, Projects: map[string]ProjectConfig{}}
+	cfg := Config{StateDir: state, Admin: AdminConfig{TokenFile: adminFile, Name: "Mira Rossi"}, Projects: map[string]ProjectConfig{},
+		Secrets: SecretsConfig{DockerDir: "-"}}
 	for id, dir := range projects {
 		cfg.Projects[id] = ProjectConfig{Rules: dir}
 	}

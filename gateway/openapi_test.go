@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 var update = flag.Bool("update", false, "rewrite openapi.json from the route table")
@@ -190,7 +192,11 @@ func conforms(t *testing.T, method, path string, body []byte) {
 // Every route in the mux is documented, and every handler's answer in a
 // walk through the API matches its documented schema.
 func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
-	g := twoProjects(t)
+	vopt, recipient := withVault(t)
+	g := twoProjects(t, vopt)
+	if _, err := vault.Init(context.Background(), g.srv.projects["alpha"].Config.Rules, []string{recipient}, nil); err != nil {
+		t.Fatal(err)
+	}
 	tok := g.mint(t, "alpha", "claude")
 	cs := g.mustConnect(t, "alpha", tok, "claude-code")
 	callText(t, cs, "remember", map[string]any{"text": "We chose SQLite for the queue.", "kind": "decision"})
@@ -227,6 +233,16 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		{"POST", "/api/v1/projects/alpha/memory/purge", "/api/v1/projects/{project}/memory/purge", PurgeRequest{}},
 		{"DELETE", "/api/v1/projects/alpha/memory/" + mems[0].ID, "/api/v1/projects/{project}/memory/{id}", nil},
 		{"POST", "/api/v1/projects/alpha/vendor/sync", "/api/v1/projects/{project}/vendor/sync", nil},
+		{"POST", "/api/v1/secrets/walk", "/api/v1/secrets/{name}", SecretValue{Value: "walk-value-1"}},
+		{"POST", "/api/v1/secrets/walk/rotate", "/api/v1/secrets/{name}/rotate", SecretValue{Value: "walk-value-2"}},
+		{"GET", "/api/v1/secrets", "", nil},
+		{"DELETE", "/api/v1/secrets/walk", "/api/v1/secrets/{name}", nil},
+		{"POST", "/api/v1/vault/rekey", "", RekeyRequest{Recipients: []string{recipient}}},
+		{"POST", "/api/v1/projects/alpha/secrets/walk", "/api/v1/projects/{project}/secrets/{name}", SecretValue{Value: "walk-value-3"}},
+		{"POST", "/api/v1/projects/alpha/secrets/walk/rotate", "/api/v1/projects/{project}/secrets/{name}/rotate", SecretValue{Value: "walk-value-4"}},
+		{"GET", "/api/v1/projects/alpha/secrets", "/api/v1/projects/{project}/secrets", nil},
+		{"DELETE", "/api/v1/projects/alpha/secrets/walk", "/api/v1/projects/{project}/secrets/{name}", nil},
+		{"POST", "/api/v1/projects/alpha/vault/rekey", "/api/v1/projects/{project}/vault/rekey", RekeyRequest{Recipients: []string{recipient}}},
 		{"GET", "/api/v1/integrations", "", nil},
 		{"GET", "/api/v1/audit?project=alpha", "/api/v1/audit", nil},
 	} {

@@ -18,6 +18,7 @@ import (
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/upstream"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // Project is one served project: its own MCP server (rules source,
@@ -34,6 +35,7 @@ type Project struct {
 	gitea     *proposals.GiteaOptions // nil for a local project
 	audit     *audit.Log
 
+	vault     *vault.Scope         // the rules repository's secrets.enc.yaml, then the server's
 	kanboard  *kanboard.Client     // pinged for /readyz; nil without Kanboard
 	upstreams []*upstream.Upstream // started with the server
 }
@@ -56,25 +58,59 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		Prefetch: true,
 	}
 	var cfg proposals.Config
+	vaultDir := ""
+	if pc.Gitea == nil {
+		rules, err := filepath.Abs(pc.Rules)
+		if err != nil {
+			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
+		}
+		vaultDir = dirOf(rules)
+	}
+	p.vault = vault.Open(s.ctx, s.vaultOptions(id, vaultDir, p.audit, s.vault))
+	if err := p.vault.Err(); err != nil {
+		s.log.Error("the project's SOPS file cannot be opened; its secrets fail until it can", "project", id, "err", err)
+	}
+	cr := Credentials{Vault: p.vault, Redactor: s.red}
+	mo.Secrets = p.vault.List
 	if g := pc.Gitea; g != nil {
 		token := ""
-		if g.TokenFile != "" {
-			b, err := os.ReadFile(g.TokenFile)
+		var source func() string
+		if g.Token != "" {
+			read, name, err := cr.reader("gitea", g.Token, "")
 			if err != nil {
+				return nil, fmt.Errorf("project %s: %w", id, err)
+			}
+			if token, err = read(); err != nil {
 				return nil, fmt.Errorf("%w: project %s: gitea token: %w", ErrConfig, id, err)
 			}
-			token = strings.TrimSpace(string(b)) // an empty file is no token (Compose mounts every secret)
-			if token != "" {
-				s.red.Add(token)
+			// Read per request: a rotation reaches the proposals backend
+			// and the mirror with no restart; a revocation sends no token
+			// (Gitea refuses) and is logged naming the secret.
+			var logged sync.Map
+			source = func() string {
+				v, err := read()
+				if err != nil {
+					if _, seen := logged.LoadOrStore(err.Error(), true); !seen {
+						log.Error("the Gitea token cannot be read", "secret", name, "err", err)
+					}
+					return ""
+				}
+				return v
+			}
+		} else if g.TokenFile != "" {
+			var err error
+			// An empty file is no token (Compose mounts every secret).
+			if token, err = readSecret(g.TokenFile, s.red); err != nil {
+				return nil, fmt.Errorf("%w: project %s: gitea token: %w", ErrConfig, id, err)
 			}
 		}
 		owner, name, err := proposals.Split(g.Repo)
 		if err != nil {
 			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
 		}
-		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, Owner: owner, Repo: name, Path: g.Path}
+		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, TokenSource: source, Owner: owner, Repo: name, Path: g.Path}
 		mo.Gitea = p.gitea
-		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, Path: g.Path, Version: s.opts.Version}
+		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, TokenSource: source, Path: g.Path, Version: s.opts.Version}
 	} else {
 		rules, err := filepath.Abs(pc.Rules)
 		if err != nil {
@@ -104,7 +140,7 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 	mo.Proposals, mo.Memory = p.proposals, p.memory
 	mo.Examples = s.opts.Examples
 	if kc := pc.Kanboard; kc != nil {
-		kb, status, err := Kanboard(*kc, s.red)
+		kb, status, err := Kanboard(*kc, cr)
 		if err != nil {
 			return nil, fmt.Errorf("project %s: %w", id, err)
 		}
@@ -115,7 +151,7 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
 	}
 	if len(pc.Upstreams) > 0 {
-		ups, err := StartUpstreams(s.ctx, pc.Upstreams, p.mcp, s.red, log)
+		ups, err := StartUpstreams(s.ctx, pc.Upstreams, p.mcp, cr, log)
 		if err != nil {
 			return nil, fmt.Errorf("project %s: %w", id, err)
 		}
@@ -190,4 +226,13 @@ func (p *Project) liveSessions() int {
 		n++
 	}
 	return n
+}
+
+// dirOf is the directory a rules path names: itself, or a file's directory
+// (secrets.enc.yaml lives beside bridle.yaml).
+func dirOf(p string) string {
+	if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		return filepath.Dir(p)
+	}
+	return p
 }

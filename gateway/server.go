@@ -19,10 +19,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/upstream"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // Options configures a Server beyond its Config.
@@ -61,6 +63,11 @@ type Options struct {
 	// protection as every endpoint; /api/v1, /p/…/mcp, /healthz, /readyz and
 	// /metrics keep their own.
 	UI func(api http.Handler) http.Handler
+	// Getenv lets the vault read NAME_FILE and NAME (development); nil: the
+	// environment is no source of secrets.
+	Getenv func(string) string
+	// NewCodec opens SOPS files; nil: the bridle-sops helper (vault.FindHelper).
+	NewCodec func() (vault.Codec, error)
 }
 
 // Server is the gateway.
@@ -74,8 +81,12 @@ type Server struct {
 
 	tokens   *Tokens
 	admin    *Admin
-	projects map[string]*Project
-	ids      []string // sorted
+	vault    *vault.Scope // server-wide; each project's falls back to it
+	vaultKey []byte
+	// serverAudit records server-wide vault changes.
+	serverAudit *audit.Log
+	projects    map[string]*Project
+	ids         []string // sorted
 
 	sessions *sessions
 	metrics  *metrics
@@ -143,6 +154,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 	// Agent tokens are stored hashed: after a restart only their shape
 	// tells them apart, and it is enough to mask them anywhere.
 	s.red.AddPattern(tokenShape)
+	if err := s.openVault(); err != nil {
+		return nil, err
+	}
 	s.origins = http.NewCrossOriginProtection()
 	for _, o := range cfg.AllowedOrigins {
 		if err := s.origins.AddTrustedOrigin(o); err != nil {
@@ -163,6 +177,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	if opts.UI != nil {
 		s.ui = opts.UI(s.adminAPI())
 	}
+	go s.watchVaults()
 	return s, nil
 }
 

@@ -28,10 +28,14 @@ import (
 
 // Options say which Gitea to talk to, as whom.
 type Options struct {
-	URL   string        // e.g. https://gitea.example.com
-	Token string        // never printed: errors are redacted of it
-	HTTP  *http.Client  // default: 20 s timeout
-	Retry time.Duration // base back-off for safe retries; default 200 ms
+	URL   string // e.g. https://gitea.example.com
+	Token string // never printed: errors are redacted of it
+	// TokenSource, when set, is read for the token at every request and
+	// git operation instead of Token (a rotated secret takes effect on the
+	// next one; "" sends none).
+	TokenSource func() string
+	HTTP        *http.Client  // default: 20 s timeout
+	Retry       time.Duration // base back-off for safe retries; default 200 ms
 }
 
 // ErrBadOptions is returned by New for options that name no server.
@@ -66,11 +70,21 @@ func New(o Options) (*Client, error) {
 func (c *Client) URL() string { return c.o.URL }
 
 // HasToken reports whether the client authenticates.
-func (c *Client) HasToken() bool { return c.o.Token != "" }
+func (c *Client) HasToken() bool { return c.token() != "" }
+
+// token is the token to send now.
+func (c *Client) token() string {
+	if c.o.TokenSource == nil {
+		return c.o.Token
+	}
+	t := c.o.TokenSource()
+	c.redact.Add(t)
+	return t
+}
 
 // SDK returns a Gitea SDK client bound to ctx.
 func (c *Client) SDK(ctx context.Context) *sdk.Client {
-	s, _ := sdk.NewClient(c.o.URL, sdk.SetToken(c.o.Token), sdk.SetHTTPClient(c.o.HTTP),
+	s, _ := sdk.NewClient(c.o.URL, sdk.SetToken(c.token()), sdk.SetHTTPClient(c.o.HTTP),
 		sdk.SetContext(ctx), sdk.SetGiteaVersion(""), sdk.SetUserAgent("bridle"))
 	return s
 }
@@ -78,8 +92,8 @@ func (c *Client) SDK(ctx context.Context) *sdk.Client {
 // Do sends an API request the SDK has no call for, with the token, and
 // returns the response for Classify.
 func (c *Client) Do(req *http.Request) (*http.Response, error) {
-	if c.o.Token != "" {
-		req.Header.Set("Authorization", "token "+c.o.Token)
+	if t := c.token(); t != "" {
+		req.Header.Set("Authorization", "token "+t)
 	}
 	return c.o.HTTP.Do(req)
 }
@@ -91,7 +105,7 @@ func (c *Client) RepoURL(owner, repo string) string {
 
 // GitAuth is the token as HTTP basic auth for git transport (go-git).
 func (c *Client) GitAuth() *githttp.BasicAuth {
-	return &githttp.BasicAuth{Username: "bridle", Password: c.o.Token}
+	return &githttp.BasicAuth{Username: "bridle", Password: c.token()}
 }
 
 // Redact masks the token in s.

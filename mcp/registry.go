@@ -212,6 +212,7 @@ func (s *Server) toolsets() []Toolset {
 		memoryToolset(mem),
 		patternsToolset(mem),
 		kanboardToolset(kanboardDeps{kb: s.opts.Kanboard, red: s.red, lists: newTaskLists()}),
+		secretsToolset(s.opts.Secrets),
 	}
 }
 

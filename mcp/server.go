@@ -24,6 +24,7 @@ import (
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // Options configures a Server.
@@ -53,6 +54,9 @@ type Options struct {
 	Examples memory.ExampleOptions
 	// Kanboard configures the Kanboard toolset; nil leaves it out.
 	Kanboard *Kanboard
+	// Secrets lists the vault's secrets (names and metadata, never a
+	// value) for the list_secrets tool; nil leaves the secrets toolset out.
+	Secrets func() []vault.Info
 	// Listed, if set, is called once, after the first tools/list is answered.
 	Listed func()
 	// Prefetch starts loading a local rules source while the server is

@@ -399,6 +399,7 @@ func TestPermissionTable(t *testing.T) {
 		"kanboard_add_comment":    {"kanboard.write", "claude"},
 		"kanboard_create_subtask": {"kanboard.write", "claude"},
 		"kanboard_update_subtask": {"kanboard.write", "claude"},
+		"list_secrets":            {"secrets.read", ""},
 		// Test-only tools whose calls succeed without arguments.
 		"remember_test":       {"memory.write", "claude codex kimi"},
 		"kanboard_write_test": {"kanboard.write", "claude"},
@@ -406,7 +407,7 @@ func TestPermissionTable(t *testing.T) {
 	ok := func(context.Context, *sdk.CallToolRequest, noInput) (*sdk.CallToolResult, any, error) {
 		return text("done"), nil, nil
 	}
-	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, Kanboard: noKanboard, extraTools: []Tool{
+	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, Kanboard: noKanboard, Secrets: someSecrets, extraTools: []Tool{
 		newTool(Tool{Name: "remember_test", Toolset: ToolsetMemory, Permission: schema.PermMemoryWrite, Description: "test-only"}, nil, ok),
 		newTool(Tool{Name: "kanboard_write_test", Toolset: ToolsetKanboard, Permission: schema.PermKanboardWrite, Description: "test-only"}, nil, ok),
 	}})
@@ -455,7 +456,7 @@ func TestPermissionTable(t *testing.T) {
 		got = append(got, r.Tool+":"+r.Permission)
 	}
 	slices.Sort(got)
-	if want := []string{"approve_proposal:rules.approve", "forget:memory.forget"}; !slices.Equal(got, want) {
+	if want := []string{"approve_proposal:rules.approve", "forget:memory.forget", "list_secrets:secrets.read"}; !slices.Equal(got, want) {
 		t.Errorf("claude refusals = %v, want %v", got, want)
 	}
 	writes, _, _ := audit.Open(f.state, "runic-gateway", nil).Read(audit.Filter{Kind: audit.KindWrite, Agent: "claude"})
@@ -503,7 +504,7 @@ var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 // snake_case, toolsets are known, permissions are the document's, and the
 // tool schemas match the snapshot under testdata (rewrite with -update).
 func TestRegistry(t *testing.T) {
-	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, Kanboard: noKanboard})
+	f := newFixture(t, Options{Proposals: noProposals, Memory: noMemory, Kanboard: noKanboard, Secrets: someSecrets})
 	perms := documentPermissions()
 	seen := map[string]bool{}
 	for _, tool := range f.srv.Tools() {

@@ -19,7 +19,7 @@ func liveOptions(opts Options) live.Options {
 	o := live.Options{Rules: opts.Rules, Ref: opts.Ref, Worktree: opts.Worktree, Snapshot: opts.Snapshot,
 		Version: opts.Version, CacheDir: opts.CacheDir, Refresh: opts.Refresh, Log: opts.Logger, Now: opts.Now}
 	if g := opts.Gitea; g != nil {
-		o.Gitea = &mirror.Options{Gitea: bgitea.Options{URL: g.URL, Token: g.Token, HTTP: g.HTTP, Retry: g.Retry},
+		o.Gitea = &mirror.Options{Gitea: bgitea.Options{URL: g.URL, Token: g.Token, TokenSource: g.TokenSource, HTTP: g.HTTP, Retry: g.Retry},
 			Owner: g.Owner, Repo: g.Repo, Main: g.Main, Path: g.Path}
 	}
 	return o

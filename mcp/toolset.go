@@ -25,10 +25,11 @@ const (
 	ToolsetPatterns  ToolsetID = "patterns"
 	ToolsetKanboard  ToolsetID = "kanboard"
 	ToolsetGitea     ToolsetID = "gitea" // Gitea's MCP server's tools, served through Bridle
+	ToolsetSecrets   ToolsetID = "secrets"
 )
 
 // Toolsets lists every toolset, in the order they are documented.
-var Toolsets = []ToolsetID{ToolsetRules, ToolsetProposals, ToolsetMemory, ToolsetPatterns, ToolsetKanboard, ToolsetGitea}
+var Toolsets = []ToolsetID{ToolsetRules, ToolsetProposals, ToolsetMemory, ToolsetPatterns, ToolsetKanboard, ToolsetGitea, ToolsetSecrets}
 
 // Toolset is a group of tools built from the dependencies they need (a
 // constructor such as proposalsToolset(proposalDeps{…}) returns one). The

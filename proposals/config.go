@@ -14,8 +14,11 @@ type Config struct {
 	GiteaURL  string // GITEA_URL
 	GiteaRepo string // OWNER/NAME (BRIDLE_GITEA_REPO)
 	Token     string // GITEA_TOKEN, or the contents of GITEA_TOKEN_FILE
-	Path      string // the rules file inside the Gitea repository
-	Version   string
+	// TokenSource, when set, is read for the token at every request (the
+	// gateway's vault); Token is then its value at start.
+	TokenSource func() string
+	Path        string // the rules file inside the Gitea repository
+	Version     string
 }
 
 // ConfigFrom fills unset Gitea fields from the environment getenv reads:
@@ -67,5 +70,5 @@ func OpenBackend(c Config) (Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewGitea(GiteaOptions{URL: c.GiteaURL, Token: c.Token, Owner: owner, Repo: name, Path: c.Path})
+	return NewGitea(GiteaOptions{URL: c.GiteaURL, Token: c.Token, TokenSource: c.TokenSource, Owner: owner, Repo: name, Path: c.Path})
 }

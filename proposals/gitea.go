@@ -36,12 +36,15 @@ var (
 type GiteaOptions struct {
 	URL   string // e.g. https://gitea.example.com
 	Token string // never printed: errors are scrubbed of it
-	Owner string
-	Repo  string
-	Path  string        // the rules file in the repository; default bridle.yaml
-	Main  string        // default main
-	HTTP  *http.Client  // default: 20 s timeout
-	Retry time.Duration // base back-off for safe retries; default 200 ms
+	// TokenSource, when set, is read for the token at every request
+	// (gitea.Options.TokenSource): a rotated secret needs no new backend.
+	TokenSource func() string
+	Owner       string
+	Repo        string
+	Path        string        // the rules file in the repository; default bridle.yaml
+	Main        string        // default main
+	HTTP        *http.Client  // default: 20 s timeout
+	Retry       time.Duration // base back-off for safe retries; default 200 ms
 }
 
 // Gitea keeps proposals as pull requests in a Gitea repository.
@@ -67,7 +70,7 @@ func NewGitea(o GiteaOptions) (*Gitea, error) {
 	if o.Retry == 0 {
 		o.Retry = 200 * time.Millisecond
 	}
-	c, err := bgitea.New(bgitea.Options{URL: o.URL, Token: o.Token, HTTP: o.HTTP, Retry: o.Retry})
+	c, err := bgitea.New(bgitea.Options{URL: o.URL, Token: o.Token, TokenSource: o.TokenSource, HTTP: o.HTTP, Retry: o.Retry})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
 	}

@@ -10,7 +10,8 @@
 //
 //   - The value of every environment variable whose name marks a secret
 //     (IsSecretName), and the contents of the file a secret-named *_FILE
-//     variable names (Docker secrets).
+//     variable names (Docker secrets), but for its comment lines (# …: an
+//     age key file's public key is not secret).
 //   - The password in every URL userinfo (scheme://user:PASSWORD@host) and in
 //     every DSN (user:PASSWORD@tcp(host)/db, password=PASSWORD key=value) found
 //     in any variable's value, whatever the variable is called: HTTPS_PROXY
@@ -158,7 +159,7 @@ func FromEnv(environ []string) *Redactor {
 		if strings.HasSuffix(strings.ToUpper(k), "_FILE") {
 			if st, err := os.Stat(v); err == nil && st.Mode().IsRegular() && st.Size() <= maxSecretFile {
 				if b, err := os.ReadFile(v); err == nil {
-					add = append(add, strings.TrimSpace(string(b)))
+					add = append(add, uncommented(string(b)))
 				}
 			}
 			continue
@@ -167,6 +168,19 @@ func FromEnv(environ []string) *Redactor {
 	}
 	r.Add(add...)
 	return r
+}
+
+// uncommented is a secret file's content without its comment lines: key
+// files carry public information there (age-keygen's "# public key: age1…",
+// which must stay readable wherever a recipient is shown).
+func uncommented(s string) string {
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		if !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			b.WriteString(line)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // neverSecret are values that sit in secret-named variables as switches

@@ -286,3 +286,16 @@ func TestAddPatternMasksAShape(t *testing.T) {
 		t.Errorf("a non-token was masked: %q", got)
 	}
 }
+
+// An age key file's comments (its public key) are not masked; its key is.
+func TestFromEnvKeyFileComments(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "age.key")
+	const pub, key = "age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p", "AGE-SECRET-KEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"
+	if err := os.WriteFile(p, []byte("# created: 2026-12-01\n# public key: "+pub+"\n"+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := FromEnv([]string{"SOPS_AGE_KEY_FILE=" + p})
+	if got := r.Redact(pub + " " + key); got != pub+" "+Mask {
+		t.Errorf("Redact = %q", got)
+	}
+}

@@ -322,7 +322,7 @@ func Init(dir string, o Options) (Result, error) {
 		}
 		res.Created = true
 	}
-	res.Commit, res.NotCommitted, err = commitOnMain(repo, res.Root, written, o.Author)
+	res.Commit, res.NotCommitted, err = CommitOnMain(repo, res.Root, written, o.Author, "Initialise Bridle rules\n\nBridle-Source: user\nBridle-Kind: init\n")
 	if err != nil {
 		return res, fmt.Errorf("init %s: %w", dir, err)
 	}
@@ -346,12 +346,13 @@ func realPath(p string) string {
 	return p
 }
 
-// commitOnMain commits files (by slash path from root) on main as one
-// commit whose tree is main's with those files put in, and stages them in
-// the index: nothing else in the work tree or the index changes. It commits
-// only when HEAD is main (or main is unborn), since that is the branch the
-// sidecar serves; otherwise it says why not.
-func commitOnMain(repo *git.Repository, root string, files map[string][]byte, author *object.Signature) (commit, why string, err error) {
+// CommitOnMain commits files (by slash path from root, already written
+// to the work tree) on main as one commit whose tree is main's with those
+// files put in, and stages them in the index: nothing else in the work tree
+// or the index changes. It commits only when HEAD is main (or main is
+// unborn), since that is the branch the sidecar serves; otherwise it says
+// why not. bridle init and the vault (secrets.enc.yaml) commit through it.
+func CommitOnMain(repo *git.Repository, root string, files map[string][]byte, author *object.Signature, message string) (commit, why string, err error) {
 	if len(files) == 0 {
 		return "", "every file of the scaffold already exists", nil
 	}
@@ -386,7 +387,7 @@ func commitOnMain(repo *git.Repository, root string, files map[string][]byte, au
 		return "", "", err
 	}
 	c := &object.Commit{Author: *author, Committer: *author, TreeHash: tree, ParentHashes: parents,
-		Message: "Initialise Bridle rules\n\nBridle-Source: user\nBridle-Kind: init\n"}
+		Message: message}
 	obj := repo.Storer.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
 		return "", "", err
@@ -427,4 +428,39 @@ func stage(repo *git.Repository, root string, files map[string][]byte) error {
 	}
 	idx.Cache = nil // the cached trees no longer match
 	return repo.Storer.SetIndex(idx)
+}
+
+// ErrNotCommitted marks files written to the work tree but not committed:
+// dir is in no git repository, or HEAD is not main.
+var ErrNotCommitted = errors.New("not committed")
+
+// CommitIn commits files (slash paths relative to dir, already written)
+// with CommitOnMain in the git repository holding dir. The error wraps
+// ErrNotCommitted, saying why, when it cannot.
+func CommitIn(dir string, files map[string][]byte, author *object.Signature, message string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true})
+	if err != nil {
+		return "", fmt.Errorf("%w: %s is in no git repository (git init it to keep the history of its changes)", ErrNotCommitted, dir)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotCommitted, err)
+	}
+	rel, err := filepath.Rel(realPath(wt.Filesystem.Root()), realPath(abs))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotCommitted, err)
+	}
+	byRoot := map[string][]byte{}
+	for name, b := range files {
+		byRoot[filepath.ToSlash(filepath.Join(rel, filepath.FromSlash(name)))] = b
+	}
+	commit, why, err := CommitOnMain(repo, wt.Filesystem.Root(), byRoot, author, message)
+	if err == nil && why != "" {
+		err = fmt.Errorf("%w: %s", ErrNotCommitted, why)
+	}
+	return commit, err
 }

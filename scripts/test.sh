@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Bridle's whole test suite from a clean checkout: build, vet, formatting,
 # unit and integration tests (against a real Gitea that scripts/gitea.sh
-# builds from its Go module on first use), short fuzzing passes, and an
+# builds from its Go module on first use, and the real sops CLI that
+# scripts/sops.sh builds), short fuzzing passes, and an
 # independent MCP client (the TypeScript SDK from npm) against the binary.
 # Usage: scripts/test.sh            (FUZZTIME=200000x scripts/test.sh to fuzz longer)
 # Needs Go 1.26+, git, gcc with the C headers, Node 20+ and npm: the Debian
@@ -76,6 +77,9 @@ fi
 echo "== real Gitea for the integration tests (built once, then cached)"
 scripts/gitea.sh build
 export BRIDLE_REQUIRE_GITEA=1
+echo "== the real sops CLI for the vault's interoperability test (built once, then cached)"
+BRIDLE_SOPS_BIN="$(scripts/sops.sh build)"
+export BRIDLE_SOPS_BIN BRIDLE_REQUIRE_SOPS=1
 
 echo "== the real agent CLIs (Codex, Claude Code) from npm, for the native-enforcement tests"
 (cd tests/agentclients && npm ci --silent --no-audit --no-fund)
@@ -93,7 +97,7 @@ for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposa
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
               enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
-              kanboard:FuzzDecode feed:FuzzExtract; do
+              kanboard:FuzzDecode feed:FuzzExtract vault:FuzzParseConfig vault/sopsfile:FuzzDecrypt; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/redact"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // factory is the CLI's wiring seam (on the lines of gh's cmdutil.Factory):
@@ -31,6 +34,7 @@ type factory struct {
 	getenv   func(string) string
 	environ  func() []string
 	redactor func() *redact.Redactor
+	sidecar  *vault.Scope
 }
 
 func newFactory(getenv func(string) string, environ func() []string) *factory {
@@ -185,4 +189,17 @@ func (f *factory) Kanboard() (kanboard.Config, error) {
 	}
 	f.Redactor().Add(kanboard.BasicAuth(c.User, c.Token)) // as an echoed Authorization header shows it
 	return c, err
+}
+
+// SidecarCredentials are the credentials bridle mcp --config may use: a
+// secret:NAME is read from Docker secrets (/run/secrets, or
+// BRIDLE_DOCKER_SECRETS), NAME_FILE or NAME — never from a SOPS file, which
+// only the gateway and bridle secrets open (the sidecar must start in
+// milliseconds, and an agent's process should not hold the vault's key).
+func (f *factory) SidecarCredentials(log *slog.Logger) gateway.Credentials {
+	if f.sidecar == nil {
+		f.sidecar = vault.Open(context.Background(), vault.Options{Scope: "sidecar", DockerDir: f.getenv("BRIDLE_DOCKER_SECRETS"),
+			Getenv: f.getenv, Redactor: f.Redactor(), Warn: func(m string) { log.Warn(m) }})
+	}
+	return gateway.Credentials{Vault: f.sidecar, Redactor: f.Redactor()}
 }

@@ -94,6 +94,7 @@ func TestJSONIsOneDocument(t *testing.T) {
 	}))
 	defer page.Close()
 	gwEnv := map[string]string{"BRIDLE_SERVER": gwURL, "BRIDLE_ADMIN_TOKEN_FILE": gwAdmin}
+	secretsEnv, recipient := secretsSetUp(t, dir)
 
 	cases := []struct {
 		args []string
@@ -138,6 +139,12 @@ func TestJSONIsOneDocument(t *testing.T) {
 		{args: []string{"agents", "list", "--project", "json-test"}, env: gwEnv},
 		{args: []string{"agents", "rotate", "--project", "json-test", "--agent", "claude"}, env: gwEnv},
 		{args: []string{"agents", "revoke", "--project", "json-test", "--agent", "claude"}, env: gwEnv},
+		{args: []string{"secrets", "set", "json-secret", "--rules", dir, "--from-file", valueFile(t, "json-secret-value-1")}, env: secretsEnv},
+		{args: []string{"secrets", "rotate", "json-secret", "--rules", dir, "--from-file", valueFile(t, "json-secret-value-2")}, env: secretsEnv},
+		{args: []string{"secrets", "list", "--rules", dir}, env: secretsEnv},
+		{args: []string{"secrets", "revoke", "json-secret", "--rules", dir}, env: secretsEnv},
+		{args: []string{"secrets", "rekey", "--rules", dir, "--recipient", recipient}, env: secretsEnv},
+		{args: []string{"secrets", "list", "--project", "json-test"}, env: gwEnv},
 		// In CI, the check also annotates: the annotations must not join the document.
 		{args: []string{"proposals", "check", "--rules", dir, "--base", "main", "--head", handBranch(t, dir)}, env: map[string]string{"GITHUB_ACTIONS": "true"}},
 	}

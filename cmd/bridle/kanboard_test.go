@@ -99,15 +99,21 @@ func TestSidecarUpstreams(t *testing.T) {
 		}
 		b.WriteString(strconv.Quote(a))
 	}
-	b.WriteString("]\n    env:\n")
+	b.WriteString("]\n    secrets: {UP_TOKEN: secret:up-token}\n    env:\n")
 	for k, v := range env {
 		b.WriteString("      " + k + ": " + strconv.Quote(v) + "\n")
 	}
 	file := filepath.Join(t.TempDir(), "mcp.yaml")
 	os.WriteFile(file, []byte(b.String()), 0o600)
+	// The sidecar reads secret:NAME from Docker secrets (and the
+	// environment), never from a SOPS file.
+	const canary = "sidecar-docker-canary-42"
+	docker := t.TempDir()
+	os.WriteFile(filepath.Join(docker, "up-token"), []byte(canary+"\n"), 0o600)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := mcpCmd(t, "--agent", "claude", "--config", file)
+	cmd.Env = append(cmd.Env, "BRIDLE_DOCKER_SECRETS="+docker)
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "claude-code", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, &sdk.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +136,13 @@ func TestSidecarUpstreams(t *testing.T) {
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "gitea_echo", Arguments: map[string]any{"text": "hi"}})
 	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "echo: hi") {
 		t.Errorf("gitea_echo: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "gitea_env"})
+	if err != nil || res.IsError {
+		t.Fatalf("gitea_env: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "UP_TOKEN=[REDACTED]") || strings.Contains(text, canary) {
+		t.Errorf("the upstream's environment, as the agent sees it:\n%s", text)
 	}
 
 	bad := filepath.Join(t.TempDir(), "bad.yaml")

@@ -187,7 +187,7 @@ make mcp a bridge).`,
 					return usageErr("%w", err)
 				}
 				if integ.Kanboard != nil {
-					if opts.Kanboard, _, err = gateway.Kanboard(*integ.Kanboard, io.f.Redactor()); err != nil {
+					if opts.Kanboard, _, err = gateway.Kanboard(*integ.Kanboard, io.f.SidecarCredentials(log)); err != nil {
 						return usageErr("%w", err)
 					}
 				}
@@ -204,7 +204,7 @@ make mcp a bridge).`,
 				return usageErr("mcp: %w", err)
 			}
 			go srv.WarnUnknownAgent() // on stderr, as soon as the rules are loaded
-			ups, err := gateway.StartUpstreams(ctx, integ.Upstreams, srv, io.f.Redactor(), log)
+			ups, err := gateway.StartUpstreams(ctx, integ.Upstreams, srv, io.f.SidecarCredentials(log), log)
 			if err != nil {
 				return usageErr("%w", err)
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridle-dev/bridle/schema"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // Exit codes, documented in the README and in `bridle --help`.
@@ -65,6 +66,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &ee):
 		code = ee.code
 	case !ran: // cobra refused the arguments before the command ran
+		code = exitUsage
+	case errors.Is(err, vault.ErrBadName): // a secret's name is an argument
 		code = exitUsage
 	}
 	var ds schema.Diagnostics
@@ -123,6 +126,7 @@ Exit codes:
 		newServeCmd(io),
 		newVendorCmd(io),
 		newAgentsCmd(io),
+		newSecretsCmd(io),
 		newHookCmd(io),
 		newMemoryCmd(io),
 		newPatternsCmd(io),

@@ -164,7 +164,7 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 		return usageErr("%w", err)
 	}
 	srv, err := gateway.New(cfg, gateway.Options{Version: version(), Redactor: io.f.Redactor(), Logger: log,
-		Memory: mem, Examples: ex, Grace: o.grace,
+		Memory: mem, Examples: ex, Grace: o.grace, Getenv: io.f.getenv,
 		UI: func(api http.Handler) http.Handler {
 			return panel.New(panel.Options{API: api, Version: version(), Logger: log})
 		}})

@@ -60,8 +60,9 @@ type Fake struct {
 	// Token is the application token (user jsonrpc).
 	Token string
 
-	srv     *httptest.Server
-	release chan struct{}
+	srv       *httptest.Server
+	appTokens map[string]bool // more application tokens (AcceptAppToken), under mu
+	release   chan struct{}
 
 	hang       atomic.Bool
 	html       atomic.Bool
@@ -179,6 +180,27 @@ func (f *Fake) AddUser(name, token, role string) int {
 	u := &user{id: f.id(), name: name, token: token, role: role}
 	f.users[name] = u
 	return u.id
+}
+
+// AcceptAppToken makes tok an application token too (a rotation: both are
+// valid until RevokeAppToken).
+func (f *Fake) AcceptAppToken(tok string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.appTokens == nil {
+		f.appTokens = map[string]bool{}
+	}
+	f.appTokens[tok] = true
+}
+
+// RevokeAppToken stops accepting tok (Token too, when it is tok).
+func (f *Fake) RevokeAppToken(tok string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.appTokens, tok)
+	if f.Token == tok {
+		f.Token = ""
+	}
 }
 
 // Unlock clears a user's failed logins and lock.
@@ -482,11 +504,11 @@ func (f *Fake) auth(r *http.Request) (caller, bool) {
 	if !ok {
 		return caller{}, false
 	}
-	if name == "jsonrpc" {
-		return caller{app: true}, token == f.Token && f.Token != ""
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if name == "jsonrpc" {
+		return caller{app: true}, (token == f.Token && f.Token != "") || f.appTokens[token]
+	}
 	u := f.users[name]
 	if u == nil {
 		return caller{}, false
