@@ -117,52 +117,75 @@ type queueData struct {
 	Errors                    []string
 }
 
-// sourceOf is who made a proposal: its recorded origin, else its labels.
+// sourceOf is who made a proposal: its recorded origin, else its labels
+// (as the API's filter decides it: gateway.ProposalSource).
 func sourceOf(origin *proposals.Origin, labels []string) string {
-	if origin != nil && origin.Source != "" {
-		return string(origin.Source)
+	pr := proposals.Proposal{Labels: labels}
+	if origin != nil {
+		pr.Draft = &proposals.Draft{Origin: *origin}
 	}
-	for _, s := range []string{"agent", "vendor", "user"} {
-		for _, l := range labels {
-			if strings.Contains(l, s) {
-				return s
-			}
-		}
-	}
-	return "user"
+	return gateway.ProposalSource(pr)
 }
 
+// queue asks the API for one page: the API filters, orders newest first
+// and pages each project's proposals. Over several projects it asks each
+// for the newest page×25 and merges them (a page of the merge is within
+// those); over one it asks for the page itself.
 func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 	q := r.URL.Query()
 	d := queueData{Project: q.Get("project"), Source: q.Get("source"), Q: strings.TrimSpace(q.Get("q")), State: cmp.Or(q.Get("state"), "open")}
 	pg := c.page("Approval queue", "queue", "", nil)
+	var scope []string
 	for _, ps := range pg.Projects {
-		if d.Project != "" && ps.ID != d.Project {
-			continue
-		}
-		var list []listed
-		if err := c.get(apiProject(ps.ID, "/proposals?state="+url.QueryEscape(d.State)), &list); err != nil {
-			d.Errors = append(d.Errors, ps.ID+": "+err.Error())
-			continue
-		}
-		for _, pr := range list {
-			var origin *proposals.Origin
-			if pr.Draft != nil {
-				origin = &pr.Draft.Origin
-			}
-			it := queueItem{Project: ps.ID, listed: pr, Source: sourceOf(origin, pr.Labels)}
-			if d.Source != "" && it.Source != d.Source {
-				continue
-			}
-			if d.Q != "" && !strings.Contains(strings.ToLower(pr.Title+" "+pr.Author), strings.ToLower(d.Q)) {
-				continue
-			}
-			d.Items = append(d.Items, it)
+		if d.Project == "" || ps.ID == d.Project {
+			scope = append(scope, ps.ID)
 		}
 	}
-	slices.SortStableFunc(d.Items, func(a, b queueItem) int { return b.CreatedAt.Compare(a.CreatedAt) })
-	lo, hi, pgr := paginate(r, len(d.Items))
-	d.Items, d.Pager = d.Items[lo:hi], pgr
+	fetch := func(page int) (items []queueItem, total int) {
+		d.Errors = nil
+		aq := url.Values{"state": {d.State}, "order": {"newest"}}
+		if d.Source != "" {
+			aq.Set("source", d.Source)
+		}
+		if d.Q != "" {
+			aq.Set("q", d.Q)
+		}
+		if len(scope) == 1 {
+			aq.Set("limit", strconv.Itoa(pageSize))
+			aq.Set("offset", strconv.Itoa((page-1)*pageSize))
+		} else {
+			aq.Set("limit", strconv.Itoa(min(page*pageSize, gateway.MaxProposalPage)))
+		}
+		for _, id := range scope {
+			var list []listed
+			n, err := c.getPage(apiProject(id, "/proposals?"+aq.Encode()), &list)
+			if err != nil {
+				d.Errors = append(d.Errors, id+": "+err.Error())
+				continue
+			}
+			total += n
+			for _, pr := range list {
+				var origin *proposals.Origin
+				if pr.Draft != nil {
+					origin = &pr.Draft.Origin
+				}
+				items = append(items, queueItem{Project: id, listed: pr, Source: sourceOf(origin, pr.Labels)})
+			}
+		}
+		return items, total
+	}
+	page := requestedPage(r)
+	items, total := fetch(page)
+	if last := max(1, (total+pageSize-1)/pageSize); page > last {
+		page = last
+		items, total = fetch(page)
+	}
+	lo, hi, pgr := pageOf(r, total, page)
+	if len(scope) != 1 {
+		slices.SortStableFunc(items, func(a, b queueItem) int { return b.CreatedAt.Compare(a.CreatedAt) })
+		items = items[min(lo, len(items)):min(hi, len(items))]
+	}
+	d.Items, d.Pager = items, pgr
 	pg.Data = d
 	p.renderPage(w, http.StatusOK, "queue", pg)
 }

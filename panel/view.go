@@ -185,10 +185,21 @@ type pager struct {
 
 const pageSize = 25
 
+// requestedPage is the page r asks for (?page=), 1 at least.
+func requestedPage(r *http.Request) int {
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	return max(page, 1)
+}
+
 // paginate is the page of n items r asks for (?page=), with links that keep
 // r's other query parameters.
 func paginate(r *http.Request, n int) (lo, hi int, pg pager) {
-	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	return pageOf(r, n, requestedPage(r))
+}
+
+// pageOf is page (clamped to the pages n items fill) of n items, with
+// links to its neighbours that keep r's other query parameters.
+func pageOf(r *http.Request, n, page int) (lo, hi int, pg pager) {
 	pages := max(1, (n+pageSize-1)/pageSize)
 	page = min(max(page, 1), pages)
 	lo, hi = (page-1)*pageSize, min(page*pageSize, n)

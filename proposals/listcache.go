@@ -58,11 +58,11 @@ func (l *Local) record(n int) (meta, error) {
 	if err != nil {
 		return meta{}, err
 	}
-	var m meta
-	if err := json.Unmarshal(b, &m); err != nil {
+	var lr listedRecord
+	if err := json.Unmarshal(b, &lr); err != nil {
 		return meta{}, fmt.Errorf("proposal #%d: damaged record: %w", n, err)
 	}
-	m.Body, m.Message = "", ""
+	m := meta{Proposal: lr.Proposal}
 	c.mu.Lock()
 	if c.records == nil {
 		c.records = map[int]cachedRecord{}
@@ -71,6 +71,19 @@ func (l *Local) record(n int) (meta, error) {
 	c.mu.Unlock()
 	return m, nil
 }
+
+// listedRecord is a record as a listing reads it: its body and message
+// (most of its bytes) are skipped, not decoded.
+type listedRecord struct {
+	Proposal
+	Body    skipped `json:"body"`
+	Message skipped `json:"message"`
+}
+
+// skipped is a JSON value read past and not kept.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // verdict is the cached mergeability of head on main, if there is one.
 func (c *listCache) verdict(head, main string) (verdict, bool) {
