@@ -141,3 +141,46 @@ func TestRulesSource(t *testing.T) {
 		t.Errorf("without the admin credential: %d", code)
 	}
 }
+
+// The gateway's own refusals (the loopback host check, the cross-origin
+// protection, a missing credential) carry the security headers a browser
+// may meet them under: no script, no sniffing, no framing, no referrer.
+func TestRefusalsCarryTheSecurityHeaders(t *testing.T) {
+	g := twoProjects(t, unlimited)
+	for name, c := range map[string]struct {
+		method, path string
+		headers      map[string]string
+		code         int
+	}{
+		"a DNS-rebinding host":   {"GET", "/", map[string]string{"Host": "evil.example"}, http.StatusForbidden},
+		"a rebinding host, API":  {"GET", "/api/v1/projects", map[string]string{"Host": "evil.example:7777"}, http.StatusForbidden},
+		"another site's form":    {"POST", "/ui/projects/alpha/agents", map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"}, http.StatusForbidden},
+		"no credential":          {"GET", "/api/v1/projects", nil, http.StatusUnauthorized},
+		"another site's request": {"POST", "/api/v1/projects/alpha/agents", map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest(c.method, g.url+c.path, strings.NewReader("agent=codex"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range c.headers {
+			if k == "Host" {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		h := resp.Header
+		if resp.StatusCode != c.code || h.Get("Content-Security-Policy") != RefusalCSP || h.Get("X-Content-Type-Options") != "nosniff" ||
+			h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: %d %v", name, resp.StatusCode, h)
+		}
+	}
+	for _, want := range []string{"default-src 'none'", "script-src 'none'", "frame-ancestors 'none'"} {
+		if !strings.Contains(RefusalCSP, want) {
+			t.Errorf("RefusalCSP lacks %s", want)
+		}
+	}
+}
