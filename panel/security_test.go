@@ -165,7 +165,10 @@ func TestEveryResponseHasTheCSP(t *testing.T) {
 	// request: plain text, under an even stricter policy.
 	for name, set := range map[string]func(*http.Request){
 		"a DNS-rebinding host": func(r *http.Request) { r.Host = "evil.example" },
-		"another site's form":  func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site"); r.Header.Set("Origin", "https://evil.example") },
+		"another site's form": func(r *http.Request) {
+			r.Header.Set("Sec-Fetch-Site", "cross-site")
+			r.Header.Set("Origin", "https://evil.example")
+		},
 	} {
 		for _, path := range []string{"/", "/login", "/ui/projects/alpha/agents"} {
 			req, _ := http.NewRequest("POST", e.url+path, strings.NewReader("agent=codex"))
