@@ -70,10 +70,11 @@ func (c *call) action(project, method, path string, in, out any) (f flash, err e
 type overviewData struct {
 	Sessions     []gateway.Session
 	Integrations []gateway.BackendStatus
+	Open         map[string]string // open proposals per project ("?" when the API could not say)
 }
 
 func (p *Panel) overview(w http.ResponseWriter, r *http.Request, c *call) {
-	var d overviewData
+	d := overviewData{Open: map[string]string{}}
 	if err := c.get("/api/v1/sessions", &d.Sessions); err != nil {
 		c.failed(w, "Sessions", err)
 		return
@@ -82,7 +83,17 @@ func (p *Panel) overview(w http.ResponseWriter, r *http.Request, c *call) {
 		c.failed(w, "Integrations", err)
 		return
 	}
-	c.render(w, "overview", "Overview", "overview", "", d)
+	pg := c.page("Overview", "overview", "", nil)
+	for _, ps := range pg.Projects {
+		var one []listed
+		n, err := c.getPage(apiProject(ps.ID, "/proposals?state=open&limit=1"), &one)
+		d.Open[ps.ID] = strconv.Itoa(n)
+		if err != nil {
+			d.Open[ps.ID] = "?"
+		}
+	}
+	pg.Data = d
+	p.renderPage(w, http.StatusOK, "overview", pg)
 }
 
 // Approval queue.
@@ -262,7 +273,9 @@ type rulesData struct {
 	Snap       *compiler.Snapshot
 	Agents     []agentBudget
 	Sections   []string
+	Values     map[string]string // each section's current value, for its edit form
 	Severities []schema.Severity
+	Vendor     []vendorProfile
 }
 
 func (p *Panel) rules(w http.ResponseWriter, r *http.Request, c *call) {
@@ -275,6 +288,7 @@ func (p *Panel) rules(w http.ResponseWriter, r *http.Request, c *call) {
 	d := rulesData{Status: rules.Status, Snap: rules.Snapshot, Sections: proposals.Sections,
 		Severities: []schema.Severity{schema.Guidance, schema.HardInstruction, schema.Enforcement}}
 	if d.Snap != nil {
+		d.Vendor, d.Values = vendorProfiles(&d.Snap.Document), sectionValues(&d.Snap.Document)
 		for _, f := range d.Snap.Renders {
 			var e renderers.Explanation
 			b := agentBudget{}
@@ -310,11 +324,13 @@ func (p *Panel) agentRender(w http.ResponseWriter, r *http.Request, c *call) {
 	c.render(w, "render", agent+": "+d.Path, "rules", project, d)
 }
 
-// listSections are the sections whose value is a YAML list.
+// textSections are the sections whose value is text; the others take a
+// YAML list.
 var textSections = []string{"project.name", "project.overview"}
 
 // propose opens a proposal from one of the rules page's forms: a new
-// guardrail, a section's new value, or a pattern.
+// guardrail, a section's new value, a pattern, or a vendor suggestion's
+// promotion or dismissal.
 func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 	project := r.PathValue("project")
 	f := r.PostFormValue
@@ -322,14 +338,8 @@ func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 	ch := proposals.Change{Kind: proposals.Kind(f("kind")), Rationale: strings.TrimSpace(f("why"))}
 	switch ch.Kind {
 	case proposals.KindGuardrail:
-		g := &schema.Guardrail{ID: strings.TrimSpace(f("id")), Statement: strings.TrimSpace(f("statement")),
-			Severity: schema.Severity(f("severity")), Rationale: strings.TrimSpace(f("rationale"))}
-		for _, a := range strings.Split(f("applies_to"), ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				g.AppliesTo = append(g.AppliesTo, a)
-			}
-		}
-		ch.Guardrail = g
+		ch.Guardrail = &schema.Guardrail{ID: strings.TrimSpace(f("id")), Statement: strings.TrimSpace(f("statement")),
+			Severity: schema.Severity(f("severity")), Rationale: strings.TrimSpace(f("rationale")), AppliesTo: commaList(f("applies_to"))}
 	case proposals.KindRules:
 		ch.Section = f("section")
 		if slices.Contains(textSections, ch.Section) {
@@ -342,6 +352,11 @@ func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 			}
 			ch.Value = jsonable(v)
 		}
+	case proposals.KindPromote:
+		ch.Promote = &proposals.Promotion{Agent: f("agent"), Suggestion: f("suggestion"), Severity: schema.Severity(f("severity")),
+			AppliesTo: commaList(f("applies_to"))}
+	case proposals.KindVendor:
+		ch.Vendor = &proposals.VendorUpdate{Agent: f("agent"), Dismiss: []string{f("suggestion")}}
 	case proposals.KindPattern:
 		back = projectPath(project, "/patterns")
 		pat := &schema.CustomPattern{Name: strings.TrimSpace(f("name")), Description: strings.TrimSpace(f("description"))}
@@ -350,7 +365,7 @@ func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 		}
 		ch.Pattern = pat
 	default:
-		c.done(w, back, flash{Text: "Propose a guardrail, a section or a pattern."})
+		c.done(w, back, flash{Text: "Propose a guardrail, a section, a pattern, a promotion or a dismissal."})
 		return
 	}
 	var pr proposals.Proposal

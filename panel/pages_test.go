@@ -117,4 +117,11 @@ func TestQueuePages(t *testing.T) {
 	if got := strings.Fields(rows("/ui/queue")); len(got) != 25 || got[0] != "a30" || got[24] != "a6" {
 		t.Errorf("the first page of all: %v", got)
 	}
+	// The Overview counts each project's open proposals, linking to them.
+	ov := b.get("/").body
+	for project, n := range map[string]string{"alpha": "30", "beta": "2"} {
+		if !regexp.MustCompile(`<a href="/ui/queue\?project=` + project + `"[^>]*>` + n + `</a>`).MatchString(ov) {
+			t.Errorf("the Overview does not count %s open proposals of %s", n, project)
+		}
+	}
 }

@@ -28,8 +28,18 @@ var funcs = template.FuncMap{
 		return ago(time.Now().Add(-time.Duration(f * float64(time.Second))))
 	},
 	"difflines": diffLines,
-	"add":       func(a, b int) int { return a + b },
-	"list":      func(s ...string) []string { return s },
+	// upstream is the name of an upstream MCP server's integration
+	// ("upstream:NAME"), "" for any other.
+	"upstream": func(integration string) string {
+		name, ok := strings.CutPrefix(integration, "upstream:")
+		if !ok {
+			return ""
+		}
+		return name
+	},
+	"lookup": func(m map[string]string, k string) string { return m[k] },
+	"add":    func(a, b int) int { return a + b },
+	"list":   func(s ...string) []string { return s },
 	"day": func(s string) string {
 		if len(s) >= 10 {
 			return s[:10]
@@ -95,7 +105,7 @@ func diffLines(diff string) []diffLine {
 // pageNames are the templates in templates/, each a whole page built from
 // the layout's "top" and "bottom".
 var pageNames = []string{"login", "problem", "overview", "queue", "proposal", "rules", "render", "patterns", "reindex",
-	"memory", "purge", "agents", "minted", "audit"}
+	"memory", "purge", "agents", "minted", "audit", "vendorsync"}
 
 func parsePages() map[string]*template.Template {
 	out := map[string]*template.Template{}
