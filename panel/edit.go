@@ -86,6 +86,27 @@ func editGuardrail(src []byte, id string, was, to guardrailFields) ([]byte, erro
 	return whole, nil
 }
 
+// guardrailsOf is each guardrail of the document src as written, by id
+// (nil when src does not parse).
+func guardrailsOf(src []byte) map[string]*guardrailFields {
+	var root yaml.Node
+	if yaml.Unmarshal(src, &root) != nil || len(root.Content) == 0 {
+		return nil
+	}
+	seq, _ := valueOf(root.Content[0], "guardrails")
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := map[string]*guardrailFields{}
+	for _, item := range seq.Content {
+		if id, _ := valueOf(item, "id"); id != nil {
+			f := fieldsOf(item)
+			out[id.Value] = &f
+		}
+	}
+	return out
+}
+
 // valueOf is m[key] and the key after it (nil when last).
 func valueOf(m *yaml.Node, key string) (value, nextKey *yaml.Node) {
 	if m.Kind != yaml.MappingNode {

@@ -276,6 +276,9 @@ type rulesData struct {
 	Values     map[string]string // each section's current value, for its edit form
 	Severities []schema.Severity
 	Vendor     []vendorProfile
+	// Edits are the guardrails as main's bridle.yaml writes them (not as
+	// compiled: the compiler fills defaults), which the edit forms edit.
+	Edits map[string]*guardrailFields
 }
 
 func (p *Panel) rules(w http.ResponseWriter, r *http.Request, c *call) {
@@ -289,6 +292,10 @@ func (p *Panel) rules(w http.ResponseWriter, r *http.Request, c *call) {
 		Severities: []schema.Severity{schema.Guidance, schema.HardInstruction, schema.Enforcement}}
 	if d.Snap != nil {
 		d.Vendor, d.Values = vendorProfiles(&d.Snap.Document), sectionValues(&d.Snap.Document)
+		var src gateway.RulesSource
+		if err := c.get(apiProject(project, "/rules/source"), &src); err == nil {
+			d.Edits = guardrailsOf([]byte(src.Document))
+		}
 		for _, f := range d.Snap.Renders {
 			var e renderers.Explanation
 			b := agentBudget{}

@@ -1,11 +1,13 @@
 package panel_test
 
 import (
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -177,7 +179,15 @@ func TestEditAGuardrail(t *testing.T) {
 	}
 	var before gateway.RulesSource
 	e.api(t, "GET", "/api/v1/projects/alpha/rules/source", nil, &before)
-	was := url.Values{"was_statement": {"Keep each change small enough to review in one sitting."}, "was_severity": {"guidance"}, "was_applies_to": {""}}
+	// What the form says main says, as the browser would send it back.
+	editForm := regexp.MustCompile(`(?s)action="/ui/projects/alpha/guardrails/small-changes/edit">.*?</form>`).FindString(rules.body)
+	was := url.Values{}
+	for _, m := range regexp.MustCompile(`name="(was_[a-z_]+)" value="([^"]*)"`).FindAllStringSubmatch(editForm, -1) {
+		was.Set(m[1], html.UnescapeString(m[2]))
+	}
+	if want := (url.Values{"was_statement": {"Keep each change small enough to review in one sitting."}, "was_severity": {"guidance"}, "was_applies_to": {""}}); !reflect.DeepEqual(was, want) {
+		t.Fatalf("the edit form's record of main: %v, want %v (as bridle.yaml writes it, not as compiled)", was, want)
+	}
 	form := func(statement string) url.Values {
 		f := url.Values{"statement": {statement}, "severity": {"hard-instruction"}, "applies_to": {"claude"}, "why": {"Tests count too."}}
 		for k, v := range was {
