@@ -201,12 +201,6 @@ func requestedPage(r *http.Request) int {
 	return max(page, 1)
 }
 
-// paginate is the page of n items r asks for (?page=), with links that keep
-// r's other query parameters.
-func paginate(r *http.Request, n int) (lo, hi int, pg pager) {
-	return pageOf(r, n, requestedPage(r))
-}
-
 // pageOf is page (clamped to the pages n items fill) of n items, with
 // links to its neighbours that keep r's other query parameters.
 func pageOf(r *http.Request, n, page int) (lo, hi int, pg pager) {
