@@ -3,6 +3,7 @@ package panel
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -152,8 +153,7 @@ func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 			scope = append(scope, ps.ID)
 		}
 	}
-	fetch := func(page int) (items []queueItem, total int) {
-		d.Errors = nil
+	fetch := func(page int) (items []queueItem, total int, errs []string) {
 		aq := url.Values{"state": {d.State}, "order": {"newest"}}
 		if d.Source != "" {
 			aq.Set("source", d.Source)
@@ -171,7 +171,7 @@ func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 			var list []listed
 			n, err := c.getPage(apiProject(id, "/proposals?"+aq.Encode()), &list)
 			if err != nil {
-				d.Errors = append(d.Errors, id+": "+err.Error())
+				errs = append(errs, id+": "+err.Error())
 				continue
 			}
 			total += n
@@ -183,14 +183,21 @@ func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 				items = append(items, queueItem{Project: id, listed: pr, Source: sourceOf(origin, pr.Labels)})
 			}
 		}
-		return items, total
+		return items, total, errs
 	}
 	page := requestedPage(r)
-	items, total := fetch(page)
+	if maxPage := gateway.MaxProposalPage / pageSize; len(scope) > 1 && page > maxPage {
+		// Merging needs each project's newest page×25, and a listing
+		// answers at most MaxProposalPage.
+		page = maxPage
+		d.Errors = append(d.Errors, fmt.Sprintf("Across projects the queue pages back %d proposals; choose a project to page further.", gateway.MaxProposalPage))
+	}
+	items, total, errs := fetch(page)
 	if last := max(1, (total+pageSize-1)/pageSize); page > last {
 		page = last
-		items, total = fetch(page)
+		items, total, errs = fetch(page)
 	}
+	d.Errors = append(d.Errors, errs...)
 	lo, hi, pgr := pageOf(r, total, page)
 	if len(scope) != 1 {
 		slices.SortStableFunc(items, func(a, b queueItem) int { return b.CreatedAt.Compare(a.CreatedAt) })
@@ -753,10 +760,4 @@ func auditRowOf(e audit.Event) auditRow {
 	return row
 }
 
-func asAPIError(err error, target **apiError) bool {
-	ae, ok := err.(*apiError)
-	if ok {
-		*target = ae
-	}
-	return ok
-}
+func asAPIError(err error, target **apiError) bool { return errors.As(err, target) }
