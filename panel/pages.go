@@ -374,7 +374,17 @@ func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 	case proposals.KindPattern:
 		back = projectPath(project, "/patterns")
 		pat := &schema.CustomPattern{Name: strings.TrimSpace(f("name")), Description: strings.TrimSpace(f("description"))}
-		if u := strings.TrimSpace(f("url")); u != "" {
+		if f("edit") == "description" {
+			// A new description of a pattern on main: everything else as
+			// main's bridle.yaml writes it.
+			cur, err := c.patternOnMain(project, pat.Name)
+			if err != nil {
+				c.done(w, back, flash{Text: "Pattern " + pat.Name + " was not edited: " + err.Error()})
+				return
+			}
+			cur.Description, cur.Provenance = pat.Description, schema.Provenance{}
+			pat = &cur
+		} else if u := strings.TrimSpace(f("url")); u != "" {
 			pat.ExampleRepos = []schema.ExampleRepo{{URL: u, ReferenceTag: strings.TrimSpace(f("reference_tag")), ArchTag: strings.TrimSpace(f("arch_tag"))}}
 		}
 		ch.Pattern = pat

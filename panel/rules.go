@@ -108,6 +108,28 @@ func (p *Panel) editGuardrailForm(w http.ResponseWriter, r *http.Request, c *cal
 	c.done(w, back, fl)
 }
 
+// patternOnMain is custom pattern name as main's bridle.yaml writes it.
+func (c *call) patternOnMain(project, name string) (schema.CustomPattern, error) {
+	var src gateway.RulesSource
+	if err := c.get(apiProject(project, "/rules/source"), &src); err != nil {
+		return schema.CustomPattern{}, err
+	}
+	var doc struct {
+		Patterns struct {
+			Custom []schema.CustomPattern `yaml:"custom"`
+		} `yaml:"patterns"`
+	}
+	if err := yaml.Unmarshal([]byte(src.Document), &doc); err != nil {
+		return schema.CustomPattern{}, fmt.Errorf("main's bridle.yaml does not parse: %w", err)
+	}
+	for _, p := range doc.Patterns.Custom {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return schema.CustomPattern{}, fmt.Errorf("no pattern %q on main", name)
+}
+
 // vendorSyncData is what a vendor sync did, per profile.
 type vendorSyncData struct {
 	Results []vendorsync.Result

@@ -354,3 +354,29 @@ func TestHostileKanboardTextRendersInert(t *testing.T) {
 		t.Errorf("the audit page lacks the Kanboard writes:\n%s", a.body)
 	}
 }
+
+// A pattern's description is edited on the Patterns page; its example
+// repositories stay as main has them.
+func TestEditAPatternsDescription(t *testing.T) {
+	e := start(t, []string{"alpha"})
+	addPattern(t, e, "alpha", "layered", writeExample(t, e, "layered", 2))
+	b := e.browser(t)
+	b.login()
+	if p := b.get("/ui/projects/alpha/patterns"); !strings.Contains(p.body, `id="edit-pattern-layered"`) {
+		t.Fatalf("no edit for the pattern:\n%s", p.body)
+	}
+	const desc = "Handlers decode; services decide; stores persist."
+	p := b.follow("/ui/projects/alpha/propose", url.Values{"kind": {"pattern"}, "edit": {"description"}, "name": {"layered"}, "description": {desc}, "why": {"Shorter."}})
+	if !strings.Contains(p.body, "Opened proposal #2") {
+		t.Fatalf("edit: %s", p.body)
+	}
+	var v gateway.ProposalView
+	e.api(t, "GET", "/api/v1/projects/alpha/proposals/2", nil, &v)
+	pat := v.Recorded.Pattern
+	if pat == nil || pat.Description != desc || len(pat.ExampleRepos) != 1 || pat.ExampleRepos[0].ReferenceTag != "layered-1" || pat.ExampleRepos[0].ArchTag != "layered" {
+		t.Errorf("the edit recorded: %+v", v.Recorded)
+	}
+	if nope := b.follow("/ui/projects/alpha/propose", url.Values{"kind": {"pattern"}, "edit": {"description"}, "name": {"nope"}, "description": {desc}}); !strings.Contains(nope.body, `was not edited: no pattern`) {
+		t.Errorf("editing no pattern: %s", nope.body)
+	}
+}
