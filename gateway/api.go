@@ -95,8 +95,9 @@ func (s *Server) routes() []route {
 		{Method: "GET", Path: "/api/v1/projects/{project}/rules", Summary: "The served rules: status and compiled snapshot", Out: Rules{}, handle: s.project(s.getRules)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}/explain", Summary: "What one agent receives: sections, guardrails per tier, size, permissions, what its harness enforces", Out: renderers.Explanation{}, handle: s.project(s.explain)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Summary: "Proposals (open by default)", Query: []string{"state"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/proposals", Summary: "Propose a change to the rules as the admin (a guardrail, a section, a pattern, a promotion or an edit): a proposal, never a direct write", In: ProposeRequest{}, Out: proposals.Proposal{}, Code: http.StatusCreated, handle: s.project(s.propose)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/source", Summary: "Main's bridle.yaml as written (comments and all) and its commit: what an edit is made from", Out: RulesSource{}, handle: s.project(s.rulesSource)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Summary: "Proposals (open by default), filtered by source (agent, vendor, user) and text (q, in title and author), in number order or newest first (order=newest), paged with limit and offset; X-Total-Count is the number before paging", Query: []string{"state", "source", "q", "order", "limit", "offset"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals", Summary: "Propose a change to the rules as the admin (a guardrail, a section, a pattern, a promotion, dismissing vendor suggestions or an edit): a proposal, never a direct write", In: ProposeRequest{}, Out: proposals.Proposal{}, Code: http.StatusCreated, handle: s.project(s.propose)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
@@ -421,11 +422,40 @@ func (s *Server) service(p *Project) (proposals.Service, error) {
 	return proposals.Service{Backend: b, Version: s.opts.Version, Redactor: s.red}, nil
 }
 
+// MaxProposalPage is the most proposals one listing with a limit returns.
+const MaxProposalPage = 1000
+
+// listProposals lists a project's proposals: ?state (open), source, q,
+// order (number or newest), limit and offset. Without a limit it answers
+// every match, as it always has; X-Total-Count is the number of matches
+// before paging either way.
 func (s *Server) listProposals(w http.ResponseWriter, r *http.Request, p *Project) {
-	state := proposals.State(cmp.Or(r.URL.Query().Get("state"), "open"))
+	q := r.URL.Query()
+	state := proposals.State(cmp.Or(q.Get("state"), "open"))
 	if !slices.Contains([]proposals.State{proposals.Open, proposals.Merged, proposals.Closed, proposals.All}, state) {
 		s.fail(w, fmt.Errorf("%w: state is open, merged, closed or all", errBadRequest))
 		return
+	}
+	source, text, order := q.Get("source"), strings.ToLower(strings.TrimSpace(q.Get("q"))), cmp.Or(q.Get("order"), "number")
+	if source != "" && !slices.Contains([]string{"agent", "vendor", "user"}, source) {
+		s.fail(w, fmt.Errorf("%w: source is agent, vendor or user", errBadRequest))
+		return
+	}
+	if order != "number" && order != "newest" {
+		s.fail(w, fmt.Errorf("%w: order is number or newest", errBadRequest))
+		return
+	}
+	limit, err := limitOf(q.Get("limit"), 0, MaxProposalPage)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	offset := 0
+	if v := q.Get("offset"); v != "" {
+		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
+			s.fail(w, fmt.Errorf("%w: offset is a number from 0", errBadRequest))
+			return
+		}
 	}
 	svc, err := s.service(p)
 	if err != nil {
@@ -438,10 +468,65 @@ func (s *Server) listProposals(w http.ResponseWriter, r *http.Request, p *Projec
 		s.fail(w, err)
 		return
 	}
+	if source != "" || text != "" {
+		list = slices.DeleteFunc(list, func(pr proposals.Proposal) bool {
+			return source != "" && ProposalSource(pr) != source ||
+				text != "" && !strings.Contains(strings.ToLower(pr.Title+" "+pr.Author), text)
+		})
+	}
+	if order == "newest" {
+		slices.SortStableFunc(list, func(a, b proposals.Proposal) int {
+			return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), b.Number-a.Number)
+		})
+	}
+	w.Header().Set("X-Total-Count", strconv.Itoa(len(list)))
+	list = list[min(offset, len(list)):]
+	if limit > 0 {
+		list = list[:min(limit, len(list))]
+	}
 	if list == nil {
 		list = []proposals.Proposal{}
 	}
 	s.ok(w, http.StatusOK, list)
+}
+
+// ProposalSource is who made a proposal: agent, vendor or user, from its
+// recorded origin, else from its labels (source/agent, …).
+func ProposalSource(pr proposals.Proposal) string {
+	if pr.Draft != nil && pr.Draft.Origin.Source != "" {
+		return string(pr.Draft.Origin.Source)
+	}
+	for _, src := range []string{"agent", "vendor", "user"} {
+		for _, l := range pr.Labels {
+			if strings.Contains(l, src) {
+				return src
+			}
+		}
+	}
+	return "user"
+}
+
+// RulesSource is main's rules document as written, and the commit it is
+// read at: what the panel's edit forms edit.
+type RulesSource struct {
+	Path     string `json:"path"` // the rules file in its repository
+	Commit   string `json:"commit"`
+	Document string `json:"document"`
+}
+
+func (s *Server) rulesSource(w http.ResponseWriter, r *http.Request, p *Project) {
+	svc, err := s.service(p)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	doc, commit, err := svc.Backend.Main(r.Context())
+	if err != nil {
+		s.backendFailed(p, "proposals")
+		s.fail(w, fmt.Errorf("%w: main's rules: %w", proposals.ErrUnavailable, err))
+		return
+	}
+	s.ok(w, http.StatusOK, RulesSource{Path: "bridle.yaml", Commit: commit, Document: string(doc)})
 }
 
 // ProposalView is a proposal with what approving it merges: the change its
@@ -520,8 +605,10 @@ type ProposeRequest struct {
 	Change proposals.Change `json:"change"`
 }
 
-// proposeKinds are the kinds of change the admin may propose.
-var proposeKinds = []proposals.Kind{proposals.KindGuardrail, proposals.KindRules, proposals.KindPattern, proposals.KindPromote, proposals.KindEdit}
+// proposeKinds are the kinds of change the admin may propose. A vendor
+// change from the admin only dismisses suggestions: what a vendor
+// suggests, or withdrew, is the vendor sync's to say.
+var proposeKinds = []proposals.Kind{proposals.KindGuardrail, proposals.KindRules, proposals.KindPattern, proposals.KindPromote, proposals.KindVendor, proposals.KindEdit}
 
 func (s *Server) propose(w http.ResponseWriter, r *http.Request, p *Project) {
 	var in ProposeRequest
@@ -530,7 +617,11 @@ func (s *Server) propose(w http.ResponseWriter, r *http.Request, p *Project) {
 		return
 	}
 	if !slices.Contains(proposeKinds, in.Change.Kind) {
-		s.fail(w, fmt.Errorf("%w: change.kind is one of guardrail, rules, pattern, promote or edit", errBadRequest))
+		s.fail(w, fmt.Errorf("%w: change.kind is one of guardrail, rules, pattern, promote, vendor (dismiss) or edit", errBadRequest))
+		return
+	}
+	if v := in.Change.Vendor; in.Change.Kind == proposals.KindVendor && (v == nil || len(v.Add)+len(v.Withdraw) > 0 || len(v.Dismiss) == 0) {
+		s.fail(w, fmt.Errorf("%w: a vendor change from the admin dismisses suggestions (vendor.dismiss); new and withdrawn ones come from the vendor sync", errBadRequest))
 		return
 	}
 	if strings.TrimSpace(s.cfg.Admin.Name) == "" {

@@ -158,6 +158,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.origins = http.NewCrossOriginProtection()
+	s.origins.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		refusal(w, "forbidden: a cross-origin request (another site's page or form)", http.StatusForbidden)
+	}))
 	for _, o := range cfg.AllowedOrigins {
 		if err := s.origins.AddTrustedOrigin(o); err != nil {
 			return nil, fmt.Errorf("%w: allowed_origins: %w", ErrConfig, err)
@@ -212,11 +215,30 @@ func (s *Server) adminAPI() http.Handler { return s.track(s.adminAuth(s.api())) 
 func (s *Server) hostCheck(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && loopback(local.String()) && !loopback(r.Host) {
-			http.Error(w, "forbidden: this server answers only to a loopback host name", http.StatusForbidden)
+			refusal(w, "forbidden: this server answers only to a loopback host name", http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// RefusalCSP is the Content-Security-Policy of the gateway's own
+// refusals (the host check's, the cross-origin protection's): plain text
+// that needs nothing, so it may load, run, frame and post nothing. A
+// refusal on a panel path is thus no weaker than the panel's own pages.
+const RefusalCSP = "default-src 'none'; script-src 'none'; style-src 'none'; img-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'"
+
+// refusal answers a refusal as plain text with the security headers a
+// browser may meet it under: no script, no sniffing, no framing, no
+// referrer.
+func refusal(w http.ResponseWriter, msg string, code int) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", RefusalCSP)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	http.Error(w, msg, code)
 }
 
 // loopback reports whether hostport names this machine's loopback.
@@ -342,14 +364,14 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, endpoint string)
 	ip := limitKey(r)
 	if wait := s.limiter.blocked(ip); wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
-		http.Error(w, "too many failed attempts; try again later", http.StatusTooManyRequests)
+		refusal(w, "too many failed attempts; try again later", http.StatusTooManyRequests)
 		return
 	}
 	if r.Method != http.MethodOptions {
 		s.limiter.fail(ip)
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="bridle"`)
-	http.Error(w, "unauthorized", http.StatusUnauthorized)
+	refusal(w, "unauthorized", http.StatusUnauthorized)
 }
 
 // openSessions is every open session, by project and id (the session

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/screenshots/*.png from the screenshot test")
@@ -231,5 +234,50 @@ func TestReindexInTheBrowser(t *testing.T) {
 	must(t, ctx, "back to patterns", chromedp.Navigate(e.url+"/ui/projects/alpha/patterns"), chromedp.WaitVisible(chromedp.CSS("table")))
 	if row := text(t, ctx, "table"); strings.Contains(row, "never") {
 		t.Errorf("the example is still never indexed:\n%s", row)
+	}
+}
+
+// Editing a guardrail and promoting a vendor suggestion in the browser:
+// each form unfolds from its row (no script: <details>), and submitting it
+// lands on the proposal it opened, which records what was typed.
+func TestEditAndPromoteInTheBrowser(t *testing.T) {
+	ctx := newChrome(t)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	e := start(t, nil, withRules("alpha", vendorRules(t, "alpha", "https://docs.example/guide.md")))
+	signIn(t, ctx, e, "/ui/projects/alpha/rules", "table.rules")
+	const statement = "Keep each change small enough to review in one sitting, tests included."
+	must(t, ctx, "unfold the edit of small-changes",
+		chromedp.Click(chromedp.CSS("#edit-small-changes")),
+		chromedp.WaitVisible(chromedp.CSS("#e-st-small-changes")))
+	must(t, ctx, "edit small-changes",
+		chromedp.SetValue(chromedp.CSS("#e-st-small-changes"), statement),
+		chromedp.SetValue(chromedp.CSS("#e-sev-small-changes"), "hard-instruction"),
+		chromedp.SendKeys(chromedp.CSS("#e-why-small-changes"), "Tests are part of the change."),
+		chromedp.Click(chromedp.CSS(`form[action$="/guardrails/small-changes/edit"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(".flash[role=status]")))
+	if f := text(t, ctx, ".flash[role=status]"); !strings.Contains(f, "Opened proposal #1 to edit guardrail small-changes") {
+		t.Fatalf("after the edit: %q", f)
+	}
+	if body := text(t, ctx, "main"); !strings.Contains(body, statement) || !strings.Contains(body, "Tests are part of the change.") {
+		t.Errorf("the edit's proposal page lacks the edit or its rationale:\n%s", body)
+	}
+
+	must(t, ctx, "promote read-before-edit",
+		chromedp.Navigate(e.url+"/ui/projects/alpha/rules#vendor"),
+		chromedp.Click(chromedp.CSS("#promote-claude-read-before-edit")),
+		chromedp.WaitVisible(chromedp.CSS("#p-sev-claude-read-before-edit")),
+		chromedp.SetValue(chromedp.CSS("#p-sev-claude-read-before-edit"), "enforcement"),
+		chromedp.Clear(chromedp.CSS("#p-ap-claude-read-before-edit")),
+		chromedp.SendKeys(chromedp.CSS("#p-ap-claude-read-before-edit"), "claude, codex"),
+		chromedp.Click(chromedp.CSS("#p-go-claude-read-before-edit")),
+		chromedp.WaitVisible(chromedp.CSS(".flash[role=status]")))
+	if f := text(t, ctx, ".flash[role=status]"); !strings.Contains(f, "Opened proposal #2") {
+		t.Fatalf("after the promotion: %q", f)
+	}
+	var v gateway.ProposalView
+	e.api(t, "GET", "/api/v1/projects/alpha/proposals/2", nil, &v)
+	if p := v.Recorded.Promote; p == nil || p.Severity != schema.Enforcement || strings.Join(p.AppliesTo, ",") != "claude,codex" {
+		t.Errorf("the promotion recorded: %+v", v.Recorded)
 	}
 }

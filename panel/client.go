@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/bridle-dev/bridle/gateway"
 )
@@ -61,9 +62,15 @@ func (c *call) request(method, path string, in any) (*http.Request, error) {
 
 // do calls the admin API in process; a 2xx answer's JSON goes into out.
 func (c *call) do(method, path string, in, out any) error {
+	_, err := c.exchange(method, path, in, out)
+	return err
+}
+
+// exchange is do, answering the API's response headers too.
+func (c *call) exchange(method, path string, in, out any) (http.Header, error) {
 	req, err := c.request(method, path, in)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rec := &recorder{header: http.Header{}, code: http.StatusOK}
 	c.p.api.ServeHTTP(rec, req)
@@ -72,17 +79,31 @@ func (c *call) do(method, path string, in, out any) error {
 		if json.Unmarshal(rec.body.Bytes(), &e.API) != nil {
 			e.API.Error = string(bytes.TrimSpace(rec.body.Bytes()))
 		}
-		return e
+		return rec.header, e
 	}
 	if out != nil {
 		if err := json.Unmarshal(rec.body.Bytes(), out); err != nil {
-			return fmt.Errorf("panel: %s %s: the answer is not the JSON expected: %w", method, path, err)
+			return rec.header, fmt.Errorf("panel: %s %s: the answer is not the JSON expected: %w", method, path, err)
 		}
 	}
-	return nil
+	return rec.header, nil
 }
 
 func (c *call) get(path string, out any) error { return c.do(http.MethodGet, path, nil, out) }
+
+// getPage is a paged listing's GET: out gets the page, total the API's
+// X-Total-Count (the matches before paging).
+func (c *call) getPage(path string, out any) (total int, err error) {
+	h, err := c.exchange(http.MethodGet, path, nil, out)
+	if err != nil {
+		return 0, err
+	}
+	total, err = strconv.Atoi(h.Get("X-Total-Count"))
+	if err != nil {
+		return 0, fmt.Errorf("panel: GET %s: the answer has no X-Total-Count: %w", path, err)
+	}
+	return total, nil
+}
 
 // stream calls an NDJSON endpoint and hands each line to line as the API
 // writes it (the API runs on its own goroutine, writing into a pipe).

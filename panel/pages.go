@@ -3,6 +3,7 @@ package panel
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -70,10 +71,11 @@ func (c *call) action(project, method, path string, in, out any) (f flash, err e
 type overviewData struct {
 	Sessions     []gateway.Session
 	Integrations []gateway.BackendStatus
+	Open         map[string]string // open proposals per project ("?" when the API could not say)
 }
 
 func (p *Panel) overview(w http.ResponseWriter, r *http.Request, c *call) {
-	var d overviewData
+	d := overviewData{Open: map[string]string{}}
 	if err := c.get("/api/v1/sessions", &d.Sessions); err != nil {
 		c.failed(w, "Sessions", err)
 		return
@@ -82,7 +84,17 @@ func (p *Panel) overview(w http.ResponseWriter, r *http.Request, c *call) {
 		c.failed(w, "Integrations", err)
 		return
 	}
-	c.render(w, "overview", "Overview", "overview", "", d)
+	pg := c.page("Overview", "overview", "", nil)
+	for _, ps := range pg.Projects {
+		var one []listed
+		n, err := c.getPage(apiProject(ps.ID, "/proposals?state=open&limit=1"), &one)
+		d.Open[ps.ID] = strconv.Itoa(n)
+		if err != nil {
+			d.Open[ps.ID] = "?"
+		}
+	}
+	pg.Data = d
+	p.renderPage(w, http.StatusOK, "overview", pg)
 }
 
 // Approval queue.
@@ -117,52 +129,81 @@ type queueData struct {
 	Errors                    []string
 }
 
-// sourceOf is who made a proposal: its recorded origin, else its labels.
+// sourceOf is who made a proposal: its recorded origin, else its labels
+// (as the API's filter decides it: gateway.ProposalSource).
 func sourceOf(origin *proposals.Origin, labels []string) string {
-	if origin != nil && origin.Source != "" {
-		return string(origin.Source)
+	pr := proposals.Proposal{Labels: labels}
+	if origin != nil {
+		pr.Draft = &proposals.Draft{Origin: *origin}
 	}
-	for _, s := range []string{"agent", "vendor", "user"} {
-		for _, l := range labels {
-			if strings.Contains(l, s) {
-				return s
-			}
-		}
-	}
-	return "user"
+	return gateway.ProposalSource(pr)
 }
 
+// queue asks the API for one page: the API filters, orders newest first
+// and pages each project's proposals. Over several projects it asks each
+// for the newest page×25 and merges them (a page of the merge is within
+// those); over one it asks for the page itself.
 func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 	q := r.URL.Query()
 	d := queueData{Project: q.Get("project"), Source: q.Get("source"), Q: strings.TrimSpace(q.Get("q")), State: cmp.Or(q.Get("state"), "open")}
 	pg := c.page("Approval queue", "queue", "", nil)
+	var scope []string
 	for _, ps := range pg.Projects {
-		if d.Project != "" && ps.ID != d.Project {
-			continue
-		}
-		var list []listed
-		if err := c.get(apiProject(ps.ID, "/proposals?state="+url.QueryEscape(d.State)), &list); err != nil {
-			d.Errors = append(d.Errors, ps.ID+": "+err.Error())
-			continue
-		}
-		for _, pr := range list {
-			var origin *proposals.Origin
-			if pr.Draft != nil {
-				origin = &pr.Draft.Origin
-			}
-			it := queueItem{Project: ps.ID, listed: pr, Source: sourceOf(origin, pr.Labels)}
-			if d.Source != "" && it.Source != d.Source {
-				continue
-			}
-			if d.Q != "" && !strings.Contains(strings.ToLower(pr.Title+" "+pr.Author), strings.ToLower(d.Q)) {
-				continue
-			}
-			d.Items = append(d.Items, it)
+		if d.Project == "" || ps.ID == d.Project {
+			scope = append(scope, ps.ID)
 		}
 	}
-	slices.SortStableFunc(d.Items, func(a, b queueItem) int { return b.CreatedAt.Compare(a.CreatedAt) })
-	lo, hi, pgr := paginate(r, len(d.Items))
-	d.Items, d.Pager = d.Items[lo:hi], pgr
+	fetch := func(page int) (items []queueItem, total int, errs []string) {
+		aq := url.Values{"state": {d.State}, "order": {"newest"}}
+		if d.Source != "" {
+			aq.Set("source", d.Source)
+		}
+		if d.Q != "" {
+			aq.Set("q", d.Q)
+		}
+		if len(scope) == 1 {
+			aq.Set("limit", strconv.Itoa(pageSize))
+			aq.Set("offset", strconv.Itoa((page-1)*pageSize))
+		} else {
+			aq.Set("limit", strconv.Itoa(min(page*pageSize, gateway.MaxProposalPage)))
+		}
+		for _, id := range scope {
+			var list []listed
+			n, err := c.getPage(apiProject(id, "/proposals?"+aq.Encode()), &list)
+			if err != nil {
+				errs = append(errs, id+": "+err.Error())
+				continue
+			}
+			total += n
+			for _, pr := range list {
+				var origin *proposals.Origin
+				if pr.Draft != nil {
+					origin = &pr.Draft.Origin
+				}
+				items = append(items, queueItem{Project: id, listed: pr, Source: sourceOf(origin, pr.Labels)})
+			}
+		}
+		return items, total, errs
+	}
+	page := requestedPage(r)
+	if maxPage := gateway.MaxProposalPage / pageSize; len(scope) > 1 && page > maxPage {
+		// Merging needs each project's newest page×25, and a listing
+		// answers at most MaxProposalPage.
+		page = maxPage
+		d.Errors = append(d.Errors, fmt.Sprintf("Across projects the queue pages back %d proposals; choose a project to page further.", gateway.MaxProposalPage))
+	}
+	items, total, errs := fetch(page)
+	if last := max(1, (total+pageSize-1)/pageSize); page > last {
+		page = last
+		items, total, errs = fetch(page)
+	}
+	d.Errors = append(d.Errors, errs...)
+	lo, hi, pgr := pageOf(r, total, page)
+	if len(scope) != 1 {
+		slices.SortStableFunc(items, func(a, b queueItem) int { return b.CreatedAt.Compare(a.CreatedAt) })
+		items = items[min(lo, len(items)):min(hi, len(items))]
+	}
+	d.Items, d.Pager = items, pgr
 	pg.Data = d
 	p.renderPage(w, http.StatusOK, "queue", pg)
 }
@@ -239,7 +280,12 @@ type rulesData struct {
 	Snap       *compiler.Snapshot
 	Agents     []agentBudget
 	Sections   []string
+	Values     map[string]string // each section's current value, for its edit form
 	Severities []schema.Severity
+	Vendor     []vendorProfile
+	// Edits are the guardrails as main's bridle.yaml writes them (not as
+	// compiled: the compiler fills defaults), which the edit forms edit.
+	Edits map[string]*guardrailFields
 }
 
 func (p *Panel) rules(w http.ResponseWriter, r *http.Request, c *call) {
@@ -252,6 +298,11 @@ func (p *Panel) rules(w http.ResponseWriter, r *http.Request, c *call) {
 	d := rulesData{Status: rules.Status, Snap: rules.Snapshot, Sections: proposals.Sections,
 		Severities: []schema.Severity{schema.Guidance, schema.HardInstruction, schema.Enforcement}}
 	if d.Snap != nil {
+		d.Vendor, d.Values = vendorProfiles(&d.Snap.Document), sectionValues(&d.Snap.Document)
+		var src gateway.RulesSource
+		if err := c.get(apiProject(project, "/rules/source"), &src); err == nil {
+			d.Edits = guardrailsOf([]byte(src.Document))
+		}
 		for _, f := range d.Snap.Renders {
 			var e renderers.Explanation
 			b := agentBudget{}
@@ -287,11 +338,13 @@ func (p *Panel) agentRender(w http.ResponseWriter, r *http.Request, c *call) {
 	c.render(w, "render", agent+": "+d.Path, "rules", project, d)
 }
 
-// listSections are the sections whose value is a YAML list.
+// textSections are the sections whose value is text; the others take a
+// YAML list.
 var textSections = []string{"project.name", "project.overview"}
 
 // propose opens a proposal from one of the rules page's forms: a new
-// guardrail, a section's new value, or a pattern.
+// guardrail, a section's new value, a pattern, or a vendor suggestion's
+// promotion or dismissal.
 func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 	project := r.PathValue("project")
 	f := r.PostFormValue
@@ -299,14 +352,8 @@ func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 	ch := proposals.Change{Kind: proposals.Kind(f("kind")), Rationale: strings.TrimSpace(f("why"))}
 	switch ch.Kind {
 	case proposals.KindGuardrail:
-		g := &schema.Guardrail{ID: strings.TrimSpace(f("id")), Statement: strings.TrimSpace(f("statement")),
-			Severity: schema.Severity(f("severity")), Rationale: strings.TrimSpace(f("rationale"))}
-		for _, a := range strings.Split(f("applies_to"), ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				g.AppliesTo = append(g.AppliesTo, a)
-			}
-		}
-		ch.Guardrail = g
+		ch.Guardrail = &schema.Guardrail{ID: strings.TrimSpace(f("id")), Statement: strings.TrimSpace(f("statement")),
+			Severity: schema.Severity(f("severity")), Rationale: strings.TrimSpace(f("rationale")), AppliesTo: commaList(f("applies_to"))}
 	case proposals.KindRules:
 		ch.Section = f("section")
 		if slices.Contains(textSections, ch.Section) {
@@ -319,15 +366,30 @@ func (p *Panel) propose(w http.ResponseWriter, r *http.Request, c *call) {
 			}
 			ch.Value = jsonable(v)
 		}
+	case proposals.KindPromote:
+		ch.Promote = &proposals.Promotion{Agent: f("agent"), Suggestion: f("suggestion"), Severity: schema.Severity(f("severity")),
+			AppliesTo: commaList(f("applies_to"))}
+	case proposals.KindVendor:
+		ch.Vendor = &proposals.VendorUpdate{Agent: f("agent"), Dismiss: []string{f("suggestion")}}
 	case proposals.KindPattern:
 		back = projectPath(project, "/patterns")
 		pat := &schema.CustomPattern{Name: strings.TrimSpace(f("name")), Description: strings.TrimSpace(f("description"))}
-		if u := strings.TrimSpace(f("url")); u != "" {
+		if f("edit") == "description" {
+			// A new description of a pattern on main: everything else as
+			// main's bridle.yaml writes it.
+			cur, err := c.patternOnMain(project, pat.Name)
+			if err != nil {
+				c.done(w, back, flash{Text: "Pattern " + pat.Name + " was not edited: " + err.Error()})
+				return
+			}
+			cur.Description, cur.Provenance = pat.Description, schema.Provenance{}
+			pat = &cur
+		} else if u := strings.TrimSpace(f("url")); u != "" {
 			pat.ExampleRepos = []schema.ExampleRepo{{URL: u, ReferenceTag: strings.TrimSpace(f("reference_tag")), ArchTag: strings.TrimSpace(f("arch_tag"))}}
 		}
 		ch.Pattern = pat
 	default:
-		c.done(w, back, flash{Text: "Propose a guardrail, a section or a pattern."})
+		c.done(w, back, flash{Text: "Propose a guardrail, a section, a pattern, a promotion or a dismissal."})
 		return
 	}
 	var pr proposals.Proposal
@@ -708,10 +770,4 @@ func auditRowOf(e audit.Event) auditRow {
 	return row
 }
 
-func asAPIError(err error, target **apiError) bool {
-	ae, ok := err.(*apiError)
-	if ok {
-		*target = ae
-	}
-	return ok
-}
+func asAPIError(err error, target **apiError) bool { return errors.As(err, target) }

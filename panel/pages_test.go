@@ -1,10 +1,20 @@
 package panel_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // pagesOf is every page of a signed-in admin for project.
@@ -41,4 +51,77 @@ func TestEveryPageRenders(t *testing.T) {
 		t.Errorf("an unknown page: %d", p.code)
 	}
 	_ = url.Values{}
+}
+
+// copyProposals makes n-1 copies of project's proposal #1 (numbers 2…n),
+// each created a minute after the one before: the local backend lists them
+// as it lists any.
+func copyProposals(t testing.TB, e *env, project string, n int, created time.Time) {
+	t.Helper()
+	var ps gateway.ProjectStatus
+	e.api(t, "GET", "/api/v1/projects/"+project, nil, &ps)
+	dir := filepath.Join(ps.Source, ".git", "bridle", "proposals")
+	rec, err := os.ReadFile(filepath.Join(dir, "1.json"))
+	if err != nil {
+		t.Fatalf("the local proposal record: %v", err)
+	}
+	for i := 1; i <= n; i++ {
+		var m map[string]any
+		json.Unmarshal(rec, &m)
+		m["number"], m["created_at"] = i, created.Add(time.Duration(i)*time.Minute)
+		out, _ := json.Marshal(m)
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", i)), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The queue shows one page, newest first, of one project or of all merged.
+func TestQueuePages(t *testing.T) {
+	e := start(t, []string{"alpha", "beta"})
+	for _, p := range []string{"alpha", "beta"} {
+		if code := e.api(t, "POST", "/api/v1/projects/"+p+"/proposals", gateway.ProposeRequest{Change: proposals.Change{Kind: proposals.KindGuardrail,
+			Guardrail: &schema.Guardrail{ID: "paged-rule", Statement: "Page long lists.", Severity: schema.Guidance}, Rationale: "Speed."}}, nil); code != 201 {
+			t.Fatalf("propose in %s: %d", p, code)
+		}
+	}
+	t0 := time.Now().Add(-time.Hour)
+	copyProposals(t, e, "alpha", 30, t0)                   // alpha's at t0+1…30 min
+	copyProposals(t, e, "beta", 2, t0.Add(90*time.Second)) // beta's at t0+2.5 and 3.5 min
+	b := e.browser(t)
+	b.login()
+	row := regexp.MustCompile(`href="/ui/projects/([a-z]+)/proposals/(\d+)">\d+</a>`)
+	rows := func(path string) string {
+		t.Helper()
+		p := b.get(path)
+		if p.code != 200 {
+			t.Fatalf("GET %s: %d", path, p.code)
+		}
+		var out []string
+		for _, m := range row.FindAllStringSubmatch(p.body, -1) {
+			out = append(out, m[1][:1]+m[2])
+		}
+		return strings.Join(out, " ")
+	}
+	for path, want := range map[string]string{
+		"/ui/queue?project=alpha&page=2":  "a5 a4 a3 a2 a1",
+		"/ui/queue?project=alpha&page=99": "a5 a4 a3 a2 a1",
+		"/ui/queue?page=2":                "a5 a4 b2 a3 b1 a2 a1",
+		"/ui/queue?project=beta":          "b2 b1",
+		"/ui/queue?project=alpha&q=nope":  "",
+	} {
+		if got := rows(path); got != want {
+			t.Errorf("GET %s: %q, want %q", path, got, want)
+		}
+	}
+	if got := strings.Fields(rows("/ui/queue")); len(got) != 25 || got[0] != "a30" || got[24] != "a6" {
+		t.Errorf("the first page of all: %v", got)
+	}
+	// The Overview counts each project's open proposals, linking to them.
+	ov := b.get("/").body
+	for project, n := range map[string]string{"alpha": "30", "beta": "2"} {
+		if !regexp.MustCompile(`<a href="/ui/queue\?project=` + project + `"[^>]*>` + n + `</a>`).MatchString(ov) {
+			t.Errorf("the Overview does not count %s open proposals of %s", n, project)
+		}
+	}
 }

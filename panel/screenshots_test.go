@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +15,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/internal/upstreamtest"
 	"github.com/bridle-dev/bridle/proposals"
 )
 
@@ -56,8 +60,27 @@ func TestScreenshots(t *testing.T) {
 	ctx := newChrome(t)
 	examples := t.TempDir()
 	local := filepath.Join(examples, "payouts-api")
+	// Gitea's MCP server behind Bridle (the fake upstream, over HTTP).
+	fake := upstreamtest.NewServer()
+	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return fake }, nil))
+	t.Cleanup(up.Close) // after the gateway's stop
 	e := start(t, []string{"web-console"}, withRules("runic-gateway", exampleRules(t, local)),
-		func(_ *gateway.Config, o *gateway.Options) { o.Examples.Root = examples })
+		func(c *gateway.Config, o *gateway.Options) {
+			o.Examples.Root = examples
+			pc := c.Projects["runic-gateway"]
+			pc.Upstreams = map[string]gateway.UpstreamConfig{"gitea": {URL: up.URL}}
+			c.Projects["runic-gateway"] = pc
+		})
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		var bs []gateway.BackendStatus
+		e.api(t, "GET", "/api/v1/integrations", nil, &bs)
+		if slices.ContainsFunc(bs, func(s gateway.BackendStatus) bool { return s.Name == "upstream:gitea" && s.Up }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream never came up: %+v", bs)
+		}
+	}
 	e.examples = examples
 	writeExample(t, e, "payouts-api", 30)
 	os.MkdirAll(filepath.Join(local, "internal", "handler"), 0o755)
@@ -123,6 +146,21 @@ func TestScreenshots(t *testing.T) {
 	}
 	desktop("")
 	shot("render", "/ui/projects/"+p+"/rules/claude", "pre.render")
+	// A guardrail's edit unfolded, and the vendor suggestions with one
+	// suggestion's promotion unfolded.
+	must(t, ctx, "unfold an edit", chromedp.Navigate(e.url+"/ui/projects/"+p+"/rules"), chromedp.Click(chromedp.CSS("#edit-no-secret-access")),
+		chromedp.WaitVisible(chromedp.CSS("#e-st-no-secret-access")), chromedp.Click(chromedp.CSS("#promote-kimi-run-tests-before-done")),
+		chromedp.WaitVisible(chromedp.CSS("#p-sev-kimi-run-tests-before-done")))
+	// The clicks scrolled the page, and the sticky bar would be drawn where
+	// they left it: back to the top (DevTools' own script, not the page's).
+	if _, err := chromedp.Run(ctx, chromedp.EvaluateAsDevTools[bool]("window.scrollTo(0, 0), true")); err != nil {
+		t.Fatalf("scroll to the top: %v", err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot rules-edit: %v", err)
+	}
+	shots["rules-edit"] = png
 	shot("patterns", "/ui/projects/"+p+"/patterns", "table")
 	shot("agents", "/ui/projects/"+p+"/agents", "table")
 	shot("empty-queue", "/ui/queue?project=web-console", ".empty")

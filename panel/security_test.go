@@ -161,6 +161,31 @@ func TestEveryResponseHasTheCSP(t *testing.T) {
 	for _, path := range pagesOf("alpha") {
 		check(path, b.get(path))
 	}
+	// The gateway's own refusals on panel paths, before the panel sees the
+	// request: plain text, under an even stricter policy.
+	for name, set := range map[string]func(*http.Request){
+		"a DNS-rebinding host": func(r *http.Request) { r.Host = "evil.example" },
+		"another site's form": func(r *http.Request) {
+			r.Header.Set("Sec-Fetch-Site", "cross-site")
+			r.Header.Set("Origin", "https://evil.example")
+		},
+	} {
+		for _, path := range []string{"/", "/login", "/ui/projects/alpha/agents"} {
+			req, _ := http.NewRequest("POST", e.url+path, strings.NewReader("agent=codex"))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			set(req)
+			resp, err := b.c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			h := resp.Header
+			if resp.StatusCode != http.StatusForbidden || h.Get("Content-Security-Policy") != gateway.RefusalCSP || h.Get("X-Content-Type-Options") != "nosniff" ||
+				h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" {
+				t.Errorf("%s at %s: %d %v", name, path, resp.StatusCode, h)
+			}
+		}
+	}
 }
 
 // Hostile text is stored the ways agents store it, over MCP, and every

@@ -28,8 +28,18 @@ var funcs = template.FuncMap{
 		return ago(time.Now().Add(-time.Duration(f * float64(time.Second))))
 	},
 	"difflines": diffLines,
-	"add":       func(a, b int) int { return a + b },
-	"list":      func(s ...string) []string { return s },
+	// upstream is the name of an upstream MCP server's integration
+	// ("upstream:NAME"), "" for any other.
+	"upstream": func(integration string) string {
+		name, ok := strings.CutPrefix(integration, "upstream:")
+		if !ok {
+			return ""
+		}
+		return name
+	},
+	"lookup": func(m map[string]string, k string) string { return m[k] },
+	"add":    func(a, b int) int { return a + b },
+	"list":   func(s ...string) []string { return s },
 	"day": func(s string) string {
 		if len(s) >= 10 {
 			return s[:10]
@@ -95,7 +105,7 @@ func diffLines(diff string) []diffLine {
 // pageNames are the templates in templates/, each a whole page built from
 // the layout's "top" and "bottom".
 var pageNames = []string{"login", "problem", "overview", "queue", "proposal", "rules", "render", "patterns", "reindex",
-	"memory", "purge", "agents", "minted", "audit"}
+	"memory", "purge", "agents", "minted", "audit", "vendorsync"}
 
 func parsePages() map[string]*template.Template {
 	out := map[string]*template.Template{}
@@ -185,10 +195,15 @@ type pager struct {
 
 const pageSize = 25
 
-// paginate is the page of n items r asks for (?page=), with links that keep
-// r's other query parameters.
-func paginate(r *http.Request, n int) (lo, hi int, pg pager) {
+// requestedPage is the page r asks for (?page=), 1 at least.
+func requestedPage(r *http.Request) int {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	return max(page, 1)
+}
+
+// pageOf is page (clamped to the pages n items fill) of n items, with
+// links to its neighbours that keep r's other query parameters.
+func pageOf(r *http.Request, n, page int) (lo, hi int, pg pager) {
 	pages := max(1, (n+pageSize-1)/pageSize)
 	page = min(max(page, 1), pages)
 	lo, hi = (page-1)*pageSize, min(page*pageSize, n)

@@ -38,6 +38,7 @@ type Local struct {
 	main    string // main branch name
 	version string // bridle version, for renders
 	now     func() time.Time
+	cache   listCache // List's records and verdicts (listcache.go)
 }
 
 // OpenLocal opens the repository holding the rules at rulesPath (a
@@ -327,7 +328,12 @@ func (l *Local) Create(_ context.Context, p Prepared) (Proposal, error) {
 	return m.Proposal, nil
 }
 
-// List implements Backend.
+// List implements Backend. Each proposal's mergeability is checked
+// against main as it is now; records and verdicts that their files and
+// commits pin are reused from earlier listings (listCache), so listing a
+// long queue twice reads and checks only what changed in between. The
+// listed proposals' drafts are shared with that cache: read them, do not
+// modify them.
 func (l *Local) List(ctx context.Context, state State) ([]Proposal, error) {
 	ns, err := l.numbers()
 	if err != nil {
@@ -336,7 +342,7 @@ func (l *Local) List(ctx context.Context, state State) ([]Proposal, error) {
 	mainRules, mainCommit, _ := l.Main(ctx)
 	var out []Proposal
 	for _, n := range ns {
-		m, err := l.load(n)
+		m, err := l.record(n)
 		if err != nil {
 			return nil, err
 		}
@@ -344,24 +350,30 @@ func (l *Local) List(ctx context.Context, state State) ([]Proposal, error) {
 			continue
 		}
 		l.mergeability(&m.Proposal, mainRules, mainCommit)
-		m.Body = ""
 		out = append(out, m.Proposal)
 	}
 	return out, nil
 }
 
+// mergeability sets whether p merges into main as it is now, and why not.
 func (l *Local) mergeability(p *Proposal, mainRules []byte, mainCommit string) {
 	if p.State != Open {
 		p.Mergeable = false
 		return
 	}
 	p.Mergeable, p.Conflict = true, ""
-	if p.Base != mainCommit {
-		Check(mainRules, p)
-		if p.Mergeable {
-			p.Conflict = "main has moved; approving re-applies the change to the new main"
-		}
+	if p.Base == mainCommit {
+		return
 	}
+	if v, ok := l.cache.verdict(p.Head, mainCommit); ok {
+		p.Mergeable, p.Conflict = v.mergeable, v.conflict
+		return
+	}
+	Check(mainRules, p)
+	if p.Mergeable {
+		p.Conflict = "main has moved; approving re-applies the change to the new main"
+	}
+	l.cache.keep(p.Head, mainCommit, verdict{mergeable: p.Mergeable, conflict: p.Conflict})
 }
 
 // Get implements Backend.
