@@ -42,6 +42,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,8 +51,10 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -249,7 +252,8 @@ func encodings(s string) []string {
 	for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
 		out = append(out, e.EncodeToString([]byte(s)))
 	}
-	return out
+	h := hex.EncodeToString([]byte(s))
+	return append(out, h, strings.ToUpper(h))
 }
 
 // jsonEscape is s as encoding/json writes it inside a string, without the
@@ -486,9 +490,13 @@ func MaskCredentials(s string) (string, bool) {
 }
 
 // Check returns an error wrapping ErrSecret, naming field (never the
-// value), if s holds a registered secret or a password.
+// value), if s holds a registered secret or a password. It is the check on
+// what agents write, so it also sees through what a reader undoes in one
+// step: invisible and control characters inserted in the value, a changed
+// case, percent-escaped or literal \uXXXX-escaped letters, and the value
+// reversed. A value split across fields or rewritten is beyond any check.
 func (r *Redactor) Check(field, s string) error {
-	if r.Contains(s) {
+	if r.Contains(s) || r.hidden(s) {
 		return fmt.Errorf("%s %w: a value Bridle knows as a secret (a token, key or password from its environment)", field, ErrSecret)
 	}
 	if _, found := MaskCredentials(s); found {
@@ -551,4 +559,88 @@ func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (h *handler) WithGroup(name string) slog.Handler {
 	return &handler{h: h.h.WithGroup(h.r.Redact(name)), r: h.r}
+}
+
+// hidden reports whether a registered secret is in s once s is undone the
+// ways Check promises (invisible characters, case, escapes, reversal).
+func (r *Redactor) hidden(s string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.RLock()
+	forms := r.forms
+	r.mu.RUnlock()
+	if len(forms) == 0 {
+		return false
+	}
+	base := []string{s, strings.Map(dropInvisible, s)}
+	variants := slices.Clone(base)
+	for _, b := range base {
+		variants = append(variants, percentDecoded(b), unicodeUnescaped(b), reversed(b))
+	}
+	for _, v := range variants {
+		if v != s && r.Contains(v) {
+			return true
+		}
+		lv := strings.ToLower(v)
+		for _, f := range forms {
+			if strings.Contains(lv, strings.ToLower(f)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dropInvisible removes what a reader does not see: control characters
+// and format characters (zero-width spaces and joiners, BOMs, bidi marks).
+func dropInvisible(r rune) rune {
+	if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || unicode.Is(unicode.Cf, r) {
+		return -1
+	}
+	return r
+}
+
+// percentDecoded is s with every %XX decoded (the rest as it is).
+func percentDecoded(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := hex.DecodeString(s[i+1 : i+3]); err == nil {
+				b.WriteByte(v[0])
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unicodeUnescaped is s with every literal \uXXXX decoded.
+func unicodeUnescaped(s string) string {
+	if !strings.Contains(s, `\u`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+6 <= len(s) && s[i+1] == 'u' {
+			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
+				b.WriteRune(rune(v))
+				i += 5
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func reversed(s string) string {
+	rs := []rune(s)
+	slices.Reverse(rs)
+	return string(rs)
 }

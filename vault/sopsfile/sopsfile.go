@@ -104,28 +104,45 @@ func (c Codec) Decrypt(_ context.Context, encrypted []byte) (vault.File, error) 
 	return f, nil
 }
 
-// dataKey opens the data key with c's identities, or as sops does.
+// dataKey opens the data key with age only: c's identities, or (none
+// given) the ones sops' age support finds itself (SOPS_AGE_KEY,
+// SOPS_AGE_KEY_FILE, the user's age key file). A file's other key types —
+// PGP, cloud KMS, HashiCorp Vault — are never used: whoever can commit the
+// file could point one at a server of theirs and have the helper call it
+// with the user's credentials (a Vault token, cloud keys). Key groups
+// (Shamir's secret sharing) are not supported: Bridle writes one group.
 func (c Codec) dataKey(m sops.Metadata) ([]byte, error) {
-	if c.Identities == nil || len(m.KeyGroups) != 1 {
-		k, err := m.GetDataKeyWithKeyServices([]keyservice.KeyServiceClient{keyservice.NewLocalClient()}, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", vault.ErrKey, oneLine(err))
-		}
-		return k, nil
+	if len(m.KeyGroups) != 1 {
+		return nil, fmt.Errorf("%w: the file has %d key groups; Bridle's vault opens files with one group of age recipients", vault.ErrKey, len(m.KeyGroups))
 	}
 	var ids sopsage.ParsedIdentities
-	if err := ids.Import(c.Identities...); err != nil {
-		return nil, fmt.Errorf("%w: the age identity does not parse", vault.ErrKey)
+	if c.Identities != nil {
+		if err := ids.Import(c.Identities...); err != nil {
+			return nil, fmt.Errorf("%w: the age identity does not parse", vault.ErrKey)
+		}
 	}
+	ages := 0
+	var last error
 	for _, k := range m.KeyGroups[0] {
 		a, ok := k.(*sopsage.MasterKey)
 		if !ok {
-			continue
+			continue // never another key service
 		}
-		ids.ApplyToMasterKey(a)
-		if key, err := a.Decrypt(); err == nil {
+		ages++
+		if c.Identities != nil {
+			ids.ApplyToMasterKey(a)
+		}
+		key, err := a.Decrypt()
+		if err == nil {
 			return key, nil
 		}
+		last = err
+	}
+	if ages == 0 {
+		return nil, fmt.Errorf("%w: the file is encrypted to no age recipient (Bridle opens age only, never PGP, KMS or Vault keys)", vault.ErrKey)
+	}
+	if c.Identities == nil && last != nil {
+		return nil, fmt.Errorf("%w: no age identity opens it (it is encrypted to %s): %v", vault.ErrKey, strings.Join(recipients(m), ", "), oneLine(last))
 	}
 	return nil, fmt.Errorf("%w: it is encrypted to %s", vault.ErrKey, strings.Join(recipients(m), ", "))
 }
