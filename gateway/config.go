@@ -470,6 +470,8 @@ func (p ProjectConfig) checkIntegrations(id string, bad func(string, ...any)) {
 		for _, v := range slices.Sorted(maps.Keys(u.Secrets)) {
 			if _, isRef, err := vault.ParseRef(u.Secrets[v]); isRef && err != nil {
 				bad("project %s: upstream %s: secrets.%s: %v", id, name, v, err)
+			} else if !isRef && !filepath.IsAbs(strings.TrimSpace(u.Secrets[v])) {
+				bad("project %s: upstream %s: secrets.%s: give secret:NAME or an absolute file path (%d bytes given, not echoed: never the value itself)", id, name, v, len(u.Secrets[v]))
 			}
 		}
 		if fam := cmp.Or(u.Permission, name); !slices.Contains(PermissionFamilies, fam) {

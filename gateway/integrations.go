@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -69,6 +70,11 @@ func (c Credentials) reader(consumer, ref, file string) (read func() (string, er
 	}
 	if file == "" {
 		return nil, "", nil
+	}
+	if !filepath.IsAbs(file) {
+		// Not echoed: what stands where a path belongs may be the value,
+		// written there by mistake.
+		return nil, "", fmt.Errorf("%w: %s: give an absolute file path or secret:NAME (%d bytes given, not a path; the value itself never goes in the configuration)", ErrConfig, consumer, len(file))
 	}
 	return func() (string, error) { return nonEmptySecret(file, c.Redactor) }, "", nil
 }

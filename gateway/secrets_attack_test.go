@@ -15,7 +15,6 @@ import (
 // ValidName quote it whole in the error, which goes to the log and the
 // terminal; the value is in no redactor, since it was never read as one.
 func TestAttackConfigErrorsDoNotEchoAValue(t *testing.T) {
-	t.Skip("BUG: vault/names.go:53,69 ValidName/ParseRef quote the bad name, so token: secret:<TOKEN> puts the token in the config error")
 	const tok = "Kb0Canary7Token3XYZ99"
 	for _, doc := range []string{
 		"kanboard: {url: http://kb.invalid, projects: [1], token: " + tok + "}\n",
@@ -41,7 +40,6 @@ func TestAttackConfigErrorsDoNotEchoAValue(t *testing.T) {
 // fails at start with os.ReadFile's "open <the token>: no such file", in
 // the log and the upstream's status.
 func TestAttackPlainSecretIsNotEchoedAsAPath(t *testing.T) {
-	t.Skip("BUG: gateway/integrations.go:73 reads a non-reference secrets: value as a path; the open error (and gateway/config.go:471, which does not refuse it) echoes the token")
 	const tok = "ghp0Canary7Token3XYZ99abcdef"
 	doc := "upstreams:\n  gitea: {command: [gitea-mcp], secrets: {GITEA_TOKEN: " + tok + "}}\n"
 	if _, err := ParseIntegrations("mcp.yaml", []byte(doc), func(string) string { return "" }); err != nil {

@@ -190,6 +190,10 @@ func uncommented(s string) string {
 // (HF_HUB_DISABLE_TOKEN=true) and must not be masked everywhere.
 var neverSecret = map[string]bool{"true": true, "false": true, "yes": true, "none": true, "null": true, "nil": true, "unset": true}
 
+// Maskable reports whether s, registered, would be masked: values shorter
+// than MinLen and a few words that are never secrets are not.
+func Maskable(s string) bool { return registrable(s) }
+
 func registrable(s string) bool {
 	return len(s) >= MinLen && !neverSecret[strings.ToLower(s)] && !strings.Contains(Mask, s)
 }

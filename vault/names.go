@@ -50,7 +50,9 @@ const MetaKey = "bridle_unencrypted"
 func ValidName(name string) error {
 	switch {
 	case !namePattern.MatchString(name):
-		return fmt.Errorf("%q %w: a name is 1 to 63 of a-z, 0-9, '-' and '_', starting with a letter", name, ErrBadName)
+		// Never echoed: what stands where a name belongs may be the value
+		// itself, pasted by mistake (token: secret:<the token>).
+		return fmt.Errorf("%w (%d bytes): a name is 1 to 63 of a-z, 0-9, '-' and '_', starting with a letter (e.g. gitea-bot)", ErrBadName, len(name))
 	case strings.HasSuffix(name, "_unencrypted"), name == "sops":
 		return fmt.Errorf("%q %w: it is reserved by SOPS", name, ErrBadName)
 	}
@@ -66,7 +68,7 @@ func ParseRef(s string) (name string, ok bool, err error) {
 		return "", false, nil
 	}
 	if err := ValidName(rest); err != nil {
-		return "", true, fmt.Errorf("reference %q: %w", s, err)
+		return "", true, fmt.Errorf("reference secret:…: %w", err)
 	}
 	return rest, true, nil
 }

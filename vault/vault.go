@@ -286,6 +286,21 @@ func (v *Scope) Get(name string) (string, error) {
 	if inFile {
 		return val, nil
 	}
+	// The server-wide SOPS file comes before Docker secrets and the
+	// environment, as for the server itself: a server-wide rotation or
+	// revocation is never shadowed in a project by an old variable.
+	if p := v.o.Parent; p != nil {
+		p.mu.RLock()
+		pval, pin := p.file.Secrets[name]
+		prevoked := !p.file.Meta[name].Revoked.IsZero()
+		p.mu.RUnlock()
+		if prevoked {
+			return "", revokedErr(name)
+		}
+		if pin {
+			return pval, nil
+		}
+	}
 	val, _, _, err := v.external(name)
 	if err != nil || val != "" {
 		return val, err
@@ -384,6 +399,9 @@ func readSecretFile(name, p string) (val string, found bool, err error) {
 		return "", true, fmt.Errorf("secret %s %w: %s: %v (give bridle's user read access)", name, ErrSource, p, errors.Unwrap(err))
 	case st.IsDir():
 		return "", true, fmt.Errorf("secret %s %w: %s is a directory; mount the secret as a file", name, ErrSource, p)
+	case !st.Mode().IsRegular():
+		// A FIFO or a device would block or never end: only files.
+		return "", true, fmt.Errorf("secret %s %w: %s is not a regular file (%s); mount the secret as a file", name, ErrSource, p, st.Mode().Type())
 	case st.Size() > maxSecret:
 		return "", true, fmt.Errorf("secret %s %w: %s is larger than %d bytes", name, ErrSource, p, maxSecret)
 	}

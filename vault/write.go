@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bridle-dev/bridle/redact"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,12 +33,17 @@ func (v *Scope) put(ctx context.Context, op, name, value string) (Info, error) {
 	if err := ValidName(name); err != nil {
 		return Info{}, err
 	}
-	value = strings.TrimRight(value, "\r\n")
+	// Surrounding whitespace is no part of a credential (HTTP trims it,
+	// Docker secrets are trimmed): the value is stored, and masked, as
+	// services will see and echo it.
+	value = strings.TrimSpace(value)
 	switch {
-	case strings.TrimSpace(value) == "":
+	case value == "":
 		return Info{}, fmt.Errorf("%s %s: the value is empty; give it on stdin or with --from-file", op, name)
 	case len(value) > MaxValue:
 		return Info{}, fmt.Errorf("%s %s: the value is larger than %d bytes", op, name, MaxValue)
+	case !redact.Maskable(value):
+		return Info{}, fmt.Errorf("%s %s: the value is too short or too common to be masked wherever it appears (at least %d characters, not a word like true or none): a secret that cannot be masked would leak", op, name, redact.MinLen)
 	}
 	v.o.Redactor.Add(value) // before anything could echo it
 	return v.write(ctx, op, name, func(f *File) error {
