@@ -154,6 +154,10 @@ func (s *Server) listSecrets(w http.ResponseWriter, _ *http.Request, v *vault.Sc
 	s.ok(w, http.StatusOK, v.List())
 }
 
+func (s *Server) vaultStatus(w http.ResponseWriter, _ *http.Request, v *vault.Scope, _ *audit.Log) {
+	s.ok(w, http.StatusOK, v.Status())
+}
+
 func (s *Server) putSecret(op string) func(http.ResponseWriter, *http.Request, *vault.Scope, *audit.Log) {
 	return func(w http.ResponseWriter, r *http.Request, v *vault.Scope, _ *audit.Log) {
 		var in SecretValue

@@ -74,7 +74,9 @@ func benchState(b *testing.B, project string) string {
 func BenchmarkPages(b *testing.B) {
 	const project = "alpha"
 	state := benchState(b, project)
-	e := start(b, []string{project}, func(c *gateway.Config, _ *gateway.Options) { c.StateDir = state })
+	k := newVaultKit(b)
+	k.init(b, k.server)
+	e := start(b, []string{project}, k.option(), func(c *gateway.Config, _ *gateway.Options) { c.StateDir = state })
 	// One real proposal, then 999 copies of its record: the local backend
 	// lists them as it lists any (one record file each).
 	var pr proposals.Proposal
@@ -97,6 +99,13 @@ func BenchmarkPages(b *testing.B) {
 		os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", n)), out, 0o644)
 	}
 	e.mint(b, project, "claude")
+	// 20 secrets in the project's SOPS file, through the helper.
+	k.init(b, ps.Source)
+	for i := range 20 {
+		if code := e.api(b, "POST", fmt.Sprintf("/api/v1/projects/%s/secrets/bench-%02d", project, i), gateway.SecretValue{Value: fmt.Sprintf("bench-value-%02d", i)}, nil); code != 201 {
+			b.Fatalf("set a secret: %d", code)
+		}
+	}
 	// The first listing reads every record (the local backend keeps them
 	// after): what the first visit after a start costs. Signing in draws the
 	// Overview, which lists, so no page below meets it.
@@ -119,6 +128,8 @@ func BenchmarkPages(b *testing.B) {
 		{"memory-filtered", "/ui/projects/alpha/memory?kind=decision&agent=codex&tag=t4"},
 		{"memory-search", "/ui/projects/alpha/memory?q=payout+backoff+queue"},
 		{"agents", "/ui/projects/alpha/agents"},
+		{"secrets", "/ui/projects/alpha/secrets"},
+		{"secrets-server", "/ui/secrets"},
 		{"audit", "/ui/audit"},
 		{"audit-filtered", "/ui/audit?project=alpha&source=user&kind=admin"},
 	}

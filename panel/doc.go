@@ -19,7 +19,14 @@
 //     credentials (the API's 429), per client address.
 //   - Every response carries a Content-Security-Policy without any script:
 //     the pages need none (forms, and a streamed page for re-index progress).
+//   - A secret's value is typed once into a password field and posted to
+//     the admin API; no page, form value, redirect, flash or log line
+//     carries it afterwards (a form drawn again after an error has its
+//     value field empty). The Secrets page shows names, where each lives,
+//     keyed fingerprints, dates and consumers, and says how to set up a
+//     vault that cannot store secrets yet.
 //   - Text that agents, vendors or upstreams wrote (guardrails, rationales,
-//     memories, pattern descriptions, diffs) is shown as inert, escaped text,
-//     never as markup or Markdown.
+//     memories, pattern descriptions, diffs; consumers' names from the
+//     configuration) is shown as inert, escaped text, never as markup or
+//     Markdown.
 package panel

@@ -63,6 +63,7 @@ type env struct {
 	url      string
 	logs     *syncBuffer
 	examples string // the examples root: a pattern example lives in it
+	state    string // the gateway's state directory
 	stop     func()
 }
 
@@ -123,7 +124,7 @@ func start(t testing.TB, ids []string, opts ...envOption) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
-	e := &env{srv: s, url: "http://" + ln.Addr().String(), logs: logs, examples: examples}
+	e := &env{srv: s, url: "http://" + ln.Addr().String(), logs: logs, examples: examples, state: cfg.StateDir}
 	var once sync.Once
 	e.stop = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(e.stop)

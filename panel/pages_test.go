@@ -22,7 +22,7 @@ func pagesOf(project string) []string {
 	return []string{"/", "/ui/queue", "/ui/queue?state=all&source=agent&q=x", "/ui/audit", "/ui/audit?project=" + project + "&source=agent",
 		"/ui/projects/" + project + "/rules", "/ui/projects/" + project + "/rules/claude", "/ui/projects/" + project + "/patterns",
 		"/ui/projects/" + project + "/memory", "/ui/projects/" + project + "/memory?q=queue&kind=decision",
-		"/ui/projects/" + project + "/agents"}
+		"/ui/projects/" + project + "/agents", "/ui/secrets", "/ui/projects/" + project + "/secrets"}
 }
 
 func TestEveryPageRenders(t *testing.T) {

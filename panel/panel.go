@@ -93,6 +93,12 @@ func (p *Panel) routes() *http.ServeMux {
 	mux.Handle("GET /{$}", p.auth(p.overview))
 	mux.Handle("GET /ui/queue", p.auth(p.queue))
 	mux.Handle("GET /ui/audit", p.auth(p.audit))
+	for _, base := range []string{"/ui", "/ui/projects/{project}"} {
+		mux.Handle("GET "+base+"/secrets", p.auth(p.secrets))
+		mux.Handle("POST "+base+"/secrets", p.authLimit(secretFormLimit, p.addSecret))
+		mux.Handle("POST "+base+"/secrets/{name}/rotate", p.authLimit(secretFormLimit, p.rotateSecret))
+		mux.Handle("POST "+base+"/secrets/{name}/revoke", p.auth(p.revokeSecret))
+	}
 	for _, page := range []string{"rules", "patterns", "memory", "agents"} {
 		mux.Handle("GET /ui/"+page, p.auth(p.toProject(page)))
 	}

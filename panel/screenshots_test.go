@@ -2,6 +2,7 @@ package panel_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,8 +19,12 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/internal/kanboardtest"
 	"github.com/bridle-dev/bridle/internal/upstreamtest"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/redact"
+	"github.com/bridle-dev/bridle/scaffold"
+	"github.com/bridle-dev/bridle/vault"
 )
 
 // withRules serves project id from the rules repository dir.
@@ -53,6 +58,35 @@ func exampleRules(t testing.TB, local string) string {
 	return dir
 }
 
+// fillVault stores the secrets a realistic project holds in the rules
+// repository's SOPS file, through the helper, before the gateway starts
+// (its upstream needs one to come up): set, one rotated, one revoked; and
+// a Docker secret nothing uses.
+func fillVault(t testing.TB, k vaultKit, rules string) {
+	t.Helper()
+	k.init(t, rules)
+	ctx := t.Context()
+	v := vault.Open(ctx, vault.Options{Scope: "runic-gateway", Dir: rules, DockerDir: "-", Redactor: redact.New(),
+		Codec: vault.ExecCodec{Path: k.helper, Env: vault.HelperEnv(func(string) string { return "" }, k.keyFile)},
+		Commit: func(_ context.Context, files map[string][]byte, msg string) (string, error) {
+			return scaffold.CommitIn(rules, files, &object.Signature{Name: "Mira Rossi", Email: "mira@example.com", When: time.Now()}, msg)
+		}})
+	for _, name := range []string{"kanboard-app", "kanboard-claude", "gitea-mcp", "old-deploy-key"} {
+		if _, err := v.Set(ctx, name, "screenshot-value-of-"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := v.Rotate(ctx, "kanboard-app", "screenshot-value-rotated"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Revoke(ctx, "old-deploy-key"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(k.docker, "qdrant-api-key"), []byte("screenshot-qdrant-key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestScreenshots draws every page in Chromium, on a desktop and on a
 // phone, over a gateway with realistic content. With -update it writes
 // them to docs/screenshots (shown in the README).
@@ -64,11 +98,19 @@ func TestScreenshots(t *testing.T) {
 	fake := upstreamtest.NewServer()
 	up := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return fake }, nil))
 	t.Cleanup(up.Close) // after the gateway's stop
-	e := start(t, []string{"web-console"}, withRules("runic-gateway", exampleRules(t, local)),
+	rules := exampleRules(t, local)
+	k := newVaultKit(t)
+	k.init(t, k.server)
+	fillVault(t, k, rules)
+	kb := kanboardtest.New(t, "kanboard-app-token-screenshots")
+	board := kb.AddProject("Runic")
+	e := start(t, []string{"web-console"}, withRules("runic-gateway", rules), k.option(),
 		func(c *gateway.Config, o *gateway.Options) {
 			o.Examples.Root = examples
 			pc := c.Projects["runic-gateway"]
-			pc.Upstreams = map[string]gateway.UpstreamConfig{"gitea": {URL: up.URL}}
+			pc.Upstreams = map[string]gateway.UpstreamConfig{"gitea": {URL: up.URL, BearerToken: "secret:gitea-mcp"}}
+			pc.Kanboard = &gateway.KanboardConfig{URL: kb.Endpoint(), User: "jsonrpc", Token: "secret:kanboard-app", Projects: []int{board},
+				Agents: map[string]gateway.KanboardUser{"claude": {User: "claude-bot", Token: "secret:kanboard-claude"}}}
 			c.Projects["runic-gateway"] = pc
 		})
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
@@ -163,6 +205,8 @@ func TestScreenshots(t *testing.T) {
 	shots["rules-edit"] = png
 	shot("patterns", "/ui/projects/"+p+"/patterns", "table")
 	shot("agents", "/ui/projects/"+p+"/agents", "table")
+	shot("secrets", "/ui/projects/"+p+"/secrets", "table.secrets")
+	shot("secrets-setup", "/ui/projects/web-console/secrets", ".setup")
 	shot("empty-queue", "/ui/queue?project=web-console", ".empty")
 	must(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)))
 	for _, page := range []struct{ name, path, sel string }{

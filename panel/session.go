@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -146,6 +148,13 @@ type call struct {
 // /login (and back), anything else is 401. Every POST must carry the
 // session's CSRF token (403 without).
 func (p *Panel) auth(h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
+	return p.authLimit(gateway.MaxAPIBody, h)
+}
+
+// authLimit is auth for a form that may be up to limit bytes (a secret's
+// value, form-encoded, is larger than the API's own limit on the wire).
+// A larger form is refused, saying so, before anything reads it.
+func (p *Panel) authLimit(limit int64, h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ss *session
 		if ck, err := r.Cookie(CookieName); err == nil {
@@ -161,7 +170,13 @@ func (p *Panel) auth(h func(http.ResponseWriter, *http.Request, *call)) http.Han
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, gateway.MaxAPIBody)
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			var tooLarge *http.MaxBytesError
+			if err := r.ParseForm(); errors.As(err, &tooLarge) {
+				http.Error(w, fmt.Sprintf("request entity too large: this form is larger than %d KB, the most the panel takes here; nothing was changed", limit>>10),
+					http.StatusRequestEntityTooLarge)
+				return
+			}
 			if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(ss.csrf)) != 1 {
 				http.Error(w, "forbidden: this form is stale or was not sent by the panel (no valid CSRF token); reload the page and try again", http.StatusForbidden)
 				return
@@ -177,7 +192,7 @@ func (p *Panel) auth(h func(http.ResponseWriter, *http.Request, *call)) http.Han
 }
 
 // segment is what a path value of a panel address may hold: the charset of
-// project ids, agent names, proposal numbers and memory ids. Nothing that
+// project ids, agent names, proposal numbers, memory ids and secret names. Nothing that
 // could change a URL's structure (/ ? # % \) gets into a page, so a value
 // drawn into a form's action can never aim the form at another route.
 var segment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -186,7 +201,7 @@ var segment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // segment and its {project} one the gateway serves (an unknown project
 // draws no page, and never becomes the session's last project).
 func (p *Panel) pathValuesOK(c *call) bool {
-	for _, name := range []string{"project", "agent", "number", "id"} {
+	for _, name := range []string{"project", "agent", "number", "id", "name"} {
 		if v := c.r.PathValue(name); v != "" && !segment.MatchString(v) {
 			return false
 		}

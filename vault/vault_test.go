@@ -324,3 +324,29 @@ func TestServeCodecClassifies(t *testing.T) {
 		t.Errorf("reply = %s", out.String())
 	}
 }
+
+// Status says what a vault lacks before it can store a secret: a SOPS
+// file's directory, recipients (bridle secrets init), the helper.
+func TestStatus(t *testing.T) {
+	ctx := context.Background()
+	red := redact.New()
+	none := vault.Open(ctx, vault.Options{Scope: "server", Redactor: red, DockerDir: "-"})
+	if st := none.Status(); st.Dir != "" || st.Writable || len(st.Recipients) != 0 {
+		t.Errorf("no directory: %+v", st)
+	}
+	bare := vault.Open(ctx, vault.Options{Scope: "alpha", Dir: t.TempDir(), Redactor: red, DockerDir: "-"})
+	if st := bare.Status(); st.Writable || len(st.Recipients) != 0 || !strings.Contains(st.Helper, "bridle-sops") {
+		t.Errorf("no .sops.yaml, no codec: %+v", st)
+	}
+	v := newVault(t, vault.Options{Redactor: red})
+	st := v.Status()
+	if !st.Writable || st.File || len(st.Recipients) != 1 || st.Recipients[0] != recipient || st.Helper != "" || st.Error != "" {
+		t.Errorf("initialised: %+v", st)
+	}
+	if _, err := v.Set(ctx, "gitea-bot", "a-value-7f"); err != nil {
+		t.Fatal(err)
+	}
+	if st := v.Status(); !st.Writable || !st.File || len(st.Recipients) != 1 {
+		t.Errorf("after a set: %+v", st)
+	}
+}
