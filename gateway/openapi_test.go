@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path"
 	"reflect"
 	"regexp"
 	"slices"
@@ -31,7 +32,24 @@ var pathParam = regexp.MustCompile(`\{([a-z]+)\}`)
 // openAPIFor is the OpenAPI 3.1 document of the routes: every body type
 // is reflected from its Go type into components.schemas.
 func openAPIFor(routes []route) ([]byte, error) {
+	named := map[string]reflect.Type{}
+	var clash error
 	r := &jsonschema.Reflector{
+		// A schema is named by its package and type (vault.Status is
+		// VaultStatus, upstream.Status UpstreamStatus): two packages'
+		// types of one name never share a component, and two types that
+		// still would fail the generation.
+		Namer: func(t reflect.Type) string {
+			name := t.Name()
+			if pkg := path.Base(t.PkgPath()); t.PkgPath() != "" && pkg != "gateway" && !strings.HasPrefix(strings.ToLower(name), pkg) {
+				name = strings.ToUpper(pkg[:1]) + pkg[1:] + name
+			}
+			if other, ok := named[name]; ok && other != t && clash == nil {
+				clash = fmt.Errorf("openapi: %s and %s would both be components.schemas.%s", other, t, name)
+			}
+			named[name] = t
+			return name
+		},
 		Mapper: func(t reflect.Type) *jsonschema.Schema {
 			if t == reflect.TypeFor[compiler.Snapshot]() {
 				return &jsonschema.Schema{Type: "object", Description: "The compiled snapshot, as bridle compile writes it."}
@@ -111,6 +129,9 @@ func openAPIFor(routes []route) ([]byte, error) {
 			"schemas":         schemas,
 			"securitySchemes": map[string]any{"admin": map[string]any{"type": "http", "scheme": "bearer", "description": "the admin credential (BRIDLE_ADMIN_TOKEN_FILE)"}},
 		},
+	}
+	if clash != nil {
+		return nil, clash
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	return append(b, '\n'), err
