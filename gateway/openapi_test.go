@@ -44,6 +44,9 @@ func openAPIFor(routes []route) ([]byte, error) {
 			if pkg := path.Base(t.PkgPath()); t.PkgPath() != "" && pkg != "gateway" && !strings.HasPrefix(strings.ToLower(name), pkg) {
 				name = strings.ToUpper(pkg[:1]) + pkg[1:] + name
 			}
+			if name == "" {
+				return name // unnamed: inlined, never a component
+			}
 			if other, ok := named[name]; ok && other != t && clash == nil {
 				clash = fmt.Errorf("openapi: %s and %s would both be components.schemas.%s", other, t, name)
 			}
