@@ -669,7 +669,10 @@ func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, erro
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	terms = s.discriminating(ctx, coll, slices.Compact(slices.Sorted(slices.Values(terms))))
+	terms = s.discriminating(ctx, coll, slices.Compact(slices.Sorted(slices.Values(terms))), q.Mode == Hybrid)
+	if len(terms) == 0 {
+		return nil, nil
+	}
 	quoted := make([]string, 0, len(terms))
 	for _, t := range terms {
 		quoted = append(quoted, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
@@ -708,10 +711,13 @@ func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, erro
 // discriminating drops query terms found in more than a twentieth of the
 // records (and in more than 5,000): their BM25 weight is near zero, and
 // matching them makes FTS5 score most of a large collection. Small
-// collections keep every term; the two rarest terms are always kept.
-// Document frequencies come from the FTS5 vocabulary and are cached until
-// the next write.
-func (s *SQLite) discriminating(ctx context.Context, coll string, terms []string) []string {
+// collections keep every term; the two rarest terms are kept, except that
+// in a hybrid search a term in more than half the records is dropped even
+// then (BM25's idf for it is at or below zero, so it ranks nothing, and
+// the vector ranking stands alone when every term is such). Document
+// frequencies come from the FTS5 vocabulary and are cached until the next
+// write.
+func (s *SQLite) discriminating(ctx context.Context, coll string, terms []string, hybrid bool) []string {
 	if len(terms) <= 2 {
 		return terms
 	}
@@ -742,14 +748,20 @@ func (s *SQLite) discriminating(ctx context.Context, coll string, terms []string
 		if df[t] == 0 {
 			continue // in no record: cannot match
 		}
+		if hybrid && 2*df[t] > total {
+			// In most records: BM25's idf for it is at or below zero (FTS5
+			// clamps it to ~1e-6), so it adds nothing to any score and only
+			// makes every record a match to rank.
+			continue
+		}
 		if i < 2 || df[t] <= max(total/20, 5000) {
 			out = append(out, t)
 		}
 	}
-	if len(out) == 0 {
-		return sorted[:1]
+	if len(out) == 0 && !hybrid {
+		return sorted[:1] // keyword search alone: rank by the rarest word anyway
 	}
-	return out
+	return out // none: in a hybrid search the words rank nothing, vectors alone do
 }
 
 // fill loads the records behind hits in one query.
