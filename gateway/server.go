@@ -567,6 +567,27 @@ func (s *Server) pingEmbeddings(ctx context.Context, base string) error {
 	return nil
 }
 
+// warmMemory loads each project's embedded memory index in the
+// background, so that the first search after a start is as fast as the
+// rest. A store that cannot warm (Qdrant) or fails is left to open on first
+// use, as it would anyway.
+func (s *Server) warmMemory(ctx context.Context) {
+	for _, id := range s.ids {
+		if ctx.Err() != nil {
+			return
+		}
+		st, _, err := s.projects[id].memory()
+		if err != nil {
+			continue
+		}
+		if w, ok := st.(interface{ Warm(context.Context) error }); ok {
+			if err := w.Warm(ctx); err != nil && ctx.Err() == nil {
+				s.log.Debug("memory index not warmed; it loads on the first search", "project", id, "err", s.red.Error(err))
+			}
+		}
+	}
+}
+
 func pingMemory(ctx context.Context, p *Project) error {
 	st, _, err := p.memory()
 	if err != nil {
@@ -599,6 +620,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if every, _ := s.cfg.Vendor.Interval(); every > 0 {
 		s.background.Go(func() { s.vendorLoop(s.ctx, every) })
 	}
+	s.background.Go(func() { s.warmMemory(s.ctx) })
 	errc := make(chan error, 1)
 	go func() {
 		if tlsOn {

@@ -423,6 +423,38 @@ type index struct {
 
 // refresh reloads the in-memory indexes when another process (or this one)
 // wrote to the file since the last look.
+// Warm loads the vector index of every collection the store holds, so
+// that the first search after a start does not pay for it. It creates
+// nothing. Long-lived servers call it in the background.
+func (s *SQLite) Warm(ctx context.Context) error {
+	var colls []string
+	err := s.retry(ctx, func(ctx context.Context) error {
+		colls = nil
+		rows, err := s.db.QueryContext(ctx, `SELECT name FROM collections`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				return err
+			}
+			colls = append(colls, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return err
+	}
+	for _, c := range colls {
+		if _, err := s.refresh(ctx, c); err != nil && !errors.Is(err, ErrNoCollection) {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
 	var gen int64
 	if err := s.retry(ctx, func(ctx context.Context) error {
