@@ -17,6 +17,7 @@ import (
 
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/renderers"
@@ -102,6 +103,7 @@ func (s *Server) routes() []route {
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Summary: "Pattern examples, their chunks and last index", Out: []memory.ExampleStatus{}, handle: s.project(s.listPatterns)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/patterns/search", Summary: "Search the pattern examples' indexed chunks (hybrid; ?q=, arch_tag=, limit=)", Query: []string{"q", "arch_tag", "limit"}, Out: []mcp.PatternHit{}, handle: s.project(s.searchPatterns)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/patterns/reindex", Summary: "Re-index the pattern examples (or ?tag=), streaming progress as NDJSON", Query: []string{"tag"}, Out: Progress{}, Stream: true, handle: s.project(s.reindex)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
 		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
@@ -753,6 +755,47 @@ func (s *Server) listPatterns(w http.ResponseWriter, r *http.Request, p *Project
 		return
 	}
 	s.ok(w, http.StatusOK, memory.Statuses(r.Context(), st, snap.Document.Patterns.Custom))
+}
+
+// searchPatterns is the search_pattern_examples tool's search for the
+// admin: the examples' indexed chunks (hostile data: code from the example
+// repositories, shown as text).
+func (s *Server) searchPatterns(w http.ResponseWriter, r *http.Request, p *Project) {
+	q := r.URL.Query()
+	limit, err := limitOf(q.Get("limit"), 10, memory.MaxK)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	text, arch := strings.TrimSpace(q.Get("q")), strings.TrimSpace(q.Get("arch_tag"))
+	if text == "" {
+		s.fail(w, fmt.Errorf("%w: q: say what code you are looking for", errBadRequest))
+		return
+	}
+	st, emb, err := p.memory()
+	if err != nil {
+		s.backendFailed(p, "memory")
+		s.fail(w, err)
+		return
+	}
+	hits, err := memory.SearchPatterns(r.Context(), st, emb, text, arch, limit, memory.Hybrid)
+	if errors.Is(err, memory.ErrNoCollection) {
+		s.ok(w, http.StatusOK, []mcp.PatternHit{})
+		return
+	}
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := []mcp.PatternHit{}
+	for _, h := range hits {
+		sl, _ := strconv.Atoi(h.Payload["start_line"])
+		el, _ := strconv.Atoi(h.Payload["end_line"])
+		out = append(out, mcp.PatternHit{ReferenceTag: h.Payload["reference_tag"], ArchTag: h.Payload["arch_tag"],
+			SourceRepo: h.Payload["source_repo"], FilePath: h.Payload["file_path"], ChunkType: h.Payload["chunk_type"],
+			StartLine: sl, EndLine: el, Text: h.Text, Score: h.Score})
+	}
+	s.ok(w, http.StatusOK, out)
 }
 
 // Progress is one line of a re-index's NDJSON stream: progress lines, then

@@ -254,6 +254,7 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		{"POST", "/api/v1/projects/alpha/proposals", "/api/v1/projects/{project}/proposals", ProposeRequest{Change: proposals.Change{Kind: proposals.KindGuardrail,
 			Guardrail: &schema.Guardrail{ID: "small-commits", Statement: "Keep commits small.", Severity: schema.Guidance}, Rationale: "Easier review."}}},
 		{"GET", "/api/v1/projects/alpha/patterns", "/api/v1/projects/{project}/patterns", nil},
+		{"GET", "/api/v1/projects/alpha/patterns/search?q=outbox+relay&limit=3", "/api/v1/projects/{project}/patterns/search", nil},
 		{"POST", "/api/v1/projects/alpha/patterns/reindex", "/api/v1/projects/{project}/patterns/reindex", nil},
 		{"GET", "/api/v1/projects/alpha/memory?q=queue", "/api/v1/projects/{project}/memory", nil},
 		{"POST", "/api/v1/projects/alpha/memory/purge", "/api/v1/projects/{project}/memory/purge", PurgeRequest{}},

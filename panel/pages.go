@@ -17,6 +17,7 @@ import (
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/renderers"
@@ -418,6 +419,12 @@ type patternsData struct {
 	Patterns []schema.CustomPattern
 	Examples []memory.ExampleStatus
 	Error    string
+	// A search of the examples' chunks: the query, its arch tag filter,
+	// and what the API found (code from the example repositories: shown
+	// as text, never as markup).
+	Query, ArchTag, SearchError string
+	Searched                    bool
+	Hits                        []mcp.PatternHit
 }
 
 func (p *Panel) patterns(w http.ResponseWriter, r *http.Request, c *call) {
@@ -433,6 +440,19 @@ func (p *Panel) patterns(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 	if err := c.get(apiProject(project, "/patterns"), &d.Examples); err != nil {
 		d.Error = err.Error()
+	}
+	// Searching the indexed chunks, as agents do (search_pattern_examples).
+	q := r.URL.Query()
+	d.Query, d.ArchTag = strings.TrimSpace(q.Get("q")), strings.TrimSpace(q.Get("arch_tag"))
+	if d.Query != "" {
+		sq := url.Values{"q": {d.Query}, "limit": {"10"}}
+		if d.ArchTag != "" {
+			sq.Set("arch_tag", d.ArchTag)
+		}
+		d.Searched = true
+		if err := c.get(apiProject(project, "/patterns/search?"+sq.Encode()), &d.Hits); err != nil {
+			d.SearchError = err.Error()
+		}
 	}
 	c.render(w, "patterns", "Patterns", "patterns", project, d)
 }

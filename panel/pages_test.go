@@ -21,6 +21,7 @@ import (
 func pagesOf(project string) []string {
 	return []string{"/", "/ui/queue", "/ui/queue?state=all&source=agent&q=x", "/ui/audit", "/ui/audit?project=" + project + "&source=agent",
 		"/ui/projects/" + project + "/rules", "/ui/projects/" + project + "/rules/claude", "/ui/projects/" + project + "/patterns",
+		"/ui/projects/" + project + "/patterns?q=payout+retries&arch_tag=mvc",
 		"/ui/projects/" + project + "/memory", "/ui/projects/" + project + "/memory?q=queue&kind=decision",
 		"/ui/projects/" + project + "/agents", "/ui/secrets", "/ui/projects/" + project + "/secrets"}
 }
@@ -51,6 +52,31 @@ func TestEveryPageRenders(t *testing.T) {
 		t.Errorf("an unknown page: %d", p.code)
 	}
 	_ = url.Values{}
+}
+
+// The Patterns page searches the examples' chunks through the admin API:
+// nothing indexed is "Nothing found", a query the API refuses is its
+// error on the page, never a broken page.
+func TestPatternSearch(t *testing.T) {
+	e := start(t, []string{"alpha"})
+	b := e.browser(t)
+	b.login()
+	if p := b.get("/ui/projects/alpha/patterns?q=outbox+relay"); p.code != http.StatusOK || !strings.Contains(p.body, "Nothing found") {
+		t.Errorf("a search with nothing indexed: %d %s", p.code, p.body)
+	}
+	if p := b.get("/ui/projects/alpha/patterns?q=" + strings.Repeat("x", 5000)); p.code != http.StatusOK || !strings.Contains(p.body, "flash err") {
+		t.Errorf("an oversized query: %d %s", p.code, p.body)
+	}
+	if p := b.get("/ui/projects/alpha/patterns"); strings.Contains(p.body, "Nothing found") {
+		t.Error("no query, yet a search result")
+	}
+	var e1 gateway.APIError
+	if code := e.api(t, "GET", "/api/v1/projects/alpha/patterns/search", nil, &e1); code != http.StatusBadRequest {
+		t.Errorf("a search without q: %d %+v", code, e1)
+	}
+	if code := e.api(t, "GET", "/api/v1/projects/alpha/patterns/search?q=x&limit=0", nil, nil); code != http.StatusBadRequest {
+		t.Errorf("limit=0: %d", code)
+	}
 }
 
 // copyProposals makes n-1 copies of project's proposal #1 (numbers 2…n),

@@ -203,7 +203,7 @@ func TestScreenshots(t *testing.T) {
 		t.Fatalf("screenshot rules-edit: %v", err)
 	}
 	shots["rules-edit"] = png
-	shot("patterns", "/ui/projects/"+p+"/patterns", "table")
+	shot("patterns", "/ui/projects/"+p+"/patterns?q=payout+retry+handler", "table")
 	shot("agents", "/ui/projects/"+p+"/agents", "table")
 	shot("secrets", "/ui/projects/"+p+"/secrets", "table.secrets")
 	shot("secrets-setup", "/ui/projects/web-console/secrets", ".setup")
