@@ -787,15 +787,7 @@ func (s *Server) searchPatterns(w http.ResponseWriter, r *http.Request, p *Proje
 		s.fail(w, err)
 		return
 	}
-	out := []mcp.PatternHit{}
-	for _, h := range hits {
-		sl, _ := strconv.Atoi(h.Payload["start_line"])
-		el, _ := strconv.Atoi(h.Payload["end_line"])
-		out = append(out, mcp.PatternHit{ReferenceTag: h.Payload["reference_tag"], ArchTag: h.Payload["arch_tag"],
-			SourceRepo: h.Payload["source_repo"], FilePath: h.Payload["file_path"], ChunkType: h.Payload["chunk_type"],
-			StartLine: sl, EndLine: el, Text: h.Text, Score: h.Score})
-	}
-	s.ok(w, http.StatusOK, out)
+	s.ok(w, http.StatusOK, mcp.PatternHits(hits))
 }
 
 // Progress is one line of a re-index's NDJSON stream: progress lines, then

@@ -189,6 +189,20 @@ type PatternHit struct {
 	Score        float64 `json:"score"`
 }
 
+// PatternHits are pattern-example search hits as search_pattern_examples
+// (and the admin API) answers them; never nil.
+func PatternHits(hits []memory.Hit) []PatternHit {
+	out := []PatternHit{}
+	for _, h := range hits {
+		sl, _ := strconv.Atoi(h.Payload["start_line"])
+		el, _ := strconv.Atoi(h.Payload["end_line"])
+		out = append(out, PatternHit{ReferenceTag: h.Payload["reference_tag"], ArchTag: h.Payload["arch_tag"],
+			SourceRepo: h.Payload["source_repo"], FilePath: h.Payload["file_path"], ChunkType: h.Payload["chunk_type"],
+			StartLine: sl, EndLine: el, Text: h.Text, Score: h.Score})
+	}
+	return out
+}
+
 // PatternResult is search_pattern_examples' answer.
 type PatternResult struct {
 	Examples []PatternHit `json:"examples"`
@@ -224,15 +238,7 @@ func searchPatterns(d memoryDeps) Tool {
 				return nil, PatternResult{}, errors.New("no pattern examples are indexed yet; a maintainer runs bridle patterns index")
 			}
 		}
-		out := PatternResult{Examples: []PatternHit{}}
-		for _, h := range hits {
-			sl, _ := strconv.Atoi(h.Payload["start_line"])
-			el, _ := strconv.Atoi(h.Payload["end_line"])
-			out.Examples = append(out.Examples, PatternHit{ReferenceTag: h.Payload["reference_tag"], ArchTag: h.Payload["arch_tag"],
-				SourceRepo: h.Payload["source_repo"], FilePath: h.Payload["file_path"], ChunkType: h.Payload["chunk_type"],
-				StartLine: sl, EndLine: el, Text: h.Text, Score: h.Score})
-		}
-		return nil, out, nil
+		return nil, PatternResult{Examples: PatternHits(hits)}, nil
 	})
 }
 
