@@ -577,6 +577,10 @@ func (r *Redactor) hidden(s string) bool {
 	if len(forms) == 0 {
 		return false
 	}
+	lforms := make([]string, len(forms))
+	for i, f := range forms {
+		lforms[i] = strings.ToLower(f)
+	}
 	base := []string{s, strings.Map(dropInvisible, s)}
 	variants := slices.Clone(base)
 	for _, b := range base {
@@ -587,8 +591,8 @@ func (r *Redactor) hidden(s string) bool {
 			return true
 		}
 		lv := strings.ToLower(v)
-		for _, f := range forms {
-			if strings.Contains(lv, strings.ToLower(f)) {
+		for _, f := range lforms {
+			if strings.Contains(lv, f) {
 				return true
 			}
 		}
