@@ -1,20 +1,33 @@
-// Package agents is the registry of the coding agents Bridle knows: one
-// entry per agent holds every fact Bridle needs about it — its names, how
-// its instructions are rendered and where they go by default, the MCP
-// clientInfo names that identify it, and where its MCP client keeps its
-// configuration. Adding an agent is adding one entry to the list below;
-// schema (profile defaults), renderers (through the format and style) and
-// install (the client configuration) read it from here.
+// Package agents is the registry of the coding agents Bridle knows. An
+// agent is a harness — Claude Code, Codex, Gemini CLI, OpenCode, Copilot,
+// Cursor, … — and one entry holds every fact Bridle needs about it as data:
+// the instruction file it reads and how that file is wrapped, the MCP client
+// configuration it keeps (files, and how it spells a stdio server and a
+// streamable-HTTP server with a bearer token from the environment), the
+// clientInfo names it sends, the environment variables that mark its
+// sessions, the step a person takes before it trusts a project, and the
+// names of its native enforcement and hook protocol, whose code lives in
+// renderers and enforce (a registry test there proves each name has one).
+// A few entries are models rather than harnesses (DeepSeek): a profile may
+// run any harness on any model, and such an entry only sets the render's
+// style.
 //
-// The package is a leaf: plain data, no imports of Bridle's.
+// Adding an agent is adding one entry to the list below; schema (profile
+// defaults), renderers (the instruction file, its format and style, native
+// files), install (the client configuration), enforce (bridle hook AGENT)
+// and the MCP server (identity) read it from here.
+//
+// The package is a leaf: plain data, no imports of Bridle's. Nothing here
+// runs at package initialisation beyond the list's literal.
 package agents
 
 import (
 	"path"
 	"slices"
+	"strings"
 )
 
-// Instruction file formats.
+// Instruction file formats: the flavour of the rendered markdown.
 const (
 	ClaudeMD = "CLAUDE.md"
 	AgentsMD = "AGENTS.md"
@@ -31,29 +44,114 @@ type ConfigFormat string
 
 // The configuration formats install can merge into.
 const (
-	// JSONServers is a JSON object with an "mcpServers" map (Claude Code, Kimi).
-	JSONServers ConfigFormat = "json"
-	// TOMLServers is TOML with [mcp_servers.NAME] tables (Codex).
-	TOMLServers ConfigFormat = "toml"
+	// JSON is a JSON object (comments and trailing commas are accepted on
+	// read and kept on write: several clients read JSON with comments).
+	JSON ConfigFormat = "json"
+	// TOML is TOML with [mcp_servers.NAME] tables (Codex).
+	TOML ConfigFormat = "toml"
 )
 
-// Config is where an agent's MCP client keeps its server configuration.
+// JSONServers and TOMLServers are the former names of JSON and TOML.
+const (
+	JSONServers = JSON
+	TOMLServers = TOML
+)
+
+// Config is where an agent's MCP client keeps its server configuration and
+// how it spells Bridle's entry.
 type Config struct {
 	Format ConfigFormat
 	// Project is the project-scoped file, slash path relative to the
-	// project root.
+	// project root; "" when the client reads none (Windsurf).
 	Project string
 	// User is the user's own file, slash path relative to the home
 	// directory.
 	User string
-	// HTTP reports that the client connects to a streamable HTTP MCP
-	// server itself, with a bearer token taken from the environment (bridle
-	// install --server writes that); a client without it launches the
-	// stdio bridge, bridle mcp --server.
-	HTTP bool
+	// Servers is the key of the object that maps server names to entries
+	// (mcpServers, servers, mcp); for TOML the table prefix (mcp_servers).
+	Servers string
+	// Stdio spells an entry that launches a command.
+	Stdio Stdio
+	// HTTP spells a streamable-HTTP entry with a bearer token taken from an
+	// environment variable; nil when the client cannot, and then install
+	// --server writes the stdio bridge (bridle mcp --server).
+	HTTP *HTTP
 }
 
-// Agent is one known agent.
+// Stdio is how a client spells a server it launches.
+type Stdio struct {
+	// Type is the value of the entry's "type" key ("stdio", "local"); ""
+	// writes none.
+	Type string
+	// CommandList puts the program and its arguments in one "command" list
+	// (OpenCode) instead of "command" and "args".
+	CommandList bool
+	// Extra are constant keys the entry also needs (Copilot CLI's
+	// "tools": ["*"]).
+	Extra map[string]any
+}
+
+// HTTP is how a client spells a streamable-HTTP server whose bearer token
+// comes from an environment variable, so the file holds no token.
+type HTTP struct {
+	// Type is the value of the entry's "type" key ("http", "remote"); ""
+	// writes none.
+	Type string
+	// URL is the key of the server's address: url, httpUrl, serverUrl.
+	URL string
+	// Header is the Authorization header's value, with %s where the
+	// variable's name goes: "Bearer ${%s}", "Bearer ${env:%s}",
+	// "Bearer {env:%s}". "" when the client takes BearerEnv instead.
+	Header string
+	// BearerEnv is the key whose value names the variable holding the
+	// token (Codex: bearer_token_env_var); "" when Header is used.
+	BearerEnv string
+	// Extra are constant keys the entry also needs.
+	Extra map[string]any
+}
+
+// Harness is what Bridle knows of one agent harness.
+type Harness struct {
+	// Instructions is the file Bridle renders for the harness by default,
+	// slash path relative to the project root (CLAUDE.md, GEMINI.md,
+	// .cursor/rules/bridle.mdc, …).
+	Instructions string
+	// FrontMatter is text the harness needs before the markdown (Cursor's
+	// .mdc alwaysApply, Windsurf's trigger); "" for none.
+	FrontMatter string
+	// Reads are the other instruction files at the project root the harness
+	// reads by itself, besides Instructions (AGENTS.md for most): when
+	// another profile renders one of them, the harness reads that render
+	// too, and explain says so.
+	Reads []string
+	// Pointer names how Bridle points the harness at its own render when
+	// Instructions is not a file the harness reads unasked: "" for none;
+	// the native renderings that do it say so (OpenCode's instructions).
+	Pointer string
+	// Config is where the harness's MCP client keeps its configuration;
+	// nil when Bridle cannot configure it.
+	Config *Config
+	// SessionEnv are environment variables the harness sets in the
+	// processes it starts (its shell commands, its MCP servers, its hooks):
+	// one of them set says a process runs under it.
+	SessionEnv []string
+	// Trust is what a person does once before the harness uses a project's
+	// MCP servers (and native files); install prints it. "" when nothing.
+	Trust string
+	// Native names the harness's native enforcement rendering
+	// (renderers.NativeKind); "" when it has none Bridle writes.
+	Native string
+	// Hook names the pre-tool hook protocol bridle hook AGENT speaks
+	// (enforce.Protocol); "" when the harness has no hook Bridle uses.
+	Hook string
+	// Client is how the tests run the real client here: the npm package and
+	// version pinned in tests/agentclients; "" when none runs here, and
+	// NoClient says why.
+	Client   string
+	NoClient string
+}
+
+// Agent is one known agent: a harness, or a model a harness runs.
 type Agent struct {
 	Name        string // the profile name in bridle.yaml: claude, codex, …
 	DisplayName string
@@ -61,11 +159,12 @@ type Agent struct {
 	// InstructionFormat and Style choose the renderer (renderers.For).
 	InstructionFormat string
 	Style             string
-	// MCPClients are the clientInfo.name values its MCP client sends.
+	// MCPClients are the clientInfo.name values its MCP client sends in a
+	// session (never its health checks' names: those prove nothing).
 	MCPClients []string
-	// Config is where bridle install writes; nil when Bridle cannot
-	// configure its client.
-	Config *Config
+	// Harness is nil for a model (DeepSeek): its profile renders to
+	// agents/NAME/AGENTS.md unless it names a harness.
+	Harness *Harness
 	// VendorSources are the vendor's published guidance on instructing the
 	// agent, served as markdown: bridle init writes them into the agent's
 	// profile (vendor_sources) for bridle vendor sync to read. None when
@@ -79,34 +178,63 @@ type VendorSource struct {
 	Format string // markdown or html
 }
 
-// list is every known agent, in one flat list.
+// list is every known agent, in one flat list. What each entry says was
+// checked against the harness's documentation or the real client; the
+// agent's page in docs/agents says how.
 var list = []Agent{
 	{
 		Name: "claude", DisplayName: "Claude Code", Vendor: "Anthropic",
 		InstructionFormat: ClaudeMD, Style: Reference, MCPClients: []string{"claude-code"},
-		Config: &Config{Format: JSONServers, Project: ".mcp.json", User: ".claude.json", HTTP: true},
+		Harness: &Harness{
+			Instructions: ClaudeMD,
+			Config: &Config{Format: JSON, Project: ".mcp.json", User: ".claude.json", Servers: "mcpServers",
+				Stdio: Stdio{Type: "stdio"},
+				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
+			SessionEnv: []string{"CLAUDECODE"},
+			Trust:      "Claude Code asks once to approve a project's MCP server: accept bridle when it asks (claude mcp list shows it)",
+			Native:     "claude-settings", Hook: "claude",
+			Client: "@anthropic-ai/claude-code@2.1.328",
+		},
 		// The Claude Code docs serve each page as markdown at its .md address.
 		VendorSources: []VendorSource{{URL: "https://code.claude.com/docs/en/memory.md", Format: "markdown"}},
 	},
 	{
 		Name: "codex", DisplayName: "Codex CLI", Vendor: "OpenAI",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"codex-mcp-client"},
-		Config: &Config{Format: TOMLServers, Project: ".codex/config.toml", User: ".codex/config.toml", HTTP: true},
+		Harness: &Harness{
+			Instructions: AgentsMD,
+			Config: &Config{Format: TOML, Project: ".codex/config.toml", User: ".codex/config.toml", Servers: "mcp_servers",
+				HTTP: &HTTP{URL: "url", BearerEnv: "bearer_token_env_var"}},
+			SessionEnv: []string{"CODEX_SANDBOX", "CODEX_THREAD_ID"},
+			Trust:      "Codex reads a project's .codex/config.toml and .codex/rules only once the project is trusted: answer yes when Codex asks, or set [projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml",
+			Native:     "codex-rules",
+			Client:     "@openai/codex@0.169.0",
+		},
 		// The AGENTS.md documentation in OpenAI's Codex repository.
 		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/openai/codex/main/docs/agents_md.md", Format: "markdown"}},
 	},
 	{
 		Name: "kimi", DisplayName: "Kimi", Vendor: "Moonshot AI",
 		InstructionFormat: AgentsMD, Style: Stepwise,
-		Config: &Config{Format: JSONServers, Project: ".kimi/mcp.json", User: ".kimi/mcp.json"},
+		Harness: &Harness{
+			// Kimi Code CLI reads the project's AGENTS.md; the stepwise
+			// render stays at agents/kimi/AGENTS.md (as before harnesses),
+			// so Kimi reads the AGENTS.md another profile renders, and
+			// explain says which.
+			Instructions: AgentsMD,
+			Config: &Config{Format: JSON, Project: ".kimi/mcp.json", User: ".kimi/mcp.json", Servers: "mcpServers",
+				Stdio: Stdio{}},
+			NoClient: "Kimi Code CLI is a Python program (PyPI), which this machine cannot reach; its mcp.json is tested against its documented format",
+		},
 		// The AGENTS.md page of Moonshot's kimi-cli documentation.
 		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/MoonshotAI/kimi-cli/main/docs/en/customization/agents-md.md", Format: "markdown"}},
 	},
 	{
 		Name: "deepseek", DisplayName: "DeepSeek", Vendor: "DeepSeek",
 		InstructionFormat: AgentsMD, Style: Stepwise,
-		// DeepSeek publishes no guidance on instructing its harness that
-		// Bridle knows of: add one to the profile when it does.
+		// A model, not a harness: a profile runs it in a harness of its
+		// choice (harness: opencode). DeepSeek publishes no guidance on
+		// instructing its models that Bridle knows of.
 	},
 }
 
@@ -116,15 +244,7 @@ func All() []Agent {
 	for i, a := range list {
 		out[i] = a.clone()
 	}
-	slices.SortFunc(out, func(a, b Agent) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b Agent) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -147,23 +267,41 @@ func Names() []string {
 	return out
 }
 
-// Installable lists the agents whose MCP client bridle install can
-// configure, sorted.
-func Installable() []string {
+// Harnesses lists the agents that are harnesses, sorted.
+func Harnesses() []string {
 	var out []string
 	for _, a := range All() {
-		if a.Config != nil {
+		if a.Harness != nil {
 			out = append(out, a.Name)
 		}
 	}
 	return out
 }
 
-// Output is the default path of an agent's rendered file, chosen so that
-// no render overwrites another: CLAUDE.md-format agents write CLAUDE.md,
-// AGENTS.md agents in reference style AGENTS.md, stepwise agents
-// agents/<name>/AGENTS.md.
-func Output(name, format, style string) string {
+// Installable lists the agents whose MCP client bridle install can
+// configure, sorted.
+func Installable() []string {
+	var out []string
+	for _, a := range All() {
+		if a.Harness != nil && a.Harness.Config != nil {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// Output is the default path of the file rendered for a profile running
+// harness in format and style, chosen so that no render overwrites
+// another: the harness's own instruction file when it has one of its own
+// (GEMINI.md, .cursor/rules/bridle.mdc, …); otherwise, as before harnesses,
+// CLAUDE.md-format profiles write CLAUDE.md, reference AGENTS.md ones
+// AGENTS.md and stepwise ones agents/<name>/AGENTS.md.
+func Output(name, harness, format, style string) string {
+	if a, ok := Lookup(harness); ok && a.Harness != nil {
+		if out := a.Harness.Instructions; out != AgentsMD && out != ClaudeMD {
+			return out
+		}
+	}
 	switch {
 	case format == ClaudeMD:
 		return ClaudeMD
@@ -174,12 +312,59 @@ func Output(name, format, style string) string {
 	}
 }
 
+// TokenEnv is the environment variable a harness's gateway entry reads the
+// agent's bearer token from: one per agent (BRIDLE_TOKEN_CLAUDE), so no
+// two agents' configurations share a token, and exporting one agent's
+// token never makes another harness that agent.
+func TokenEnv(agent string) string { return "BRIDLE_TOKEN_" + envSuffix(agent) }
+
+// TokenFileEnv is the environment variable naming the file that holds the
+// agent's token, for the stdio bridge (bridle mcp --server).
+func TokenFileEnv(agent string) string { return "BRIDLE_TOKEN_FILE_" + envSuffix(agent) }
+
+// envSuffix is agent in upper case with every byte other than a letter or
+// a digit as an underscore.
+func envSuffix(agent string) string {
+	b := []byte(agent)
+	for i, c := range b {
+		switch {
+		case c >= 'a' && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		default:
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// ForClient returns the known agent whose MCP client sends name as its
+// clientInfo.name.
+func ForClient(name string) (Agent, bool) {
+	for _, a := range list {
+		if slices.Contains(a.MCPClients, name) {
+			return a.clone(), true
+		}
+	}
+	return Agent{}, false
+}
+
 func (a Agent) clone() Agent {
 	a.MCPClients = slices.Clone(a.MCPClients)
 	a.VendorSources = slices.Clone(a.VendorSources)
-	if a.Config != nil {
-		c := *a.Config
-		a.Config = &c
+	if a.Harness != nil {
+		h := *a.Harness
+		h.Reads = slices.Clone(h.Reads)
+		h.SessionEnv = slices.Clone(h.SessionEnv)
+		if h.Config != nil {
+			c := *h.Config
+			if c.HTTP != nil {
+				x := *c.HTTP
+				c.HTTP = &x
+			}
+			h.Config = &c
+		}
+		a.Harness = &h
 	}
 	return a
 }

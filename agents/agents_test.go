@@ -27,7 +27,7 @@ func TestRegistry(t *testing.T) {
 			}
 			clients[c] = a.Name
 		}
-		out := Output(a.Name, a.InstructionFormat, a.Style)
+		out := Output(a.Name, a.Name, a.InstructionFormat, a.Style)
 		if other, dup := outputs[out]; dup {
 			t.Errorf("%s and %s both render to %s by default", other, a.Name, out)
 		}
@@ -37,16 +37,41 @@ func TestRegistry(t *testing.T) {
 				t.Errorf("%s: vendor source %+v: https and markdown or html", a.Name, v)
 			}
 		}
-		if c := a.Config; c != nil && (c.Project == "" || c.User == "" || (c.Format != JSONServers && c.Format != TOMLServers)) {
-			t.Errorf("%s: incomplete client config %+v", a.Name, c)
+		h := a.Harness
+		if h == nil {
+			continue
+		}
+		if h.Instructions == "" || (h.Client == "") == (h.NoClient == "") {
+			t.Errorf("%s: a harness needs its instruction file, and either a real client the tests run or the reason none runs here", a.Name)
+		}
+		if c := h.Config; c != nil {
+			if (c.Project == "" && c.User == "") || (c.Format != JSON && c.Format != TOML) || c.Servers == "" {
+				t.Errorf("%s: incomplete client config %+v", a.Name, c)
+			}
+			if x := c.HTTP; x != nil && (x.URL == "" || (x.Header == "") == (x.BearerEnv == "") || x.Header != "" && strings.Count(x.Header, "%s") != 1) {
+				t.Errorf("%s: HTTP spelling %+v: a URL key, and a header with one %%s or a bearer variable key", a.Name, x)
+			}
 		}
 	}
-	if got := Installable(); !slices.Equal(got, []string{"claude", "codex", "kimi"}) {
-		t.Errorf("installable = %v", got)
+	for _, name := range Installable() {
+		if a, _ := Lookup(name); a.Harness == nil || a.Harness.Config == nil {
+			t.Errorf("%s is installable without a client config", name)
+		}
 	}
 	a, _ := Lookup("claude")
 	a.MCPClients[0] = "changed"
 	if b, _ := Lookup("claude"); b.MCPClients[0] != "claude-code" {
 		t.Error("Lookup hands out the registry's own slice")
+	}
+}
+
+func TestTokenEnv(t *testing.T) {
+	for agent, want := range map[string]string{"claude": "BRIDLE_TOKEN_CLAUDE", "my-agent.2": "BRIDLE_TOKEN_MY_AGENT_2"} {
+		if got := TokenEnv(agent); got != want {
+			t.Errorf("TokenEnv(%q) = %q, want %q", agent, got, want)
+		}
+	}
+	if TokenEnv("claude") == TokenEnv("codex") || TokenFileEnv("claude") == TokenEnv("claude") {
+		t.Error("two agents, or a token and its file, share a variable")
 	}
 }

@@ -127,10 +127,10 @@ func Path(o Options) (string, error) {
 // clientConfig is where the agent's MCP client keeps its configuration.
 func clientConfig(client string) (*agents.Config, error) {
 	a, ok := agents.Lookup(client)
-	if !ok || a.Config == nil {
+	if !ok || a.Harness == nil || a.Harness.Config == nil {
 		return nil, fmt.Errorf("install %q: %w (use one of %s)", client, ErrUnknownClient, strings.Join(Clients, ", "))
 	}
-	return a.Config, nil
+	return a.Harness.Config, nil
 }
 
 func (o Options) args() []string {
@@ -194,7 +194,7 @@ func Install(o Options) (Result, error) {
 	}
 	cfg, _ := clientConfig(o.Client) // Path checked it
 	jsonEntry, tomlBody := stdioEntry(o.Command, o.args())
-	remote := o.Server != "" && cfg.HTTP
+	remote := o.Server != "" && cfg.HTTP != nil
 	if o.Server != "" {
 		endpoint, err := bridge.Endpoint(o.Server, o.GatewayProject)
 		if err != nil {

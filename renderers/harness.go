@@ -6,16 +6,18 @@ import (
 	"github.com/bridle-dev/bridle/schema"
 )
 
-// Harness names the agent harness whose own mechanism Bridle renders a
-// guardrail's enforce entries into, from the same registry that decides
-// which native files are written (NativeKindOf): "claude" (Claude Code's
-// permission rules and hook), "codex" (Codex's execpolicy rules), or "" for
-// agents without one (Kimi, DeepSeek, a profile writing elsewhere, …).
+// Harness names the agent harness a resolved profile's files are for: its
+// harness (the profile's, or its name's: schema.Document.Resolved), or for a
+// profile without one, the harness whose instruction file it renders, as
+// before profiles named their harness: the root CLAUDE.md is Claude Code's,
+// the root AGENTS.md in reference style Codex's. "" for none.
 func Harness(p schema.AgentProfile) string {
-	switch NativeKindOf(p) {
-	case ClaudeSettings:
+	switch {
+	case p.Harness != "":
+		return p.Harness
+	case p.InstructionFormat == schema.ClaudeMD && p.Output == schema.ClaudeMD:
 		return "claude"
-	case CodexRules:
+	case p.InstructionFormat == schema.AgentsMD && p.Style == schema.Reference && p.Output == schema.AgentsMD:
 		return "codex"
 	}
 	return ""
@@ -52,13 +54,13 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 			b.WriteString(" " + label + ": " + items + ".")
 		}
 	}
-	switch Harness(p) {
-	case "claude":
+	switch NativeKindOf(p) {
+	case ClaudeSettings:
 		b.WriteString("  - Claude Code enforces this itself (permission rules and Bridle's hook in `.claude/settings.json`):")
 		clause("Denied", forbidden)
 		clause("Denied", files)
 		clause("Asks the human first", asks)
-	case "codex":
+	case CodexRules:
 		if forbidden != "" || asks != "" {
 			b.WriteString("  - Codex enforces the commands itself (`.codex/rules/bridle.rules`):")
 			clause("forbidden", forbidden)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/enforce"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -48,29 +50,43 @@ const (
 	CodexRules     NativeKind = "codex-rules"
 )
 
-// nativeKinds is the registry: the first entry a profile matches is its
-// native rendering.
-var nativeKinds = []struct {
-	kind  NativeKind
-	match func(schema.AgentProfile) bool
-}{
-	{ClaudeSettings, func(p schema.AgentProfile) bool {
-		return p.InstructionFormat == schema.ClaudeMD && p.Output == schema.ClaudeMD
-	}},
-	{CodexRules, func(p schema.AgentProfile) bool {
-		return p.InstructionFormat == schema.AgentsMD && p.Style == schema.Reference && p.Output == schema.AgentsMD
-	}},
+// A native is one harness's native enforcement rendering: the code behind
+// a NativeKind the agents registry names (agents.Harness.Native).
+type native interface {
+	// render adds to n the files that enforce r for agent, merged with the
+	// files read finds (nil, nil for one that is not there); with r nil no
+	// agent takes this rendering any more, and render takes Bridle's part
+	// out (or lists its owned files as orphans).
+	render(n *Native, read func(string) ([]byte, error), agent string, r *enforce.Rules, o NativeOptions) error
+}
+
+// natives is the registry of native renderings, by the kind the agents
+// registry names; a test proves every kind it names is here.
+var natives = map[NativeKind]native{
+	ClaudeSettings: claudeNative{},
+	CodexRules:     codexNative{},
 }
 
 // NativeKindOf returns the native rendering a resolved profile takes, or
-// "" for none.
+// "" for none: its harness's (agents registry), when the profile's file is
+// the one the harness reads (a claude profile writing docs/CLAUDE.md gets
+// none: Claude Code reads .claude/ beside the CLAUDE.md it reads).
 func NativeKindOf(p schema.AgentProfile) NativeKind {
-	for _, k := range nativeKinds {
-		if k.match(p) {
-			return k.kind
-		}
+	a, ok := agents.Lookup(Harness(p))
+	if !ok || a.Harness == nil || a.Harness.Native == "" {
+		return ""
 	}
-	return ""
+	if p.Output != a.Harness.Instructions && a.Harness.Pointer == "" {
+		return ""
+	}
+	return NativeKind(a.Harness.Native)
+}
+
+// NativeKinds lists the native renderings, sorted.
+func NativeKinds() []NativeKind {
+	out := slices.Collect(maps.Keys(natives))
+	slices.Sort(out)
+	return out
 }
 
 // NativeOptions configures the native renderings.
@@ -213,7 +229,7 @@ func RenderNativeFrom(read func(path string) ([]byte, error), doc *schema.Docume
 	done := map[NativeKind]bool{}
 	for _, agent := range doc.Agents() {
 		kind := NativeKindOf(doc.Resolved(agent))
-		if kind == "" || done[kind] || !o.wants(kind) {
+		if kind == "" || done[kind] || !o.wants(kind) || natives[kind] == nil {
 			continue
 		}
 		done[kind] = true
@@ -221,54 +237,65 @@ func RenderNativeFrom(read func(path string) ([]byte, error), doc *schema.Docume
 		if err != nil {
 			return n, fmt.Errorf("render %s: %w", agent, err)
 		}
-		switch kind {
-		case CodexRules:
-			if !slices.ContainsFunc(r.Entries(), func(e enforce.Entry) bool { return e.Kind == enforce.Command }) {
-				done[kind] = false // nothing to write: an old file is an orphan
-				continue
-			}
-			b, err := r.Codex()
-			if err != nil {
-				return n, fmt.Errorf("render %s: %w", agent, err)
-			}
-			n.Files = append(n.Files, File{Agent: agent, Renderer: string(kind), Path: enforce.CodexPath, Content: codexFile(b), kind: kindOwned})
-		case ClaudeSettings:
-			var want ClaudeWant
-			want.Deny, want.Ask = r.Claude()
-			if len(want.Deny)+len(want.Ask) > 0 {
-				// The agent must not rewrite the rules that bind it.
-				for _, g := range enforce.SelfProtected() {
-					want.Deny = append(want.Deny, "Edit(./"+g+")")
-				}
-				slices.Sort(want.Deny)
-				want.Deny = slices.Compact(want.Deny)
-			}
-			if len(r.NeedsHook()) > 0 {
-				if want.Hook, err = HookCommand(agent, o.RulesPath); err != nil {
-					return n, err
-				}
-			}
-			if err := n.claude(read, agent, want); err != nil {
+		if err := natives[kind].render(&n, read, agent, r, o); err != nil {
+			return n, err
+		}
+	}
+	for _, kind := range NativeKinds() {
+		if !done[kind] && o.wants(kind) {
+			// No agent takes it any more: take Bridle's part out.
+			if err := natives[kind].render(&n, read, "", nil, o); err != nil {
 				return n, err
 			}
 		}
 	}
-	if !done[ClaudeSettings] && o.wants(ClaudeSettings) {
-		// No agent takes Claude settings any more: take Bridle's entries out.
-		if err := n.claude(read, "", ClaudeWant{}); err != nil {
-			return n, err
-		}
-	}
-	if !done[CodexRules] && o.wants(CodexRules) {
-		got, err := read(enforce.CodexPath)
-		if err != nil {
-			return n, err
-		}
-		if bytes.HasPrefix(got, []byte(rulesMarker)) {
-			n.Orphans = append(n.Orphans, Orphan{Path: enforce.CodexPath, Intact: intactRules(got)})
-		}
-	}
 	return n, nil
+}
+
+type codexNative struct{}
+
+func (codexNative) render(n *Native, read func(string) ([]byte, error), agent string, r *enforce.Rules, _ NativeOptions) error {
+	if r != nil && slices.ContainsFunc(r.Entries(), func(e enforce.Entry) bool { return e.Kind == enforce.Command }) {
+		b, err := r.Codex()
+		if err != nil {
+			return fmt.Errorf("render %s: %w", agent, err)
+		}
+		n.Files = append(n.Files, File{Agent: agent, Renderer: string(CodexRules), Path: enforce.CodexPath, Content: codexFile(b), kind: kindOwned})
+		return nil
+	}
+	// Nothing to write: an old file is an orphan.
+	got, err := read(enforce.CodexPath)
+	if err != nil {
+		return err
+	}
+	if bytes.HasPrefix(got, []byte(rulesMarker)) {
+		n.Orphans = append(n.Orphans, Orphan{Path: enforce.CodexPath, Intact: intactRules(got)})
+	}
+	return nil
+}
+
+type claudeNative struct{}
+
+func (claudeNative) render(n *Native, read func(string) ([]byte, error), agent string, r *enforce.Rules, o NativeOptions) error {
+	var want ClaudeWant
+	if r != nil {
+		want.Deny, want.Ask = r.Claude()
+		if len(want.Deny)+len(want.Ask) > 0 {
+			// The agent must not rewrite the rules that bind it.
+			for _, g := range enforce.SelfProtected() {
+				want.Deny = append(want.Deny, "Edit(./"+g+")")
+			}
+			slices.Sort(want.Deny)
+			want.Deny = slices.Compact(want.Deny)
+		}
+		if len(r.NeedsHook()) > 0 {
+			var err error
+			if want.Hook, err = HookCommand(agent, o.RulesPath); err != nil {
+				return err
+			}
+		}
+	}
+	return n.claude(read, agent, want)
 }
 
 func (n *Native) claude(read func(string) ([]byte, error), agent string, want ClaudeWant) error {

@@ -1,18 +1,22 @@
 package renderers
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/bridle-dev/bridle/agents"
 )
 
 // ErrUnsafePath is returned for a render whose path would leave the output
@@ -190,7 +194,7 @@ func compare(got, want string) State {
 	if got == want {
 		return Current
 	}
-	if !strings.HasPrefix(got, HeaderStart) {
+	if !generated(got) {
 		return Edited
 	}
 	if headerLine(got, ContentPrefix) != headerLine(want, ContentPrefix) {
@@ -264,7 +268,9 @@ func orphans(dir string, want map[string]bool) ([]Finding, error) {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			if p != dir && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" ||
+			rel, _ := filepath.Rel(dir, p)
+			hidden := strings.HasPrefix(name, ".") && !harnessDirs()[filepath.ToSlash(rel)]
+			if p != dir && (hidden || name == "node_modules" || name == "vendor" ||
 				strings.Count(filepath.Clean(p), string(filepath.Separator))-base >= 4) {
 				return fs.SkipDir
 			}
@@ -275,17 +281,17 @@ func orphans(dir string, want map[string]bool) ([]Finding, error) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(p, ".md") || want[filepath.Clean(p)] || !d.Type().IsRegular() {
+		if !(strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".mdc")) || want[filepath.Clean(p)] || !d.Type().IsRegular() {
 			return nil
 		}
-		head := make([]byte, len(HeaderStart))
+		head := make([]byte, 4096+len(HeaderStart))
 		f, err := os.Open(p)
 		if err != nil {
 			return nil
 		}
-		n, _ := f.Read(head)
+		n, _ := io.ReadFull(f, head)
 		f.Close()
-		if bytes.Equal(head[:n], []byte(HeaderStart)) {
+		if generated(string(head[:n])) {
 			out = append(out, Finding{Path: p, State: Orphaned})
 		}
 		return nil
@@ -295,6 +301,22 @@ func orphans(dir string, want map[string]bool) ([]Finding, error) {
 	}
 	return out, nil
 }
+
+// harnessDirs are the hidden directories, relative to the output directory
+// and slash-separated, that hold a harness's instruction file
+// (.cursor/rules, .github, …) and their parents: orphans looks into them.
+var harnessDirs = sync.OnceValue(func() map[string]bool {
+	dirs := map[string]bool{}
+	for _, a := range agents.All() {
+		if a.Harness == nil {
+			continue
+		}
+		for d := path.Dir(a.Harness.Instructions); d != "." && d != "/"; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	return dirs
+})
 
 // readForCheck reads f's file under root (nil when the directory does not
 // exist) for a check, p being its path for messages. A missing file is

@@ -21,9 +21,11 @@ package renderers
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -107,7 +109,36 @@ func Render(doc *schema.Document, agent string, meta Meta) (File, error) {
 func RenderAs(doc *schema.Document, agent string, p schema.AgentProfile, meta Meta) File {
 	r := For(p)
 	in := Input{Doc: doc, Agent: agent, Profile: p, Meta: meta}
-	return File{Agent: agent, Renderer: r.Name(), Path: p.Output, Content: string(r.Render(in))}
+	return File{Agent: agent, Renderer: r.Name(), Path: p.Output, Content: FrontMatter(p) + string(r.Render(in))}
+}
+
+// FrontMatter is the text a profile's harness needs before the markdown of
+// a file in the directory of its instruction file (Cursor's .mdc rules
+// with alwaysApply, Windsurf's rules with trigger: always_on), from the
+// agents registry; "" for every other file.
+func FrontMatter(p schema.AgentProfile) string {
+	a, ok := agents.Lookup(Harness(p))
+	if !ok || a.Harness == nil || a.Harness.FrontMatter == "" || path.Dir(p.Output) != path.Dir(a.Harness.Instructions) {
+		return ""
+	}
+	return a.Harness.FrontMatter
+}
+
+// generated reports whether content is a file Bridle rendered: its header
+// opens it, after the front matter a harness needs, if any.
+func generated(content string) bool {
+	return strings.HasPrefix(stripFrontMatter(content), HeaderStart)
+}
+
+// stripFrontMatter drops a leading "---" block (YAML front matter).
+func stripFrontMatter(s string) string {
+	if !strings.HasPrefix(s, "---\n") {
+		return s
+	}
+	if end := strings.Index(s[4:], "\n---\n"); end >= 0 && end < 4096 {
+		return s[4+end+5:]
+	}
+	return s
 }
 
 // ErrUnknownAgent is returned for an agent with no profile in the document.

@@ -18,20 +18,41 @@ const (
 func BuiltinAgents() []string { return agents.Names() }
 
 // Resolved returns agent's profile with built-in defaults filled in:
-// instruction format, style, display name, MCP client names and output path.
-// Output layout, chosen so that no render overwrites another:
-//   - CLAUDE.md-format agents write CLAUDE.md;
-//   - AGENTS.md-format agents in reference style write AGENTS.md;
-//   - stepwise agents write agents/<agent>/AGENTS.md,
+// harness, instruction format, style, display name, MCP client names and
+// output path.
 //
-// unless the profile sets output. Validate reports any two agents that still
-// resolve to the same path.
+//   - The harness is the profile's harness, else the profile's name when
+//     that is a known harness (claude, codex, gemini, …), else none.
+//   - Display name, vendor, format, style and MCP client names come from
+//     the registry entry of the profile's name when it has one, else from
+//     its harness's entry (but for MCP client names: a second profile on
+//     one harness is told apart only by its launch binding). A model the
+//     registry renders stepwise (deepseek, kimi) named by model makes
+//     stepwise the default style.
+//   - Output layout, chosen so that no render overwrites another: the
+//     harness's own instruction file when it has one (GEMINI.md,
+//     .cursor/rules/bridle.mdc, …); else CLAUDE.md-format agents write
+//     CLAUDE.md, AGENTS.md-format agents in reference style AGENTS.md and
+//     stepwise agents agents/<agent>/AGENTS.md.
+//
+// A field the profile sets is kept. Validate reports any two agents that
+// still resolve to the same path.
 func (d *Document) Resolved(agent string) AgentProfile {
 	p := d.AgentProfiles[agent]
+	if p.Harness == "" {
+		if a, ok := agents.Lookup(agent); ok && a.Harness != nil {
+			p.Harness = agent
+		}
+	}
 	def := AgentProfile{DisplayName: agent, InstructionFormat: AgentsMD, Style: Reference}
 	if a, known := agents.Lookup(agent); known {
 		def = AgentProfile{DisplayName: a.DisplayName, Vendor: a.Vendor, InstructionFormat: a.InstructionFormat,
 			Style: Style(a.Style), MCPClients: a.MCPClients}
+	} else if h, ok := agents.Lookup(p.Harness); ok {
+		def.InstructionFormat, def.Style = h.InstructionFormat, Style(h.Style)
+	}
+	if p.Model != "" && modelStepwise(p.Model) {
+		def.Style = Stepwise
 	}
 	if p.DisplayName == "" {
 		p.DisplayName = def.DisplayName
@@ -49,9 +70,22 @@ func (d *Document) Resolved(agent string) AgentProfile {
 		p.MCPClients = slices.Clone(def.MCPClients)
 	}
 	if p.Output == "" {
-		p.Output = agents.Output(agent, p.InstructionFormat, string(p.Style))
+		p.Output = agents.Output(agent, p.Harness, p.InstructionFormat, string(p.Style))
 	}
 	return p
+}
+
+// modelStepwise reports whether model names a model the registry renders
+// stepwise: its name starts with such an entry's name (deepseek-chat,
+// kimi-k2).
+func modelStepwise(model string) bool {
+	m := strings.ToLower(strings.TrimSpace(model))
+	for _, a := range agents.All() {
+		if a.Style == agents.Stepwise && strings.HasPrefix(m, a.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Agents returns the names of the agents that have a profile, sorted.
@@ -118,6 +152,13 @@ func (d *Document) Normalize() {
 		}
 	}
 	for name := range d.AgentProfiles {
-		d.AgentProfiles[name] = d.Resolved(name)
+		p := d.Resolved(name)
+		if p.Harness == name {
+			// The default harness stays implicit, so that documents from
+			// before harnesses keep their content hash (and their renders
+			// stay current); Resolved fills it again.
+			p.Harness = ""
+		}
+		d.AgentProfiles[name] = p
 	}
 }

@@ -255,11 +255,15 @@ type AgentProfile struct {
 	Vendor string `yaml:"vendor,omitempty" json:"vendor,omitempty" jsonschema:"maxLength=200"`
 	// Capabilities lists what the agent can do, e.g. mcp, elicitation, subagents.
 	Capabilities []string `yaml:"capabilities,omitempty" json:"capabilities,omitempty" jsonschema:"maxItems=100"`
-	// InstructionFormat is the instruction file the agent reads: CLAUDE.md or AGENTS.md.
+	// Harness is the coding agent program the profile runs in (claude, codex, gemini, opencode, copilot, cursor, …): it decides the instruction file, the MCP client configuration and the native enforcement. By default the profile's own name when that is a known harness; none for a model such as deepseek, whose file is agents/NAME/AGENTS.md.
+	Harness string `yaml:"harness,omitempty" json:"harness,omitempty" jsonschema:"maxLength=64"`
+	// Model is the model the harness runs, e.g. deepseek-chat or kimi-k2: informational, except that a model Bridle knows to follow step-by-step instructions better (deepseek, kimi) makes stepwise the default style.
+	Model string `yaml:"model,omitempty" json:"model,omitempty" jsonschema:"maxLength=200"`
+	// InstructionFormat is the flavour of the rendered instructions: CLAUDE.md or AGENTS.md.
 	InstructionFormat string `yaml:"instruction_format,omitempty" json:"instruction_format,omitempty" jsonschema:"enum=CLAUDE.md,enum=AGENTS.md"`
 	// Style is how explicitly the rules are phrased: reference or stepwise.
 	Style Style `yaml:"style,omitempty" json:"style,omitempty" jsonschema:"enum=reference,enum=stepwise"`
-	// Output is where render --all writes this agent's file, relative to the output directory.
+	// Output is where render --all writes this agent's file, relative to the output directory (a .md file, or .mdc for Cursor).
 	Output string `yaml:"output,omitempty" json:"output,omitempty" jsonschema:"maxLength=300"`
 	// MCPClients are the MCP clientInfo.name values that identify this agent, e.g. claude-code.
 	MCPClients []string `yaml:"mcp_clients,omitempty" json:"mcp_clients,omitempty" jsonschema:"maxItems=50"`

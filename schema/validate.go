@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/internal/mdsafe"
 )
 
@@ -305,14 +306,21 @@ func (c *checker) agents() {
 			continue
 		}
 		p := c.d.Resolved(a)
+		if h := c.d.AgentProfiles[a].Harness; h != "" && !slices.Contains(agents.Harnesses(), h) {
+			hp := JoinKey(ap, "harness")
+			d := c.errorAt(c.f.Pos(hp), hp, "use one of: "+strings.Join(agents.Harnesses(), ", ")+" (a model goes under model:)",
+				"unknown harness %s", quote(h))
+			d.Suggest = Suggest(h, agents.Harnesses())
+		}
+		c.oneLine(JoinKey(ap, "model"), c.d.AgentProfiles[a].Model)
 		out := p.Output
 		op := JoinKey(ap, "output")
 		switch clean := path.Clean(out); {
 		case path.IsAbs(out) || strings.HasPrefix(clean, "..") || strings.Contains(out, "\\"):
 			c.errorAt(c.f.Pos(op), op, "use a relative path inside the output directory, e.g. agents/kimi/AGENTS.md",
 				"output %s escapes the output directory", quote(out))
-		case !strings.HasSuffix(out, ".md"):
-			c.errorAt(c.f.Pos(op), op, "name a markdown file, e.g. agents/"+a+"/AGENTS.md", "output %s is not a .md file", quote(out))
+		case !strings.HasSuffix(out, ".md") && !strings.HasSuffix(out, ".mdc"):
+			c.errorAt(c.f.Pos(op), op, "name a markdown file, e.g. agents/"+a+"/AGENTS.md", "output %s is not a .md (or Cursor .mdc) file", quote(out))
 		default:
 			key := strings.ToLower(clean)
 			if other, dup := outputs[key]; dup {
