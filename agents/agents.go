@@ -64,6 +64,10 @@ type Config struct {
 	// Project is the project-scoped file, slash path relative to the
 	// project root; "" when the client reads none (Windsurf).
 	Project string
+	// ProjectAlso are other names of the project file the client reads
+	// (opencode.jsonc beside opencode.json): install changes the first of
+	// Project and these that exists, else creates Project.
+	ProjectAlso []string
 	// User is the user's own file, slash path relative to the home
 	// directory.
 	User string
@@ -214,6 +218,48 @@ var list = []Agent{
 		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/openai/codex/main/docs/agents_md.md", Format: "markdown"}},
 	},
 	{
+		Name: "gemini", DisplayName: "Gemini CLI", Vendor: "Google",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"gemini-cli-mcp-client"},
+		Harness: &Harness{
+			// GEMINI.md is Gemini CLI's default context file; it reads no
+			// AGENTS.md unless context.fileName says so.
+			Instructions: "GEMINI.md",
+			Config: &Config{Format: JSON, Project: ".gemini/settings.json", User: ".gemini/settings.json", Servers: "mcpServers",
+				// The whole settings file is expanded from the environment
+				// ($VAR, ${VAR}); "url" with type "http" is streamable HTTP
+				// (httpUrl is the deprecated spelling). Variables whose
+				// names hold TOKEN, SECRET, KEY, … are not passed to a
+				// stdio server unless its env lists them.
+				Stdio: Stdio{},
+				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
+			SessionEnv: []string{"GEMINI_CLI"},
+			Trust:      "Gemini CLI loads a project's .gemini/settings.json (MCP servers, hooks, policies) only in a trusted folder: trust it when Gemini asks, or add it to ~/.gemini/trustedFolders.json as \"TRUST_FOLDER\"",
+			Native:     "gemini-settings", Hook: "gemini",
+			Client: "@google/gemini-cli@0.61.0",
+		},
+	},
+	{
+		Name: "opencode", DisplayName: "OpenCode", Vendor: "SST",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"opencode"},
+		Harness: &Harness{
+			// OpenCode reads the project's AGENTS.md (else CLAUDE.md) by
+			// itself, and the files its opencode.json lists under
+			// instructions: Bridle renders its own file and lists it there.
+			Instructions: ".opencode/bridle.md",
+			Reads:        []string{AgentsMD, ClaudeMD},
+			Pointer:      "instructions",
+			Config: &Config{Format: JSON, Project: "opencode.json", ProjectAlso: []string{"opencode.jsonc"}, User: ".config/opencode/opencode.json", Servers: "mcp",
+				// {env:VAR} is its interpolation (${VAR} is sent as is);
+				// without oauth: false a refused token starts OAuth
+				// discovery instead of failing.
+				Stdio: Stdio{Type: "local", CommandList: true, Extra: map[string]any{"enabled": true}},
+				HTTP:  &HTTP{Type: "remote", URL: "url", Header: "Bearer {env:%s}", Extra: map[string]any{"enabled": true, "oauth": false}}},
+			SessionEnv: []string{"OPENCODE"},
+			Native:     "opencode-config", Hook: "opencode",
+			Client: "opencode-ai@1.18.33",
+		},
+	},
+	{
 		Name: "kimi", DisplayName: "Kimi", Vendor: "Moonshot AI",
 		InstructionFormat: AgentsMD, Style: Stepwise,
 		Harness: &Harness{
@@ -358,6 +404,7 @@ func (a Agent) clone() Agent {
 		h.SessionEnv = slices.Clone(h.SessionEnv)
 		if h.Config != nil {
 			c := *h.Config
+			c.ProjectAlso = slices.Clone(c.ProjectAlso)
 			if c.HTTP != nil {
 				x := *c.HTTP
 				c.HTTP = &x

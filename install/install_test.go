@@ -196,6 +196,8 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"codex":    {"agents-md", "AGENTS.md", ".codex/config.toml", ".codex/config.toml"},
 		"kimi":     {"agents-md-stepwise", "agents/kimi/AGENTS.md", ".kimi/mcp.json", ".kimi/mcp.json"},
 		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md", "", ""},
+		"gemini":   {"agents-md", "GEMINI.md", ".gemini/settings.json", ".gemini/settings.json"},
+		"opencode": {"agents-md", ".opencode/bridle.md", "opencode.json", ".config/opencode/opencode.json"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
