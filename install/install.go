@@ -117,6 +117,8 @@ func Path(o Options) (string, error) {
 	switch {
 	case o.ConfigPath != "":
 		return o.ConfigPath, nil
+	case o.ProjectDir != "" && cfg.Project == "":
+		return "", fmt.Errorf("install %q --project: %w: it reads MCP servers from the user's ~/%s only", o.Client, ErrUnknownClient, cfg.User)
 	case o.ProjectDir != "":
 		return filepath.Join(o.ProjectDir, filepath.FromSlash(cfg.Project)), nil
 	default:

@@ -194,7 +194,11 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 	want := map[string]struct{ renderer, output, project, user string }{
 		"claude":   {"claude-md", "CLAUDE.md", ".mcp.json", ".claude.json"},
 		"codex":    {"agents-md", "AGENTS.md", ".codex/config.toml", ".codex/config.toml"},
-		"kimi":     {"agents-md-stepwise", "agents/kimi/AGENTS.md", ".kimi/mcp.json", ".kimi/mcp.json"},
+		"kimi":     {"agents-md-stepwise", "agents/kimi/AGENTS.md", ".kimi-code/mcp.json", ".kimi-code/mcp.json"},
+		"qwen":     {"agents-md", "QWEN.md", ".qwen/settings.json", ".qwen/settings.json"},
+		"copilot":  {"agents-md", ".github/instructions/bridle.instructions.md", ".github/mcp.json", ".copilot/mcp-config.json"},
+		"cursor":   {"agents-md", ".cursor/rules/bridle.mdc", ".cursor/mcp.json", ".cursor/mcp.json"},
+		"windsurf": {"agents-md", ".windsurf/rules/bridle.md", "", ""},
 		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md", "", ""},
 		"gemini":   {"agents-md", "GEMINI.md", ".gemini/settings.json", ".gemini/settings.json"},
 		"opencode": {"agents-md", ".opencode/bridle.md", "opencode.json", ".config/opencode/opencode.json"},

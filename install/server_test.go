@@ -26,7 +26,7 @@ func TestInstallServerGoldens(t *testing.T) {
 	}{
 		{"claude", ".mcp.json", `{"mcpServers":{"github":{"command":"gh-mcp"},"bridle":{"type":"stdio","command":"bridle","args":["mcp"]}}}`, true},
 		{"codex", ".codex/config.toml", "# mine\nmodel = \"o4\"\n\n[mcp_servers.bridle]\ncommand = \"bridle\"\nargs = [\"mcp\"]\n\n[mcp_servers.github]\ncommand = \"gh-mcp\"\n", true},
-		{"kimi", ".kimi/mcp.json", "", false},
+		{"kimi", ".kimi-code/mcp.json", "", true},
 	} {
 		t.Run(tc.client, func(t *testing.T) {
 			dir := t.TempDir()
