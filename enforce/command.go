@@ -349,7 +349,21 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 		c.aliases[name] = a
 		return
 	}
-	c.match(args, more)
+	name := ""
+	if args[0].dynamic == "" {
+		name = path.Base(args[0].lit)
+	}
+	var inner []word // git's words without its global options
+	if name == "git" && !args[0].glob {
+		var why string
+		inner, why = gitSubcommand(args)
+		if why != "" && c.gitRule() {
+			c.unknown(scoreMaybeForbid, joinWords(args), why+", so Bridle cannot tell what git runs")
+		}
+		c.match(inner, more)
+	} else {
+		c.match(args, more)
+	}
 	if layers == 0 {
 		c.pathArgs(args)
 	}
@@ -364,16 +378,8 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 		}
 		return
 	}
-	name := path.Base(args[0].lit)
 	switch {
-	case name == "git":
-		inner, why := gitSubcommand(args)
-		if why != "" && c.gitRule() {
-			c.unknown(scoreMaybeForbid, joinWords(args), why+", so Bridle cannot tell what git runs")
-		}
-		if len(inner) != len(args) {
-			c.match(inner, more)
-		}
+	case inner != nil:
 		if len(inner) > 2 && inner[1].lit == "config" && c.gitRule() {
 			for _, a := range inner[2:] {
 				if why := gitConfigWhy(a); why != "" && a.dynamic == "" {
@@ -645,8 +651,13 @@ func (c *check) stdinScript(sh string, redirs []*syntax.Redirect, depth int) {
 
 // match checks one layer of words against every command entry.
 func (c *check) match(args []word, more bool) {
+	pc := parseCache{args: args[1:]}
 	for _, e := range c.r.commands {
-		ok, maybe := matchWords(e.words, args, more)
+		p := e.pat
+		if p == nil {
+			p = compilePattern(e.words)
+		}
+		ok, maybe := p.match(args, &pc, more)
 		if !ok {
 			continue
 		}
@@ -668,51 +679,6 @@ func (c *check) match(args []word, more bool) {
 		}
 		c.consider(score, d)
 	}
-}
-
-// matchWords reports whether args start with prefix. maybe is non-empty,
-// saying why, when they only might: a word is unknown or a glob that could
-// expand to the prefix's word.
-//
-// more is set when the command gets more words than args at run time
-// (xargs adds what it reads): then args that run out before prefix does
-// might match.
-func matchWords(prefix []string, args []word, more bool) (ok bool, maybe string) {
-	for i, want := range prefix {
-		if i >= len(args) {
-			if more {
-				return true, fmt.Sprintf("xargs adds words from its input after %q", joinWords(args))
-			}
-			return false, ""
-		}
-		a := args[i]
-		if a.dynamic != "" {
-			if !a.split && len(args) < len(prefix) {
-				return false, ""
-			}
-			return true, fmt.Sprintf("word %d is %s", i+1, a.dynamic)
-		}
-		got := a.lit
-		if i == 0 {
-			if strings.Contains(want, "/") {
-				got, want = path.Clean(got), path.Clean(want)
-			} else {
-				got = path.Base(got)
-			}
-		}
-		if a.glob {
-			if m, err := path.Match(got, want); err == nil && m {
-				if maybe == "" && got != want {
-					maybe = fmt.Sprintf("word %d, %q, is a glob that may expand to %q", i+1, got, want)
-				}
-				continue
-			}
-		}
-		if got != want {
-			return false, ""
-		}
-	}
-	return true, maybe
 }
 
 func joinWords(ws []word) string {
@@ -881,7 +847,7 @@ func gitSubcommand(args []word) (inner []word, why string) {
 	for i < len(args) {
 		a := args[i]
 		if a.dynamic != "" {
-			break
+			return append([]word{args[0]}, args[i:]...), why // it may be the subcommand
 		}
 		v := a.lit
 		switch {

@@ -34,14 +34,44 @@
 // command in it is checked on its own: the parts of a && b, a || b, a; b,
 // a | b and a & b, subshells and { …; } groups, bodies of if, for, while,
 // case and functions, and command substitutions $(…) and `…` and process
-// substitutions anywhere. Matching is by whole words: the prefix
-// "git push --force" matches git push --force origin but not
-// git push --force-with-lease. Words are compared after the shell would
-// have removed their quoting ('git' "push" --for\ce is git push --force).
+// substitutions anywhere. Words are compared after the shell would have
+// removed their quoting ('git' "push" --for\ce is git push --force).
+//
+// A command rule ("rm -rf", "git push --force", "chmod -R 777") is read as
+// a program, the subcommand words after it, the options it gives and the
+// operands after its first option, and a simple command matches it by
+// meaning, not by spelling, when
+//   - it runs the same program, compared by name, so /usr/bin/git and ./git
+//     are git (a rule whose first word holds a / is compared as a cleaned
+//     path);
+//   - the rule's subcommand words come first, in order, among the
+//     command's operands (git push, npm publish, chmod 777); a word that may
+//     be the value of an option Bridle does not know is skipped
+//     (npm --loglevel x publish is npm publish);
+//   - every option the rule gives is among the command's options before
+//     --, in any order, with any others: short options clustered or not
+//     (-rf, -fr, -r -f, -vrf); for the programs whose options Bridle knows,
+//     in any of their spellings (rm -R, --recursive and its abbreviations
+//     --recu, --r; curl -XDELETE, --request=DELETE), with the options that
+//     imply them (git push --force-with-lease, --force-if-includes,
+//     --mirror and a +refspec are force pushes, a :refspec a delete; git
+//     branch -D is -d -f; cp -a is -r), and with the options that take a
+//     value known, so that a value is not read as an option (git push
+//     -o -f, git clean -ef, git commit -m -n give none);
+//   - the rule's other operands (the / of "rm -r /") are among the
+//     command's operands.
+//
+// Bridle knows the options of rm, chmod (whose -w, -rx are modes), chown,
+// chgrp, cp, mv, ln and curl, and of git push, reset, clean, checkout,
+// branch and commit. For any other program -abc is -a -b -c when it is
+// letters and digits, --name=value is --name with the value, and any
+// other word starting with - is one option; find, go, java, terraform and
+// tofu take every -word as one option. An option the rule gives a value
+// matches only that value (curl -X DELETE). After -- every word is an
+// operand (rm -- -rf removes a file named -rf).
+//
 // Before matching it
 //   - drops leading environment assignments (FOO=1 git push --force);
-//   - compares the program by name, so /usr/bin/git and ./git are git (a
-//     prefix whose first word holds a / is compared as a cleaned path);
 //   - looks through wrappers, matching both the wrapper's own words and the
 //     command it runs: sudo, doas, env (with NAME=value words and -S), command,
 //     builtin, exec, nohup, nice, time, timeout, setsid, stdbuf, ionice,
@@ -67,14 +97,17 @@
 //     --force is git push --force); an alias it cannot expand is asked
 //     about;
 //   - under xargs, which adds words it reads from its input, asks when the
-//     command's words are a proper prefix of a rule (echo -rf / | xargs rm
-//     under "rm -rf"), a shell without a -c string, or a wrapper with no
-//     command.
+//     command's words would match a rule with words added at their end
+//     (echo -rf / | xargs rm under "rm -rf"), a shell without a -c string,
+//     or a wrapper with no command.
 //
 // A word it cannot know before the command runs ($VAR, $(…), $'…', brace
-// expansions {a,b}) makes it ask, with the reason, when the words before it
-// match a rule; an unquoted glob (--forc*) asks when it could expand to the
-// rule's word. A program name it cannot know ($GIT push) asks whenever any
+// expansions {a,b}) makes it ask, with the reason, when it could give what
+// a rule the other words match lacks: the program or a subcommand word in
+// its place, an option (any such word before --; an unquoted one may be
+// several words), an operand. An unquoted glob asks when it could expand to
+// a word the rule needs (--forc*; rm * under "rm -rf", should a file be
+// named -rf). A program name it cannot know ($GIT push) asks whenever any
 // command rule exists. When the document has any rule of its own it also
 // asks, saying why, about a command it cannot parse and about code it
 // cannot see: a shell reading its program from a pipe, a process
@@ -101,9 +134,15 @@
 //
 // # What CheckCommand does not catch
 //
-//   - Flags after other arguments: a prefix is a prefix, so
-//     git push origin main --force does not match "git push --force" (list
-//     "git push" under ask to catch every push).
+//   - Options of programs outside the list above, beyond the conventions
+//     it names: their long forms, abbreviations and synonyms (kill -9 is
+//     not kill -KILL or kill -s KILL), and values they take as the next
+//     word, which are read as operands, or as options when they start
+//     with -. An option undone by
+//     a later one still counts (git push --force --no-force, rm -rf -i).
+//     Options set elsewhere (git config push.default, a remote's mirror
+//     setting, aliases) are not seen; list "git push" under ask to catch
+//     every push.
 //   - What a program does inside: scripts (bash deploy.sh, bash < x.sh,
 //     make, npm run), git aliases already in a git configuration file,
 //     find -exec's command, watch, parallel, interpreters' own code

@@ -15,6 +15,9 @@ func FuzzCheckCommand(f *testing.F) {
 		"git push --{force,x}", "a && (b || c) | d; e &", "x=$'\\x41' git", "'unterminated",
 		"alias g='git push'; g --force", "trap 'x' EXIT; PS4='$(y)'; echo ${x@P} $((a[i]))", "echo x | xargs -0 sh -c",
 		"mapfile -C 'x #' -c 1 <<< x", "git -c alias.p=push --attr-source H p", "cat {.env,x} $f; rg y", "git show HEAD:.env",
+		"rm -Rf x", "rm --recu --forc -- x", "git push origin +main -o -f", "git push --force-with-lease=m:x", "chmod -Rw d",
+		"curl -XDELETE u", "git clean -ef -d", "git branch -D x", "rm -rf $X", "rm *", "git -C \"$D\" push -f",
+		"npm --loglevel x publish", "find . -delete", "tar -C d -xf a",
 	} {
 		f.Add(s)
 	}
@@ -77,7 +80,7 @@ func BenchmarkCheckCommand(b *testing.B) {
 	const cmd = `cd repo && GIT_TRACE=0 sudo -E git -C . push --force-with-lease origin main | tee log.txt; bash -c 'go test ./...'`
 	b.ReportAllocs()
 	for b.Loop() {
-		if d := r.CheckCommand(cmd); d.Verdict != Ask {
+		if d := r.CheckCommand(cmd); d.Verdict != Forbid { // --force-with-lease is a force push
 			b.Fatal(d)
 		}
 	}
