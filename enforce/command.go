@@ -56,6 +56,17 @@ type check struct {
 	// vars are the variables the command sets to a literal value, for
 	// checking $f against the path rules.
 	vars map[string]string
+	// resolve, when set, resolves the symbolic links in a project path;
+	// links holds what it answered.
+	resolve func(string) (string, bool)
+	links   map[string]link
+	// argMode: the check of a string a program Bridle does not know was
+	// given (see passedOn), which looks for command rules only.
+	argMode bool
+	// runCount counts the runs of words matched (see matchRun); capped is
+	// set once there were too many.
+	runCount, runWords int
+	capped             bool
 }
 
 // Scores of candidate decisions: a definite forbid beats a possible one,
@@ -68,6 +79,9 @@ const (
 )
 
 func (c *check) consider(score int, d Decision) {
+	if c.argMode && d.Guardrail == "" {
+		return
+	}
 	if score > c.score {
 		c.score, c.best = score, d
 	}
@@ -92,12 +106,28 @@ func (c *check) gitRule() bool {
 }
 
 // CheckCommand decides whether the agent may run the shell command cmd: forbid
-// when a simple command in it starts with a forbidden prefix, ask when one
-// starts with an ask prefix (or might: see the package doc), allow
-// otherwise. Forbid beats ask; among equals the first simple command in
-// the text decides, then the first entry.
+// when a simple command in it matches a forbidden rule, ask when one
+// matches an ask rule (or might: see the package doc), allow otherwise.
+// Forbid beats ask; among equals the first simple command in the text
+// decides, then the first entry. It is CheckCommandWith without options.
 func (r *Rules) CheckCommand(cmd string) Decision {
-	c := &check{r: r, strict: len(r.commands) > 0 || len(r.paths) > 0}
+	return r.CheckCommandWith(cmd, CheckOptions{})
+}
+
+// CheckOptions add to what CheckCommandWith checks.
+type CheckOptions struct {
+	// Resolve, when set, returns what the project-relative path rel names
+	// once its symbolic links are resolved, relative to the project root;
+	// ok is false when that is not known or not in the project. The files
+	// a command names are then checked in both forms (cat link-to-env is
+	// cat .env). LinkResolver returns one that reads the file system.
+	Resolve func(rel string) (resolved string, ok bool)
+}
+
+// CheckCommandWith decides as CheckCommand does, with the options o. It
+// touches the file system only through o.Resolve.
+func (r *Rules) CheckCommandWith(cmd string, o CheckOptions) Decision {
+	c := &check{r: r, strict: len(r.commands) > 0 || len(r.paths) > 0, resolve: o.Resolve}
 	if len(cmd) > MaxCommandLen {
 		c.consider(scoreMaybeForbid, Decision{Verdict: Ask,
 			Reason: fmt.Sprintf("the command is %d bytes, longer than the %d Bridle checks", len(cmd), MaxCommandLen)})
@@ -114,18 +144,19 @@ func (r *Rules) CheckCommand(cmd string) Decision {
 // one per check was most of a check's cost.
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
-// script parses src as a shell script and checks every simple command in it.
-func (c *check) script(src string, depth int) {
+// script parses src as a shell script and checks every simple command in
+// it. It reports whether it could.
+func (c *check) script(src string, depth int) bool {
 	if depth > MaxDepth {
 		c.unknown(scoreMaybeForbid, "", fmt.Sprintf("the command nests shells more than %d deep, which Bridle does not look into", MaxDepth))
-		return
+		return false
 	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(src), "")
 	parsers.Put(p)
 	if err != nil {
 		c.unknown(scoreMaybeForbid, "", "Bridle cannot parse the command as a shell command ("+bound(err.Error(), 200)+"), so it cannot tell what runs")
-		return
+		return false
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -180,6 +211,7 @@ func (c *check) script(src string, depth int) {
 		}
 		return true
 	})
+	return true
 }
 
 // codeVars are the shell variables whose value bash runs or expands as
@@ -206,6 +238,9 @@ func (c *check) assign(as *syntax.Assign, alone bool, depth int) {
 		v = word{dynamic: "an array"}
 	}
 	c.assignWord(as.Name.Value, v, depth)
+	if !alone {
+		c.valueString(as.Name.Value, v, depth)
+	}
 	if alone {
 		if c.vars == nil {
 			c.vars = map[string]string{}
@@ -262,6 +297,9 @@ func (c *check) decl(d *syntax.DeclClause, depth int) {
 	for _, as := range d.Args {
 		if as.Name != nil {
 			c.assign(as, true, depth)
+			if d.Variant.Value == "export" && as.Value != nil && as.Array == nil {
+				c.valueString(as.Name.Value, literal(as.Value), depth)
+			}
 			continue
 		}
 		if as.Value == nil {
@@ -380,6 +418,10 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 	}
 	switch {
 	case inner != nil:
+		if len(c.r.commands) > 0 {
+			c.runs("git", inner, 2) // after the subcommand: git bisect run rm -rf x
+			c.argStrings("git", args, depth)
+		}
 		if len(inner) > 2 && inner[1].lit == "config" && c.gitRule() {
 			for _, a := range inner[2:] {
 				if why := gitConfigWhy(a); why != "" && a.dynamic == "" {
@@ -404,9 +446,13 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 		}
 	case shells[name]:
 		c.shell(args, redirs, depth, more)
+		if len(c.r.commands) > 0 {
+			c.runs(name, args, 1) // the arguments of a script: bash x.sh rm -rf y
+		}
 	default:
 		spec, ok := wrappers[name]
 		if !ok {
+			c.passedOn(name, args, redirs, 1, depth)
 			return
 		}
 		if name == "env" {
@@ -414,6 +460,7 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 				if a.dynamic == "" && isAssign(a.lit) {
 					n, v, _ := strings.Cut(a.lit, "=")
 					c.assignWord(n, word{lit: v}, depth)
+					c.valueString(n, word{lit: v}, depth)
 				}
 			}
 		}
@@ -651,13 +698,12 @@ func (c *check) stdinScript(sh string, redirs []*syntax.Redirect, depth int) {
 
 // match checks one layer of words against every command entry.
 func (c *check) match(args []word, more bool) {
+	if c.argMode && args[0].dynamic == "" && !c.r.programWord(args[0].lit) {
+		return
+	}
 	pc := parseCache{args: args[1:]}
 	for _, e := range c.r.commands {
-		p := e.pat
-		if p == nil {
-			p = compilePattern(e.words)
-		}
-		ok, maybe := p.match(args, &pc, more)
+		ok, maybe := e.pattern().match(args, &pc, more)
 		if !ok {
 			continue
 		}

@@ -23,6 +23,14 @@ type pattern struct {
 	min   int // the fewest words a command holding it can have
 }
 
+// pattern is the entry's words read for matching (New reads them once).
+func (e Entry) pattern() *pattern {
+	if e.pat != nil {
+		return e.pat
+	}
+	return compilePattern(e.words)
+}
+
 // compilePattern reads a rule's words with its program's option table.
 func compilePattern(words []string) *pattern {
 	p := &pattern{prog: words[0]}
