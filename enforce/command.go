@@ -240,6 +240,7 @@ func (c *check) assign(as *syntax.Assign, alone bool, depth int) {
 	c.assignWord(as.Name.Value, v, depth)
 	if !alone {
 		c.valueString(as.Name.Value, v, depth)
+		c.assignFile(v)
 	}
 	if alone {
 		if c.vars == nil {
@@ -299,6 +300,7 @@ func (c *check) decl(d *syntax.DeclClause, depth int) {
 			c.assign(as, true, depth)
 			if d.Variant.Value == "export" && as.Value != nil && as.Array == nil {
 				c.valueString(as.Name.Value, literal(as.Value), depth)
+				c.assignFile(literal(as.Value))
 			}
 			continue
 		}
@@ -418,10 +420,8 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 	}
 	switch {
 	case inner != nil:
-		if len(c.r.commands) > 0 {
-			c.runs("git", inner, 2) // after the subcommand: git bisect run rm -rf x
-			c.argStrings("git", args, depth)
-		}
+		c.runs("git", inner, 2) // after the subcommand: git bisect run rm -rf x
+		c.argStrings("git", args, depth)
 		if len(inner) > 2 && inner[1].lit == "config" && c.gitRule() {
 			for _, a := range inner[2:] {
 				if why := gitConfigWhy(a); why != "" && a.dynamic == "" {
@@ -446,9 +446,7 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 		}
 	case shells[name]:
 		c.shell(args, redirs, depth, more)
-		if len(c.r.commands) > 0 {
-			c.runs(name, args, 1) // the arguments of a script: bash x.sh rm -rf y
-		}
+		c.runs(name, args, 1) // the arguments of a script: bash x.sh rm -rf y
 	default:
 		spec, ok := wrappers[name]
 		if !ok {

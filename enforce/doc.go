@@ -127,10 +127,13 @@
 // .env); an argument naming a no_write file is asked about, since a
 // command that names a file may or may not write it; an argument with a
 // glob that could expand to a protected file is asked about (cat .en?). An
-// argument names a file as a whole, after a leading @ (curl -d @.env, gcc
-// @.env), after its first = (--data=@.env, -F f=@.env, dd if=.env,
-// make F=.env) and after any letter of a leading short option cluster,
-// whose value may be attached (curl -d@.env, -T.env). $f set to a literal earlier in the command
+// argument names a file as a whole, after its first @ (curl -d @.env, gcc
+// @.env, httpie's f@.env), after its first = (--data=@.env, dd if=.env,
+// make F=.env; curl's -F f=@.env, f=<.env and f=@.env;type=…) and after
+// any letter of a leading short option cluster, whose value may be
+// attached (curl -d@.env, -T.env). The value of an assignment given to a
+// command (ENV_FILE=.env make, export ENV_FILE=.env) names a file as an
+// argument does. $f set to a literal earlier in the command
 // (f=.env; cat $f) is checked as that literal; any other variable as an
 // argument or a < source is asked about when no_read rules exist (echo,
 // printf, test, cd and a few other builtins excepted). A recursive reader
@@ -168,21 +171,23 @@
 //     the rule or may, as CheckCommand finds it but with only command
 //     rules applied and with what bash would run but Bridle cannot see not
 //     asked about (ssh host 'cd x && rm -rf y', su -c '…', git -c
-//     core.sshCommand='…', git rebase -x '…'); a string
-//     bash cannot parse, such as another language's code, is read as words
-//     split at anything but letters, digits and -_./+=:@~^, and a run of
-//     them matching a rule for sure asks (python -c "os.system('rm -rf
-//     x')");
+//     core.sshCommand='…', git rebase -x '…'); a string bash cannot
+//     parse, such as another language's code, is read as words split at
+//     anything but letters, digits and -_./+=:@~^, and a run of them
+//     matching a rule for sure asks (python -c "os.system('rm -rf x')");
 //   - a here-document or here-string it reads does (ssh host <<EOF,
 //     python3 <<EOF; cat, tee, git and gh read them as text);
 //   - a variable is set to such a string for a command (an assignment
 //     before it, env NAME=…, export): GIT_SSH_COMMAND='rm -rf x' git fetch,
 //     EDITOR=….
 //
-// The values of message options (-m, -am, --message, --body, --title,
-// --description, --notes, --subject) are prose and are not looked into. A
-// command checks at most 32 runs, or 4096 words in runs, and so does each
-// string; past that it asks.
+// The words of such a string — split at anything but letters, digits and
+// -_./+=:@~^, and read as arguments are — that name a protected file are
+// asked about (python3 -c "open('.env')", ssh host 'cat .env'), whatever
+// rules the document has. The values of message options (-m, -am,
+// --message, --body, --title, --description, --notes, --subject) are prose
+// and are not looked into. A command checks at most 32 runs, or 4096 words
+// in runs, and so does each string; past that it asks.
 //
 // # What CheckCommand does not catch
 //
@@ -201,9 +206,9 @@
 //     asked about but its file is not read), code that builds a command
 //     from pieces (python -c "os.system('r'+'m -rf x')"), what a program
 //     is given in a word holding an expansion (ssh host "rm -rf $D") or a
-//     run that only might match (ssh host rm $FLAGS x), and protected files
-//     named inside a string given to another program (ssh host 'cat
-//     .env').
+//     run that only might match (ssh host rm $FLAGS x), and a protected
+//     file a data program is given in a string (grep x <<< 'cat .env' is
+//     not checked; grep x .env is).
 //   - Code bash runs that Bridle does not model: variables set by read,
 //     printf -v, getopts or a nameref before a prompt or arithmetic uses
 //     them, test -v / [[ -v ]] on a subscripted name, ${!x} indirection,

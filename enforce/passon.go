@@ -72,7 +72,7 @@ func (r *Rules) programWord(w string) bool {
 // whose arguments are data (echo, grep) and message options (-m, --body)
 // are not looked into.
 func (c *check) passedOn(name string, args []word, redirs []*syntax.Redirect, from, depth int) {
-	if len(c.r.commands) == 0 || dataArgs(name) {
+	if dataArgs(name) {
 		return
 	}
 	c.runs(name, args, from)
@@ -103,6 +103,7 @@ func (c *check) stdinStrings(name string, args []word, redirs []*syntax.Redirect
 		}
 		if body := literal(w); body.dynamic == "" && looksLikeCode(body.lit) {
 			c.argScript(name+" reads", body.lit, args, depth)
+			c.stringFiles(body.lit)
 		}
 	}
 }
@@ -111,16 +112,20 @@ func (c *check) stdinStrings(name string, args []word, redirs []*syntax.Redirect
 // assignment before it, to env or by export): programs run some variables'
 // values (GIT_SSH_COMMAND, EDITOR, PAGER).
 func (c *check) valueString(name string, v word, depth int) {
-	if len(c.r.commands) == 0 || v.dynamic != "" || codeVars[name] != "" || !looksLikeCode(v.lit) {
+	if v.dynamic != "" || codeVars[name] != "" || !looksLikeCode(v.lit) {
 		return
 	}
 	c.argScript("the variable "+name+" is set to", v.lit, []word{{lit: name + "=" + v.lit}}, depth)
+	c.stringFiles(v.lit)
 }
 
 // runs checks every run of args, from args[from] on, that starts with a
 // rule's program. A program with subcommands is not said to run its first
 // operand.
 func (c *check) runs(name string, args []word, from int) {
+	if len(c.r.commands) == 0 {
+		return
+	}
 	sub := subcommands(name)
 	for i := from; i < len(args); i++ {
 		a := args[i]
@@ -198,6 +203,7 @@ func (c *check) argStrings(name string, args []word, depth int) {
 		}
 		if looksLikeCode(s) {
 			c.argScript(name+" is given", s, args, depth)
+			c.stringFiles(s)
 		}
 	}
 }
@@ -207,6 +213,9 @@ func looksLikeCode(s string) bool { return strings.ContainsAny(s, " \t\n;&|`$()<
 // argScript checks the string s a program was given for commands that
 // match a rule, asking when one does; intro says how it was given.
 func (c *check) argScript(intro, s string, args []word, depth int) {
+	if len(c.r.commands) == 0 {
+		return
+	}
 	child := &check{r: c.r, argMode: true}
 	if !child.script(s, depth+1) {
 		child.tokenRuns(s)
@@ -228,13 +237,19 @@ func (c *check) argScript(intro, s string, args []word, depth int) {
 	c.consider(score, d)
 }
 
+// stringWords splits s, a string that may be another language's code, at
+// anything but letters, digits and -_./+=:@~^.
+func stringWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_./+=:@~^", r)
+	})
+}
+
 // tokenRuns reads s, which is not shell, as words (os.system('rm -rf x')
 // holds rm -rf x) and checks every run of them that starts with a rule's
 // program.
 func (c *check) tokenRuns(s string) {
-	toks := strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_./+=:@~^", r)
-	})
+	toks := stringWords(s)
 	var ws []word
 	for i, t := range toks {
 		if c.capped {

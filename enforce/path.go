@@ -326,27 +326,31 @@ func dirHolds(dir string, glob bool, protected string) bool {
 }
 
 // fileCandidates are the files a word may name besides itself: what
-// follows a leading @ (curl -d @f, gcc @f); what follows the first =
-// (--opt=f, key=f, dd if=f, and -F k=@f); and what follows each letter of
-// a short option cluster (-d@f, -of, -vof), which may be its attached
-// value.
+// follows its first @ (curl -d @f, gcc @f, httpie's k@f); what follows the
+// first = (--opt=f, key=f, dd if=f, and curl -F k=@f, k=<f, k=@f;type=t);
+// and what follows each letter of a short option cluster (-d@f, -of,
+// -vof), which may be its attached value.
 func fileCandidates(w word) []word {
 	v := w.lit
-	if v == "" || v[0] != '@' && v[0] != '-' && !strings.Contains(v, "=") {
+	if v == "" || v[0] != '-' && !strings.ContainsAny(v, "=@") {
 		return nil
 	}
 	var out []word
 	add := func(s string) {
 		for s != "" {
 			out = append(out, word{lit: s, glob: w.glob})
-			if s[0] != '@' {
-				return
+			if s[0] == '@' || s[0] == '<' { // curl -F f=@file, f=<file
+				if f, _, ok := strings.Cut(s[1:], ";"); ok { // ;type=…
+					out = append(out, word{lit: f, glob: w.glob})
+				}
+				s = s[1:]
+				continue
 			}
-			s = s[1:]
+			return
 		}
 	}
-	if strings.HasPrefix(v, "@") {
-		add(v[1:])
+	if _, f, ok := strings.Cut(v, "@"); ok { // @file, and httpie's field@file
+		add(f)
 	}
 	if _, val, ok := strings.Cut(v, "="); ok {
 		add(val)
@@ -360,6 +364,31 @@ func fileCandidates(w word) []word {
 		}
 	}
 	return out
+}
+
+// assignFile checks the value of NAME=value given to a command as a file
+// it names: the program may read or write the file the variable names.
+func (c *check) assignFile(v word) {
+	if c.argMode || v.dynamic != "" || v.lit == "" {
+		return
+	}
+	for _, w := range append([]word{v}, fileCandidates(v)...) {
+		c.fileWord(w, Read, scoreForbid, "names")
+		c.fileWord(w, Write, scoreAsk, "names")
+	}
+}
+
+// stringFiles checks the words of a string a program Bridle does not know
+// is given (python3 -c "open('.env')", ssh host 'cat .env') as files the
+// program may read or write: asked about, since it may not.
+func (c *check) stringFiles(s string) {
+	for _, t := range stringWords(s) {
+		w := word{lit: t}
+		for _, k := range append([]word{w}, fileCandidates(w)...) {
+			c.pathWord(k, Read, scoreMaybeForbid, "gives a program a string naming")
+			c.pathWord(k, Write, scoreMaybeAsk, "gives a program a string naming")
+		}
+	}
 }
 
 // maxCluster bounds the letters of a short option cluster looked after
