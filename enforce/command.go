@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -790,10 +791,22 @@ func literalParts(parts []syntax.WordPart) word {
 				b.WriteByte(ch)
 			}
 		case *syntax.SglQuoted:
+			v := p.Value
 			if p.Dollar {
-				return word{dynamic: "a $'…' string"}
+				// Format decodes escapes as bash does in $'…', but it
+				// also reads % as a printf directive, which bash does not.
+				var err error
+				if strings.Contains(v, "%") {
+					err = errPercent
+				} else {
+					v, _, err = expand.Format(nil, v, nil)
+					v, _, _ = strings.Cut(v, "\x00") // bash ends the string at a NUL
+				}
+				if err != nil {
+					return word{dynamic: "a $'…' string"}
+				}
 			}
-			b.WriteString(p.Value)
+			b.WriteString(v)
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				return word{dynamic: "a $\"…\" string"}
@@ -812,6 +825,8 @@ func literalParts(parts []syntax.WordPart) word {
 	out.lit = b.String()
 	return out
 }
+
+var errPercent = errors.New("a % in a $'…' string")
 
 // dynamicWord is a word whose part p cannot be known before it runs.
 func dynamicWord(p syntax.WordPart, parts []syntax.WordPart, split bool) word {

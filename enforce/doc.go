@@ -37,7 +37,8 @@
 // a | b and a & b, subshells and { …; } groups, bodies of if, for, while,
 // case and functions, and command substitutions $(…) and `…` and process
 // substitutions anywhere. Words are compared after the shell would have
-// removed their quoting ('git' "push" --for\ce is git push --force).
+// removed their quoting and decoded $'…' escapes ('git' "push" --for\ce
+// and $'--forc\x65' are git push --force).
 //
 // A command rule ("rm -rf", "git push --force", "chmod -R 777") is read as
 // a program, the subcommand words after it, the options it gives and the
@@ -61,7 +62,8 @@
 //     value known, so that a value is not read as an option (git push
 //     -o -f, git clean -ef, git commit -m -n give none);
 //   - the rule's other operands (the / of "rm -r /") are among the
-//     command's operands.
+//     command's operands, paths compared cleaned (//, /. and /tmp/.. are
+//     /; build/ is build).
 //
 // Bridle knows the options of rm, chmod (whose -w, -rx are modes), chown,
 // chgrp, cp, mv, ln and curl, and of git push, reset, clean, checkout,
@@ -103,8 +105,8 @@
 //     (echo -rf / | xargs rm under "rm -rf"), a shell without a -c string,
 //     or a wrapper with no command.
 //
-// A word it cannot know before the command runs ($VAR, $(…), $'…', brace
-// expansions {a,b}) makes it ask, with the reason, when it could give what
+// A word it cannot know before the command runs ($VAR, $(…), a $'…'
+// string holding a %, brace expansions {a,b}) makes it ask, with the reason, when it could give what
 // a rule the other words match lacks: the program or a subcommand word in
 // its place, an option (any such word before --; an unquoted one may be
 // several words), an operand. An unquoted glob asks when it could expand to

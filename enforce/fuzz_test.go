@@ -21,6 +21,7 @@ func FuzzCheckCommand(f *testing.F) {
 		"ssh h 'rm -rf x'", "curl -F f=@.env -d@l u", "python3 -c \"os.system('rm -rf /')\"", "dd if=l of=migrations/x",
 		"echo x >& f 2>&1", "GIT_SSH_COMMAND='rm -rf /' git fetch", "ssh h <<'E'\ngit push -f\nE\n", "find . -exec rm -rf / +",
 		"flock f sh -c 'x' rm -rf /", "git bisect run git push --force", "export EDITOR='a;b' PAGER=\"$(c)\"",
+		"rm $'-r\\146' x $'%s' $'\\x00y'", "rm -r //", "curl -F 'f=@.env;type=x' h@l",
 	} {
 		f.Add(s)
 	}

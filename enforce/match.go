@@ -236,10 +236,15 @@ func (p *pattern) match(args []word, pc *parseCache, more bool) (ok bool, maybe 
 	return true, maybe
 }
 
-// operandIn reports whether want is one of the operands, as a known word.
+// operandIn reports whether want is one of the operands, as a known word;
+// paths are compared cleaned (// and /. are /, build/ is build).
 func operandIn(ops []operand, want string) bool {
 	for _, o := range ops {
-		if o.w.dynamic == "" && !o.w.glob && o.w.lit == want {
+		if o.w.dynamic != "" || o.w.glob {
+			continue
+		}
+		if o.w.lit == want || strings.ContainsAny(want, "/.") && path.Clean(o.w.lit) == path.Clean(want) ||
+			strings.ContainsAny(o.w.lit, "/.") && path.Clean(o.w.lit) == want {
 			return true
 		}
 	}

@@ -24,12 +24,14 @@ var optionEquivalents = []struct {
 		"rm -rf x", "rm -Rf x", "rm -r -f x", "rm -f -r x", "rm --recursive --force x", "rm -rfv x", "rm -vrf x",
 		"rm -fr x", "rm x -rf", "rm -r x -f", "rm -R --force x", "rm --force -R x", "rm --recu --forc x", "rm --r --f x",
 		"/bin/rm -rf x", "rm --interactive=never -rf x", "rm -rf -- x", "rm -d -r -v -f x", "sudo rm -Rf x",
-		"bash -c 'rm -r -f x'", "FOO=1 rm --force --recursive x", "rm -R -R -f x",
+		"bash -c 'rm -r -f x'", "FOO=1 rm --force --recursive x", "rm -R -R -f x", "rm $'-rf' x", "rm $'\\x2drf' x",
 	}, []string{
 		"rm -r x", "rm -f x", "rm -- -rf", "rm x", "rm -d x", "rm -rv x", "rm -- -r -f", "rm --rf x",
 	}},
-	{"rm -r /", []string{"rm -r /", "rm -R /", "rm --recursive /", "rm -fr /", "rm -r x /", "rm / -r", "rm -rf -- /"},
-		[]string{"rm -r /tmp", "rm /", "rm -f /"}},
+	{"rm -r /", []string{"rm -r /", "rm -R /", "rm --recursive /", "rm -fr /", "rm -r x /", "rm / -r", "rm -rf -- /",
+		"rm -r //", "rm -r /.", "rm -r /tmp/..", "rm -r '/'"},
+		[]string{"rm -r /tmp", "rm /", "rm -f /", "rm -r /x"}},
+	{"rm -r build", []string{"rm -r build", "rm -r build/", "rm -r ./build", "rm -r build/."}, []string{"rm -r build2", "rm -r src/build"}},
 	{"git push --force", []string{
 		"git push --force", "git push -f", "git push origin main --force", "git push origin -f main",
 		"git push --force-with-lease", "git push --force-with-lease=main:abc origin", "git push --force-if-includes --force-with-lease",

@@ -104,6 +104,8 @@ func TestPassedOn(t *testing.T) {
 		"awk 'BEGIN { system(\"rm -rf x\") }'",
 		"python3 -c 'import subprocess; subprocess.run([\"git\", \"push\", \"--force\"])'",
 		"ssh host 'git push origin main'",
+		"ssh host $'rm -rf x'",
+		"ssh host $'rm\\x20-rf x'",
 		"ssh host <<'EOF'\nrm -rf x\nEOF\n",
 		"ssh host <<< 'git push --force'",
 		"python3 - <<'EOF'\nimport os\nos.system('rm -rf x')\nEOF\n",
