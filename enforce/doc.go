@@ -42,8 +42,8 @@
 //
 // A command rule ("rm -rf", "git push --force", "chmod -R 777") is read as
 // a program, the subcommand words after it, the options it gives and the
-// operands after its first option, and a simple command matches it by
-// meaning, not by spelling, when
+// operands after its first option or --, and a simple command matches it
+// by meaning, not by spelling, when
 //   - it runs the same program, compared by name, so /usr/bin/git and ./git
 //     are git (a rule whose first word holds a / is compared as a cleaned
 //     path);
@@ -54,7 +54,8 @@
 //   - every option the rule gives is among the command's options before
 //     --, in any order, with any others: short options clustered or not
 //     (-rf, -fr, -r -f, -vrf); for the programs whose options Bridle knows,
-//     in any of their spellings (rm -R, --recursive and its abbreviations
+//     in any of their spellings (rm -R, --recursive and, but for curl, any
+//     prefix of a long option, counted as every option it may abbreviate:
 //     --recu, --r; curl -XDELETE, --request=DELETE), with the options that
 //     imply them (git push --force-with-lease, --force-if-includes,
 //     --mirror and a +refspec are force pushes, a :refspec a delete; git
@@ -106,9 +107,10 @@
 //     or a wrapper with no command.
 //
 // A word it cannot know before the command runs ($VAR, $(…), a $'…'
-// string holding a %, brace expansions {a,b}) makes it ask, with the reason, when it could give what
-// a rule the other words match lacks: the program or a subcommand word in
-// its place, an option (any such word before --; an unquoted one may be
+// string holding a %, brace expansions {a,b}) makes it ask, with the
+// reason, when it could give what a rule the other words match lacks: the
+// program or a subcommand word in its place, an option (any such word
+// before --, and an unquoted one given as an option's value, which may be
 // several words), an operand. An unquoted glob asks when it could expand to
 // a word the rule needs (--forc*; rm * under "rm -rf", should a file be
 // named -rf). A program name it cannot know ($GIT push) asks whenever any
@@ -135,10 +137,10 @@
 // any letter of a leading short option cluster, whose value may be
 // attached (curl -d@.env, -T.env). The value of an assignment given to a
 // command (ENV_FILE=.env make, export ENV_FILE=.env) names a file as an
-// argument does. $f set to a literal earlier in the command
-// (f=.env; cat $f) is checked as that literal; any other variable as an
-// argument or a < source is asked about when no_read rules exist (echo,
-// printf, test, cd and a few other builtins excepted). A recursive reader
+// argument does. $f set to a literal earlier in the command (f=.env; cat
+// $f) is checked as that literal; any other variable as an argument or a <
+// source is asked about when no_read rules exist (echo, printf, test, cd
+// and a few other builtins excepted). A recursive reader
 // (grep -r, rg, ag, ack, tar, zip -r, cp -r, rsync, scp -r, find -exec,
 // git grep, git archive) naming a directory that holds a no_read file —
 // the project root, a parent of the glob — is asked about.
@@ -208,9 +210,10 @@
 //     asked about but its file is not read), code that builds a command
 //     from pieces (python -c "os.system('r'+'m -rf x')"), what a program
 //     is given in a word holding an expansion (ssh host "rm -rf $D") or a
-//     run that only might match (ssh host rm $FLAGS x), and a protected
-//     file a data program is given in a string (grep x <<< 'cat .env' is
-//     not checked; grep x .env is).
+//     run that only might match (ssh host rm $FLAGS x), commands a
+//     program other than a shell reads from a pipe (echo 'rm -rf x' | ssh
+//     host), and a protected file named inside a string given to a data
+//     program (grep 'cat .env' notes is allowed; grep x .env is not).
 //   - Code bash runs that Bridle does not model: variables set by read,
 //     printf -v, getopts or a nameref before a prompt or arithmetic uses
 //     them, test -v / [[ -v ]] on a subscripted name, ${!x} indirection,
@@ -235,6 +238,6 @@
 // MultiEdit, NotebookEdit, Grep and Glob tools' paths as given and with
 // symbolic links resolved (a link to .env is .env; a path resolving outside
 // the project is asked about), and asks about a Grep over a directory
-// holding a no_read file its glob may match. Codex has no such hook, so Report says what its rules
-// miss.
+// holding a no_read file its glob may match. Codex has no such hook, so
+// Report says what its rules miss.
 package enforce
