@@ -703,7 +703,7 @@ func (c *check) match(args []word, more bool) {
 	pc := parseCache{args: args[1:]}
 	for _, e := range c.r.commands {
 		ok, maybe := e.pattern().match(args, &pc, more)
-		if !ok {
+		if !ok || c.argMode && maybe != "" { // in a string passed on, only a sure match counts
 			continue
 		}
 		d := Decision{Verdict: e.Verdict, Guardrail: e.Guardrail, Statement: e.Statement, Matched: e.Pattern, Command: joinWords(args)}

@@ -172,7 +172,7 @@
 //     x);
 //   - an argument, or the value of a key=value argument, holding a blank
 //     or one of ;&|`$()<> holds, parsed as shell, a command that matches
-//     the rule or may, as CheckCommand finds it but with only command
+//     the rule for sure, as CheckCommand finds it but with only command
 //     rules applied and with what bash would run but Bridle cannot see not
 //     asked about (ssh host 'cd x && rm -rf y', su -c '…', git -c
 //     core.sshCommand='…', git rebase -x '…'); a string bash cannot

@@ -139,6 +139,8 @@ func TestPassedOn(t *testing.T) {
 		"gh pr create --title 'rm -rf' --body 'never curl'",
 		"git status",
 		"ssh host 'cat /etc/hosts'",
+		"awk '{print $1}' f",
+		"ssh host 'rm $F x'", // a possible match only
 		"cat > notes.md <<'EOF'\nnever rm -rf x\nEOF\n",
 		"git commit -F - <<'EOF'\nrm -rf is forbidden\nEOF\n",
 		"git commit -m \"$(cat <<'EOF'\nrm -rf is forbidden\nEOF\n)\"",
