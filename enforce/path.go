@@ -372,7 +372,9 @@ func (c *check) assignFile(v word) {
 	if c.argMode || v.dynamic != "" || v.lit == "" {
 		return
 	}
-	for _, w := range append([]word{v}, fileCandidates(v)...) {
+	c.fileWord(v, Read, scoreForbid, "names")
+	c.fileWord(v, Write, scoreAsk, "names")
+	for _, w := range fileCandidates(v) {
 		c.fileWord(w, Read, scoreForbid, "names")
 		c.fileWord(w, Write, scoreAsk, "names")
 	}
