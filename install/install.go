@@ -45,6 +45,7 @@ import (
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/bridge"
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -359,7 +360,7 @@ func jsonEqual(a, b []byte) bool {
 	return bytes.Equal(xa, ya)
 }
 
-var tableRe = regexp.MustCompile(`(?m)^\s*\[`)
+var tableRe = lazyregexp.New(`(?m)^\s*\[`)
 
 // mergeTOML replaces or appends the [mcp_servers.bridle] table, whose body
 // is given, as text, so comments and the layout of everything else survive.
