@@ -195,3 +195,46 @@ func writeFile(t *testing.T, dir, p, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestExplainSaysWhatEachHarnessReads: a harness that reads another
+// profile's render (AGENTS.md) is told so, and a hook harness's entries are
+// reported as enforced by its hook.
+func TestExplainSaysWhatEachHarnessReads(t *testing.T) {
+	doc := harnessDoc("codex", true)
+	for _, a := range []string{"opencode", "kimi", "gemini", "cursor"} {
+		doc.AgentProfiles[a] = schema.AgentProfile{}
+	}
+	doc.Normalize()
+	reads := func(agent string) map[string]Read {
+		f, err := Render(doc, agent, Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := ExplainAll(doc, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]Read{}
+		for _, r := range e.Reads {
+			m[r.Path] = r
+		}
+		if agent == "gemini" {
+			if len(e.Enforcement) != 4 || e.Enforcement[0].Mechanism != enforce.Hook || !strings.Contains(e.Enforcement[0].Why, "bridle hook gemini") {
+				t.Errorf("gemini's enforcement: %+v", e.Enforcement)
+			}
+		}
+		return m
+	}
+	if r := reads("opencode"); !r[".opencode/bridle.md"].Own || r["AGENTS.md"].Agent != "codex" {
+		t.Errorf("opencode reads %+v", r)
+	}
+	if r := reads("kimi"); r["AGENTS.md"].Agent != "codex" || r["AGENTS.md"].Own {
+		t.Errorf("kimi reads %+v", r)
+	}
+	if r := reads("cursor"); !r[".cursor/rules/bridle.mdc"].Own || r["AGENTS.md"].Agent != "codex" {
+		t.Errorf("cursor reads %+v", r)
+	}
+	if r := reads("gemini"); len(r) != 1 || !r["GEMINI.md"].Own {
+		t.Errorf("gemini reads %+v", r)
+	}
+}
