@@ -2,6 +2,7 @@ package renderers
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -237,4 +238,65 @@ func TestExplainSaysWhatEachHarnessReads(t *testing.T) {
 	if r := reads("gemini"); len(r) != 1 || !r["GEMINI.md"].Own {
 		t.Errorf("gemini reads %+v", r)
 	}
+}
+
+// TestReadmeAgents: the README's agent table is the registry's.
+func TestReadmeAgents(t *testing.T) {
+	const begin, end = "<!-- agents:begin (generated from the agents registry by go test ./renderers -run ReadmeAgents -update) -->\n", "<!-- agents:end -->"
+	var b strings.Builder
+	b.WriteString(begin)
+	b.WriteString("| agent | reads | MCP configuration | enforcement | checked with |\n|---|---|---|---|---|\n")
+	for _, a := range agents.All() {
+		h := a.Harness
+		if h == nil {
+			fmt.Fprintf(&b, "| [%s](docs/agents/%s.md) `%s` | a model: `agents/%s/AGENTS.md`, or its harness's file (`harness:`) | its harness's | its harness's | — |\n", a.DisplayName, a.Name, a.Name, a.Name)
+			continue
+		}
+		reads := "`" + h.Instructions + "`"
+		if len(h.Reads) > 0 {
+			reads += " (also " + strings.Join(h.Reads, ", ") + ")"
+		}
+		mcpCfg := "—"
+		if c := h.Config; c != nil {
+			var files []string
+			if c.Project != "" {
+				files = append(files, "`"+c.Project+"`")
+			}
+			files = append(files, "`~/"+c.User+"`")
+			mcpCfg = strings.Join(files, ", ")
+		}
+		enf := "prose; `check_command` / `check_path`"
+		if h.Native != "" {
+			enf = "`" + h.Native + "`"
+			if h.Hook != "" {
+				enf += " + `bridle hook " + a.Name + "`"
+			}
+		}
+		checked := "its documented format"
+		if h.Client != "" {
+			checked = "`" + h.Client + "`"
+		}
+		fmt.Fprintf(&b, "| [%s](docs/agents/%s.md) `%s` | %s | %s | %s | %s |\n", a.DisplayName, a.Name, a.Name, reads, mcpCfg, enf, checked)
+	}
+	b.WriteString(end)
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatal("README.md has no agents block")
+	}
+	got := s[:i] + b.String() + s[j+len(end):]
+	if got == s {
+		return
+	}
+	if *update {
+		if err := os.WriteFile("../README.md", []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's agent table is not the registry's (go test ./renderers -run ReadmeAgents -update):\n%s", b.String())
 }
