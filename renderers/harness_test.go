@@ -300,3 +300,44 @@ func TestReadmeAgents(t *testing.T) {
 	}
 	t.Errorf("README.md's agent table is not the registry's (go test ./renderers -run ReadmeAgents -update):\n%s", b.String())
 }
+
+// FuzzMergeHookSettings: whatever a person's .gemini/settings.json holds,
+// rendering Bridle's hook into it either refuses with an error or keeps
+// every other top-level key and holds the hook once; rendering again
+// changes nothing.
+func FuzzMergeHookSettings(f *testing.F) {
+	for _, s := range []string{"", "{}", userFiles[".gemini/settings.json"], `{"hooks": []}`, `{"hooks": {"BeforeTool": {}}}`,
+		`{"hooks": {"BeforeTool": [{"hooks": [{"command": "bridle hook gemini --rules old"}]}]}, "policyPaths": "x"}`, "// c\n{\"a\": [1,],}"} {
+		f.Add([]byte(s))
+	}
+	doc := harnessDoc("gemini", true)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		read := func(files map[string][]byte) func(string) ([]byte, error) {
+			return func(p string) ([]byte, error) { return files[p], nil }
+		}
+		files := map[string][]byte{".gemini/settings.json": data}
+		n, err := RenderNativeFrom(read(files), doc, NativeOptions{RulesPath: "rules"})
+		if err != nil {
+			return
+		}
+		var out []byte
+		for _, file := range n.Files {
+			files[file.Path] = []byte(file.Content)
+			if file.Path == ".gemini/settings.json" {
+				out = []byte(file.Content)
+			}
+		}
+		if strings.Count(string(out), "bridle hook gemini") != 1 {
+			t.Fatalf("the hook is not there once:\n%s", out)
+		}
+		again, err := RenderNativeFrom(read(files), doc, NativeOptions{RulesPath: "rules"})
+		if err != nil {
+			t.Fatalf("a second render refused what the first wrote: %v\n%s", err, out)
+		}
+		for _, file := range again.Files {
+			if string(files[file.Path]) != file.Content {
+				t.Fatalf("a second render changed %s:\n%s\n---\n%s", file.Path, files[file.Path], file.Content)
+			}
+		}
+	})
+}
