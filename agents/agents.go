@@ -144,6 +144,9 @@ type Harness struct {
 	// another profile renders one of them, the harness reads that render
 	// too, and explain says so.
 	Reads []string
+	// ReadsFirst: the harness reads only the first of Reads that exists
+	// (OpenCode: AGENTS.md, else CLAUDE.md).
+	ReadsFirst bool
 	// Pointer names how Bridle points the harness at its own render when
 	// Instructions is not a file the harness reads unasked: "" for none;
 	// the native renderings that do it say so (OpenCode's instructions).
@@ -271,6 +274,7 @@ var list = []Agent{
 			// instructions: Bridle renders its own file and lists it there.
 			Instructions: ".opencode/bridle.md",
 			Reads:        []string{AgentsMD, ClaudeMD},
+			ReadsFirst:   true,
 			Pointer:      "instructions",
 			Config: &Config{Format: JSON, Project: "opencode.json", ProjectAlso: []string{"opencode.jsonc"}, User: ".config/opencode/opencode.json", Servers: "mcp",
 				// {env:VAR} is its interpolation (${VAR} is sent as is);

@@ -107,11 +107,16 @@ func Explain(doc *schema.Document, f File) Explanation {
 		if a.Harness.Pointer != "" {
 			read = []string{p.Output} // Bridle points the harness at the profile's own file
 		}
-		for _, path := range append(read, a.Harness.Reads...) {
+		found := false
+		for i, path := range append(read, a.Harness.Reads...) {
+			if i >= len(read) && a.Harness.ReadsFirst && found {
+				break // it reads only the first of these that exists
+			}
 			r := Read{Path: path}
 			for _, other := range doc.Agents() {
 				if doc.Resolved(other).Output == path {
 					r.Agent, r.Own = other, other == f.Agent
+					found = found || i >= len(read)
 				}
 			}
 			e.Reads = append(e.Reads, r)
