@@ -1,0 +1,159 @@
+package gateway
+
+// Attacks from issue 23 (hardening, round 3): each test is the exploit,
+// kept, and passes when the defence holds.
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Initializes that arrive together all passed the sessions-per-token check
+// before any of their sessions existed: 80 at once opened up to 108
+// sessions. The slot is reserved before the session is made.
+func TestAttackConcurrentInitializesStayWithinTheCap(t *testing.T) {
+	const max, n = 64, 80
+	g := start(t, map[string]string{"alpha": newRules(t, "alpha")}, func(_ *Config, o *Options) { o.MaxSessions = max })
+	tok := g.mint(t, "alpha", "intruder")
+	cl := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n}, Timeout: 30 * time.Second}
+	defer cl.CloseIdleConnections()
+	gate := make(chan struct{})
+	codes := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			req, _ := http.NewRequest("POST", g.url+"/p/alpha/mcp", strings.NewReader(fmt.Sprintf(reviewInit, "x")))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+tok)
+			<-gate // every request leaves at once
+			resp, err := cl.Do(req)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		})
+	}
+	close(gate)
+	wg.Wait()
+	close(codes)
+	ok, refused := 0, 0
+	for c := range codes {
+		switch c {
+		case http.StatusOK:
+			ok++
+		case http.StatusTooManyRequests:
+			refused++
+		default:
+			t.Errorf("an initialize answered %d", c)
+		}
+	}
+	open := g.srv.agentSessions(g.srv.projects["alpha"], "intruder")
+	all := 0
+	for range g.srv.projects["alpha"].mcp.SDK().Sessions() {
+		all++
+	}
+	t.Logf("%d initializes at once: %d accepted, %d refused; %d sessions open (%d in the project)", n, ok, refused, open, all)
+	if ok > max || open > max || all > max {
+		t.Errorf("%d initializes at once: %d accepted, %d sessions open; at most %d per token", n, ok, all, max)
+	}
+	if ok == 0 {
+		t.Error("no initialize was accepted")
+	}
+}
+
+// A request with two Authorization headers was served as the first one
+// says, whatever the second says: a proxy or a log that reads the other
+// one sees someone else. It is refused, before any credential is checked.
+func TestAttackTwoAuthorizationHeadersAreRefused(t *testing.T) {
+	g := start(t, map[string]string{"alpha": newRules(t, "alpha")}, unlimited)
+	agent := g.mint(t, "alpha", "claude")
+	h := g.srv.Handler()
+	for _, tc := range []struct {
+		method, path, body string
+		first, second      string
+	}{
+		{"GET", "/api/v1/projects", "", "Bearer " + adminToken, "Bearer bridle_" + strings.Repeat("x", 43)},
+		{"GET", "/api/v1/projects", "", "Bearer bridle_" + strings.Repeat("x", 43), "Bearer " + adminToken},
+		{"GET", "/readyz", "", "Bearer " + adminToken, "Basic YTpi"},
+		{"POST", "/p/alpha/mcp", fmt.Sprintf(reviewInit, "x"), "Bearer " + agent, "Bearer " + adminToken},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+		req.RemoteAddr = "127.0.0.1:4000"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Add("Authorization", tc.first)
+		req.Header.Add("Authorization", tc.second)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusBadRequest {
+			t.Errorf("%s %s with two Authorization headers (%.12s…, %.12s…): %d, want 400", tc.method, tc.path, tc.first, tc.second, w.Code)
+		}
+		if strings.Contains(w.Body.String(), adminToken) || strings.Contains(w.Body.String(), agent) {
+			t.Errorf("%s %s: the refusal shows a credential", tc.method, tc.path)
+		}
+	}
+}
+
+// The failure limit was per address: 127.0.0.2, 127.0.0.3, … (all this
+// machine's) each started fresh. The loopback network counts as one.
+func TestAttackLoopbackAddressesShareOneLimit(t *testing.T) {
+	g := start(t, map[string]string{"alpha": newRules(t, "alpha")})
+	h := g.srv.Handler()
+	limited := false
+	for i := range 5 * MaxFailures {
+		if guess(h, "/api/v1/projects", fmt.Sprintf("127.0.%d.%d:4000", i/200, 2+i%200), nil) == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Errorf("%d wrong admin credentials from 127.0.0.0/8, one address each, were never limited", 5*MaxFailures)
+	}
+	if code := g.api(t, adminToken, "GET", "/api/v1/projects", nil, nil); code != http.StatusOK {
+		t.Errorf("the admin credential from the loopback after the guesses: %d, want 200", code)
+	}
+}
+
+// Addresses from many networks each got their own MaxFailures: nothing
+// bounded the guesses the whole server answers. A ceiling over every
+// address holds, and a valid credential still passes it.
+func TestAttackManyNetworksMeetAGlobalCeiling(t *testing.T) {
+	g := start(t, map[string]string{"alpha": newRules(t, "alpha")})
+	tok := g.mint(t, "alpha", "claude")
+	h := g.srv.Handler()
+	guesses, limited := 0, false
+	for i := range 100 * MaxFailures {
+		remote := fmt.Sprintf("[2001:db8:%x::1]:4000", i) // a new /64 every guess
+		if i%2 == 1 {
+			remote = fmt.Sprintf("198.%d.%d.7:4000", 18+i/256%2, i%256) // and a new IPv4 address
+		}
+		guesses++
+		if guess(h, "/api/v1/projects", remote, nil) == http.StatusTooManyRequests {
+			limited = true
+			break
+		}
+	}
+	if !limited {
+		t.Fatalf("%d wrong credentials, each from a network of its own, were never limited", guesses)
+	}
+	t.Logf("limited after %d guesses from as many networks", guesses)
+	if guesses > totalCeiling(MaxFailures)+1 {
+		t.Errorf("limited only after %d guesses, want at most %d", guesses, totalCeiling(MaxFailures)+1)
+	}
+	if code := g.api(t, adminToken, "GET", "/api/v1/projects", nil, nil); code != http.StatusOK {
+		t.Errorf("the admin credential past the ceiling: %d, want 200", code)
+	}
+	if code, _ := post(t, g.url+"/p/alpha/mcp", tok, fmt.Sprintf(reviewInit, "claude-code"), nil); code != http.StatusOK {
+		t.Errorf("the agent's token past the ceiling: %d, want 200", code)
+	}
+}
