@@ -12,6 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
+	"github.com/bridle-dev/bridle/vendorsync"
 )
 
 // Initializes that arrive together all passed the sessions-per-token check
@@ -155,5 +159,66 @@ func TestAttackManyNetworksMeetAGlobalCeiling(t *testing.T) {
 	}
 	if code, _ := post(t, g.url+"/p/alpha/mcp", tok, fmt.Sprintf(reviewInit, "claude-code"), nil); code != http.StatusOK {
 		t.Errorf("the agent's token past the ceiling: %d, want 200", code)
+	}
+}
+
+// "Sync vendor guidance now" opened a proposal authored by the admin, so
+// the admin could approve the vendor's text only as their own (--self).
+// The vendor is the origin; the admin only started the sync.
+func TestVendorSyncIsTheVendorsProposal(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Write([]byte("# Guide\n\n- Always run the tests before you commit.\n"))
+	}))
+	defer page.Close()
+	g := start(t, map[string]string{"alpha": vendorRules(t, "alpha", page.URL+"/guide.md")}, func(c *Config, _ *Options) { c.Vendor.SyncInterval = "off" })
+	var results []vendorsync.Result
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/vendor/sync", nil, &results); code != http.StatusOK || len(results) != 1 || results[0].Proposal == nil {
+		t.Fatalf("vendor sync: %d %+v", code, results)
+	}
+	n := *results[0].Proposal
+	var v ProposalView
+	if code := g.api(t, adminToken, "GET", fmt.Sprintf("/api/v1/projects/alpha/proposals/%d", n), nil, &v); code != http.StatusOK || v.Origin == nil {
+		t.Fatalf("get #%d: %d %+v", n, code, v)
+	}
+	if o := *v.Origin; o.Source != schema.SourceVendor || o.Agent != "claude" || o.Author != "" || o.TriggeredBy != "Mira Rossi" {
+		t.Errorf("origin of the vendor sync's proposal = %+v, want the vendor (claude's profile), started by Mira Rossi", o)
+	}
+	if strings.Contains(v.Author, "Mira") {
+		t.Errorf("the vendor's proposal is authored by %q", v.Author)
+	}
+	var merged proposals.Proposal
+	if code := g.api(t, adminToken, "POST", fmt.Sprintf("/api/v1/projects/alpha/proposals/%d/approve", n), ApproveRequest{}, &merged); code != http.StatusOK || merged.State != proposals.Merged {
+		t.Errorf("the admin approves the vendor's proposal (not their own): %d %+v", code, merged)
+	}
+}
+
+// The admin API took provenance claims in a proposed guardrail (approved_by,
+// a pull request) and put them before the reviewer, in the pull request and
+// the recorded change; the MCP tool never takes them. Provenance is
+// Bridle's: the proposer's, from who calls.
+func TestAdminProposalCarriesNoProvenanceClaims(t *testing.T) {
+	g := start(t, map[string]string{"alpha": newRules(t, "alpha")})
+	in := map[string]any{"change": map[string]any{"kind": "guardrail", "rationale": "pin it", "guardrail": map[string]any{
+		"id": "pin-go", "statement": "Pin the Go version.", "severity": "guidance",
+		"provenance": map[string]any{"source": "agent", "agent": "claude", "approved_by": "jonas", "approved_at": "2026-01-01T00:00:00Z", "pull_request": "7"},
+	}}}
+	var pr proposals.Proposal
+	code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/proposals", in, &pr)
+	if code != http.StatusCreated {
+		t.Fatalf("propose: %d %+v", code, pr)
+	}
+	var v ProposalView
+	g.api(t, adminToken, "GET", fmt.Sprintf("/api/v1/projects/alpha/proposals/%d", pr.Number), nil, &v)
+	if v.Recorded == nil || v.Recorded.Guardrail == nil {
+		t.Fatalf("recorded change: %+v", v)
+	}
+	if p := v.Recorded.Guardrail.Provenance; p.ApprovedBy != "" || p.ApprovedAt != "" || p.PullRequest != "" || p.Source != schema.SourceUser || p.Agent != "" || p.ProposedBy != "Mira Rossi" {
+		t.Errorf("recorded provenance = %+v, want the admin's, with no approval", p)
+	}
+	for _, claim := range []string{"jonas", "approved_by", "pull_request"} {
+		if strings.Contains(v.Body, claim) {
+			t.Errorf("the pull request shows the reviewer the claim %q:\n%s", claim, v.Body)
+		}
 	}
 }

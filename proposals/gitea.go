@@ -18,6 +18,7 @@ import (
 	"code.gitea.io/sdk/gitea"
 
 	bgitea "github.com/bridle-dev/bridle/gitea"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // Errors from the Gitea backend, for errors.Is, besides ErrNotFound and
@@ -198,8 +199,8 @@ func (g *Gitea) Create(ctx context.Context, p Prepared) (Proposal, error) {
 		branch = fmt.Sprintf("%s-%d", p.Branch, i)
 	}
 	who := gitea.Identity{Name: "bridle", Email: "bridle@localhost"}
-	if p.Draft.Origin.Source == "agent" {
-		who.Name = "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")"
+	if s := p.Draft.Origin.Source; s == schema.SourceAgent || s == schema.SourceVendor {
+		who.Name = "bridle (" + string(s) + " " + Slug(p.Draft.Origin.Agent, 40) + ")"
 	} else if p.Draft.Origin.Author != "" {
 		who.Name = OneLine(p.Draft.Origin.Author, 80)
 	}

@@ -97,7 +97,7 @@ func recorded(msg string, before, after []byte) (Draft, error) {
 		author = d.Origin.Author
 	}
 	if string(d.Origin.Source) != t[TrailerSource] || d.Origin.Agent != t[TrailerAgent] || d.Origin.Session != t[TrailerSession] ||
-		OneLine(author, 80) != t[TrailerAuthor] {
+		OneLine(author, 80) != t[TrailerAuthor] || OneLine(d.Origin.TriggeredBy, 80) != t[TrailerTriggeredBy] {
 		return Draft{}, fmt.Errorf("%w: the recorded origin does not match the commit's trailers", ErrTampered)
 	}
 	if before == nil || after == nil {
