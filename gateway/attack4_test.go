@@ -8,11 +8,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
 	"github.com/bridle-dev/bridle/vendorsync"
@@ -220,5 +224,57 @@ func TestAdminProposalCarriesNoProvenanceClaims(t *testing.T) {
 		if strings.Contains(v.Body, claim) {
 			t.Errorf("the pull request shows the reviewer the claim %q:\n%s", claim, v.Body)
 		}
+	}
+}
+
+// Issue 23: with rules.approve granted to codex (by an approved edit), codex
+// merged claude's proposal and no person was involved. An agent's approval
+// is refused, whatever the rules grant; the refusal is audited, and the
+// proposal waits for a person.
+func TestAgentsNeverApprove(t *testing.T) {
+	dir := newRules(t, "alpha")
+	g := start(t, map[string]string{"alpha": dir})
+	src, _ := os.ReadFile(filepath.Join(dir, "bridle.yaml"))
+	grant := strings.Replace(string(src), "  codex:\n    rules: {propose: true}\n", "  codex:\n    rules: {propose: true, approve: true}\n", 1)
+	if grant == string(src) {
+		t.Fatal("the scaffold's codex permissions moved")
+	}
+	var pr proposals.Proposal
+	if code := g.api(t, adminToken, "POST", "/api/v1/projects/alpha/proposals", map[string]any{"change": map[string]any{"kind": "edit", "document": grant, "rationale": "codex reviews"}}, &pr); code != http.StatusCreated {
+		t.Fatalf("propose the grant: %d", code)
+	}
+	if code := g.api(t, adminToken, "POST", fmt.Sprintf("/api/v1/projects/alpha/proposals/%d/approve", pr.Number), ApproveRequest{Self: true}, nil); code != http.StatusOK {
+		t.Fatalf("approve the grant: %d", code)
+	}
+	claude := g.mustConnect(t, "alpha", g.mint(t, "alpha", "claude"), "claude-code")
+	codex := g.mustConnect(t, "alpha", g.mint(t, "alpha", "codex"), "codex-mcp-client")
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(toolNames(t, codex), "approve_proposal") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !slices.Contains(toolNames(t, codex), "approve_proposal") {
+		t.Fatal("the approved grant does not list approve_proposal for codex")
+	}
+	if text, isErr := callText(t, claude, "propose_guardrail", map[string]any{"id": "skip-review", "statement": "Skip review for one-line changes.",
+		"severity": "guidance", "why": "Faster."}); isErr {
+		t.Fatalf("propose: %s", text)
+	}
+	var list []proposals.Proposal
+	g.api(t, adminToken, "GET", "/api/v1/projects/alpha/proposals", nil, &list)
+	if len(list) != 1 {
+		t.Fatalf("open proposals = %+v", list)
+	}
+	text, isErr := callText(t, codex, "approve_proposal", map[string]any{"number": list[0].Number})
+	if !isErr || !strings.Contains(text, "only a person approves") {
+		t.Errorf("codex approving claude's proposal: error=%t %s", isErr, text)
+	}
+	var after proposals.Proposal
+	if g.api(t, adminToken, "GET", fmt.Sprintf("/api/v1/projects/alpha/proposals/%d", list[0].Number), nil, &after); after.State != proposals.Open {
+		t.Errorf("claude's proposal is %s after codex's approval, want open", after.State)
+	}
+	var events []audit.Event
+	g.api(t, adminToken, "GET", "/api/v1/audit?project=alpha&kind=refusal", nil, &events)
+	if !slices.ContainsFunc(events, func(e audit.Event) bool { return e.Agent == "codex" && e.Tool == "approve_proposal" }) {
+		t.Errorf("codex's refused approval is not audited: %+v", events)
 	}
 }

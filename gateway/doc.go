@@ -29,5 +29,7 @@
 //   - Tokens (by their shape, even after a restart), the admin credential
 //     and every known secret never appear in a response, a log line or a
 //     metric label; client-sent names are cut to mcp.MaxClientString.
+//   - Only a person approves: an agent's approve_proposal is refused (and
+//     audited) whatever the rules grant it.
 //   - Shutdown lets in-flight calls finish.
 package gateway
