@@ -30,6 +30,9 @@
 //     and every known secret never appear in a response, a log line or a
 //     metric label; client-sent names are cut to mcp.MaxClientString.
 //   - Only a person approves: an agent's approve_proposal is refused (and
-//     audited) whatever the rules grant it.
+//     audited) whatever the rules grant it. At start, a Gitea project whose
+//     bot token can merge into the rules branch (or push to it, or change its
+//     protection), or whose upstream is given the bot's token, is warned
+//     about in the log.
 //   - Shutdown lets in-flight calls finish.
 package gateway

@@ -680,6 +680,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.background.Go(func() { s.vendorLoop(s.ctx, every) })
 	}
 	s.background.Go(func() { s.warmMemory(s.ctx) })
+	s.background.Go(func() { s.checkBots(s.ctx) })
 	errc := make(chan error, 1)
 	go func() {
 		if tlsOn {

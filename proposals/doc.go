@@ -16,7 +16,8 @@
 //     sync's proposal is the vendor's; who ran the sync only started it.
 //   - Only a person approves: Approve refuses an agent (ErrAgentApproval, or
 //     ErrSelfApproval for its own proposal), whatever the rules grant it, and
-//     a person their own proposal unless they choose to (SelfOK).
+//     a person their own proposal unless they choose to (SelfOK), which the
+//     merge then records.
 //   - Branch names, titles and trailers built from agent text are sanitised.
 //   - Changes apply at the document level, so a proposal can be re-applied to
 //     a newer main ("a guardrail added is still a guardrail added"), or is

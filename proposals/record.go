@@ -128,9 +128,10 @@ type Principal struct {
 // commit that p did not originate it. Only a person approves: an agent is
 // refused (ErrSelfApproval for its own proposal or one of its session,
 // ErrAgentApproval for any other), even when the rules grant it
-// rules.approve; a human may not approve one of their own unless SelfOK. A
-// proposal whose commit is not what Bridle recorded is ErrTampered and is
-// not merged by Bridle.
+// rules.approve; a human may not approve one of their own unless SelfOK,
+// and then the merge records that choice (on Gitea, the
+// compiler.SelfApprovedTrailer the review needs). A proposal whose commit
+// is not what Bridle recorded is ErrTampered and is not merged by Bridle.
 func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, error) {
 	pr, err := s.Backend.Get(ctx, n)
 	if err != nil {
@@ -155,6 +156,13 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
 	}
 	// Merge exactly the commit checked above: a push in between is refused.
+	if own := p.SelfOK && rec.Draft.Origin.Source != schema.SourceAgent; own {
+		if b, ok := s.Backend.(interface {
+			MergeOwn(ctx context.Context, n int, approver, head string) (Proposal, error)
+		}); ok {
+			return b.MergeOwn(ctx, n, p.Human, pr.Head)
+		}
+	}
 	return s.Backend.Merge(ctx, n, p.Human, pr.Head)
 }
 
