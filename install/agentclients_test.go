@@ -41,7 +41,7 @@ func TestInstallServerRealClaude(t *testing.T) {
 		{gatewaytest.Token, "✔ Connected"},
 		{"bridle_not-this-agents-token-at-all-xxxxxxxxxxxx", "HTTP 401"},
 	} {
-		out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "BRIDLE_TOKEN=" + tc.token}, "", bin, "mcp", "list")
+		out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "BRIDLE_TOKEN_CLAUDE=" + tc.token}, "", bin, "mcp", "list")
 		if err != nil || !strings.Contains(out, g.URL()+" (HTTP)") || !strings.Contains(out, tc.want) {
 			t.Errorf("claude mcp list with token %.12s…: want %q: %v\n%s\n%s", tc.token, tc.want, err, out, errOut)
 		}
@@ -62,10 +62,10 @@ func TestInstallServerRealCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := func(token string) []string {
-		return []string{"CODEX_HOME=" + home, "RUST_BACKTRACE=0", "BRIDLE_TOKEN=" + token}
+		return []string{"CODEX_HOME=" + home, "RUST_BACKTRACE=0", "BRIDLE_TOKEN_CODEX=" + token}
 	}
 	out, errOut, err := agentclients.Run(t, proj, env(gatewaytest.Token), "", bin, "mcp", "list")
-	if err != nil || !strings.Contains(out, g.URL()) || !strings.Contains(out, "BRIDLE_TOKEN") || !strings.Contains(out, "Bearer token") {
+	if err != nil || !strings.Contains(out, g.URL()) || !strings.Contains(out, "BRIDLE_TOKEN_CODEX") || !strings.Contains(out, "Bearer token") {
 		t.Errorf("codex mcp list: %v\n%s\n%s", err, out, errOut)
 	}
 	for _, tc := range []struct {
