@@ -148,6 +148,11 @@ type Harness struct {
 	// Hook names the pre-tool hook protocol bridle hook AGENT speaks
 	// (enforce.Protocol); "" when the harness has no hook Bridle uses.
 	Hook string
+	// ProjectEnv is the variable the harness sets for its hooks to the
+	// project's root, which the hook command names its rules from
+	// ("$CLAUDE_PROJECT_DIR"/rules); "" when it sets none (the hook's
+	// working directory, or the directory its input names, is used).
+	ProjectEnv string
 	// Client is how the tests run the real client here: the npm package and
 	// version pinned in tests/agentclients; "" when none runs here, and
 	// NoClient says why.
@@ -196,7 +201,7 @@ var list = []Agent{
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
 			SessionEnv: []string{"CLAUDECODE"},
 			Trust:      "Claude Code asks once to approve a project's MCP server: accept bridle when it asks (claude mcp list shows it)",
-			Native:     "claude-settings", Hook: "claude",
+			Native:     "claude-settings", Hook: "claude", ProjectEnv: "CLAUDE_PROJECT_DIR",
 			Client: "@anthropic-ai/claude-code@2.1.328",
 		},
 		// The Claude Code docs serve each page as markdown at its .md address.
@@ -234,7 +239,7 @@ var list = []Agent{
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
 			SessionEnv: []string{"GEMINI_CLI"},
 			Trust:      "Gemini CLI loads a project's .gemini/settings.json (MCP servers, hooks, policies) only in a trusted folder: trust it when Gemini asks, or add it to ~/.gemini/trustedFolders.json as \"TRUST_FOLDER\"",
-			Native:     "gemini-settings", Hook: "gemini",
+			Native:     "gemini-settings", Hook: "gemini", ProjectEnv: "GEMINI_PROJECT_DIR",
 			Client: "@google/gemini-cli@0.61.0",
 		},
 	},
@@ -260,20 +265,108 @@ var list = []Agent{
 		},
 	},
 	{
-		Name: "kimi", DisplayName: "Kimi", Vendor: "Moonshot AI",
-		InstructionFormat: AgentsMD, Style: Stepwise,
+		Name: "copilot", DisplayName: "GitHub Copilot CLI", Vendor: "GitHub",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"copilot-cli"},
 		Harness: &Harness{
-			// Kimi Code CLI reads the project's AGENTS.md; the stepwise
-			// render stays at agents/kimi/AGENTS.md (as before harnesses),
-			// so Kimi reads the AGENTS.md another profile renders, and
-			// explain says which.
+			// Copilot reads .github/copilot-instructions.md, AGENTS.md,
+			// CLAUDE.md and GEMINI.md at the root and
+			// .github/instructions/*.instructions.md whose applyTo matches:
+			// Bridle's file is one of those, leaving the person's own
+			// copilot-instructions.md alone.
+			Instructions: ".github/instructions/bridle.instructions.md",
+			FrontMatter:  "---\napplyTo: \"**\"\n---\n",
+			Reads:        []string{AgentsMD, ClaudeMD, "GEMINI.md", ".github/copilot-instructions.md"},
+			Config: &Config{Format: JSON, Project: ".github/mcp.json", User: ".copilot/mcp-config.json", Servers: "mcpServers",
+				// Copilot also lists the project's .mcp.json (Claude
+				// Code's) as its own: see docs/agents/copilot.md.
+				Stdio: Stdio{Type: "local", Extra: map[string]any{"tools": []string{"*"}}},
+				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}", Extra: map[string]any{"tools": []string{"*"}}}},
+			SessionEnv: []string{"COPILOT_CLI", "COPILOT_AGENT_SESSION_ID"},
+			Trust:      "Copilot CLI loads a project's MCP servers and hooks only in a trusted folder: trust it when Copilot asks, or add it to \"trustedFolders\" in ~/.copilot/config.json",
+			// Copilot has no deny list in a file (only --deny-tool): its
+			// enforcement is the preToolUse hook in .github/hooks.
+			Native: "copilot-hooks", Hook: "copilot", ProjectEnv: "COPILOT_PROJECT_DIR",
+			Client: "@github/copilot@1.0.102",
+		},
+	},
+	{
+		Name: "kimi", DisplayName: "Kimi", Vendor: "Moonshot AI",
+		InstructionFormat: AgentsMD, Style: Stepwise, MCPClients: []string{"kimi-code"},
+		Harness: &Harness{
+			// Kimi Code CLI (MoonshotAI/kimi-code; it replaces the Python
+			// Kimi CLI and migrates its configuration) reads the project's
+			// AGENTS.md or .kimi-code/AGENTS.md. The stepwise render stays at
+			// agents/kimi/AGENTS.md, as before harnesses; a profile that sets
+			// output: .kimi-code/AGENTS.md gives Kimi a file of its own.
 			Instructions: AgentsMD,
-			Config: &Config{Format: JSON, Project: ".kimi/mcp.json", User: ".kimi/mcp.json", Servers: "mcpServers",
-				Stdio: Stdio{}},
-			NoClient: "Kimi Code CLI is a Python program (PyPI), which this machine cannot reach; its mcp.json is tested against its documented format",
+			Config: &Config{Format: JSON, Project: ".kimi-code/mcp.json", User: ".kimi-code/mcp.json", Servers: "mcpServers",
+				// Its headers are not expanded; bearerTokenEnvVar names the
+				// variable holding the token.
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "url", BearerEnv: "bearerTokenEnvVar"}},
+			Trust: "Kimi Code enables a project's MCP servers only once you trust the folder at its workspace trust prompt",
+			// Its hooks and permission rules live only in the user's
+			// ~/.kimi-code/config.toml, which Bridle does not write.
+			NoClient: "Kimi Code CLI is not on the npm registry this machine reaches; its mcp.json is tested against its documented format (MoonshotAI/kimi-code docs/en/customization/mcp.md)",
 		},
 		// The AGENTS.md page of Moonshot's kimi-cli documentation.
 		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/MoonshotAI/kimi-cli/main/docs/en/customization/agents-md.md", Format: "markdown"}},
+	},
+	{
+		Name: "qwen", DisplayName: "Qwen Code", Vendor: "Alibaba",
+		// Its session's client name is qwen-cli-mcp-client-<server key>:
+		// Bridle's entry is named bridle.
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"qwen-cli-mcp-client-bridle"},
+		Harness: &Harness{
+			// Qwen Code reads QWEN.md and AGENTS.md by default.
+			Instructions: "QWEN.md",
+			Reads:        []string{AgentsMD},
+			Config: &Config{Format: JSON, Project: ".qwen/settings.json", User: ".qwen/settings.json", Servers: "mcpServers",
+				// Expanded from the environment at load like Gemini's;
+				// httpUrl is streamable HTTP (url alone is SSE).
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "httpUrl", Header: "Bearer ${%s}"}},
+			SessionEnv: []string{"QWEN_CODE"},
+			Trust:      "Qwen Code asks once to approve a project's MCP server: run qwen mcp approve bridle in the environment the agent starts in (the approval is bound to the expanded entry, token included: approve again after a rotation)",
+			Native:     "qwen-settings", Hook: "qwen", ProjectEnv: "QWEN_PROJECT_DIR",
+			Client: "@qwen-code/qwen-code@0.24.4",
+		},
+	},
+	{
+		Name: "cursor", DisplayName: "Cursor", Vendor: "Anysphere",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"cursor-vscode"},
+		Harness: &Harness{
+			// A rule that always applies; Cursor also reads AGENTS.md.
+			Instructions: ".cursor/rules/bridle.mdc",
+			FrontMatter:  "---\ndescription: The project's rules, from Bridle (bridle.yaml)\nglobs:\nalwaysApply: true\n---\n",
+			Reads:        []string{AgentsMD},
+			Config: &Config{Format: JSON, Project: ".cursor/mcp.json", User: ".cursor/mcp.json", Servers: "mcpServers",
+				// ${env:NAME} is its interpolation; the transport follows
+				// the URL.
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "url", Header: "Bearer ${env:%s}"}},
+			SessionEnv: []string{"CURSOR_AGENT"},
+			Trust:      "Cursor asks before it starts a project's MCP server: enable bridle when it asks (Settings → MCP)",
+			Native:     "cursor-hooks", Hook: "cursor", ProjectEnv: "CURSOR_PROJECT_DIR",
+			NoClient: "Cursor ships no CLI this machine can install (cursor-agent downloads from cursor.com): its files are tested against its documented formats",
+		},
+	},
+	{
+		Name: "windsurf", DisplayName: "Windsurf", Vendor: "Cognition",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"windsurf-client"},
+		Harness: &Harness{
+			// A rule that is always on; Windsurf also reads AGENTS.md.
+			Instructions: ".windsurf/rules/bridle.md",
+			FrontMatter:  "---\ntrigger: always_on\n---\n",
+			Reads:        []string{AgentsMD},
+			// Windsurf reads MCP servers from the user's file only;
+			// serverUrl is its HTTP key and ${env:NAME} its interpolation.
+			Config: &Config{Format: JSON, User: ".codeium/windsurf/mcp_config.json", Servers: "mcpServers",
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "serverUrl", Header: "Bearer ${env:%s}"}},
+			Native: "windsurf-hooks", Hook: "windsurf",
+			NoClient: "Windsurf is a desktop application this machine cannot install: its files are tested against its documented formats",
+		},
 	},
 	{
 		Name: "deepseek", DisplayName: "DeepSeek", Vendor: "DeepSeek",

@@ -46,33 +46,11 @@ func ParseHookInput(data []byte) (HookInput, error) {
 // them. Unlike CheckCommand and CheckPath, ClaudeHook reads the file
 // system (to resolve links).
 func (r *Rules) ClaudeHook(in HookInput, projectDir string) Decision {
-	var ti struct {
-		Command      string `json:"command"`
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-		Path         string `json:"path"`
-		Glob         string `json:"glob"`
-	}
-	if len(in.ToolInput) > 0 && json.Unmarshal(in.ToolInput, &ti) != nil {
+	c, err := in.call()
+	if err != nil {
 		return Decision{Verdict: Ask, Reason: "Bridle could not read the tool's input, so the human decides"}
 	}
-	switch in.ToolName {
-	case "Bash":
-		return r.CheckCommand(ti.Command)
-	case "Read":
-		return r.hookPath(ti.FilePath, projectDir, Read)
-	case "Edit", "Write", "MultiEdit":
-		return r.hookPath(ti.FilePath, projectDir, Write)
-	case "NotebookEdit":
-		return r.hookPath(ti.NotebookPath, projectDir, Write)
-	case "Grep":
-		return r.hookGrep(searchDir(ti.Path, in.Cwd, projectDir), ti.Glob, projectDir)
-	case "Glob":
-		if d := r.hookPath(searchDir(ti.Path, in.Cwd, projectDir), projectDir, Read); d.Verdict == Forbid {
-			return d
-		}
-	}
-	return Decision{Verdict: Allow}
+	return r.Decide(c, projectDir)
 }
 
 // searchDir is where Grep and Glob search: their path, else the session's

@@ -157,6 +157,9 @@ func runCase(t *testing.T, client string, c goldenCase, inputs []txtar.File) []t
 	}
 	o := c.opts(dir)
 	o.Client = client
+	if p, err := Path(o); err == nil && c.input != "" && before[p] == "" {
+		t.Fatalf("case %s: no in/%s/ file is the agent's config %s (its registry entry changed? delete the golden's in/ files, then -update)", c.name, c.input, strings.TrimPrefix(p, dir+string(filepath.Separator)))
+	}
 	res, err := Install(o)
 	if err != nil {
 		for p, b := range before {

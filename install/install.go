@@ -150,6 +150,10 @@ func Path(o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return path(o, cfg)
+}
+
+func path(o Options, cfg *agents.Config) (string, error) {
 	switch {
 	case o.ConfigPath != "":
 		return o.ConfigPath, nil
@@ -183,10 +187,10 @@ func clientConfig(client string) (*agents.Config, error) {
 
 // EntryName is the name of Bridle's entry in client's config: ServerName,
 // or bridle-CLIENT for a client that also reads other harnesses' project
-// files, where a same-named entry (Claude Code's bridle, bound to claude)
-// would shadow its own.
+// files whose entries shadow its own of the same name (Copilot CLI prefers
+// Claude Code's bridle, bound to claude, to its own).
 func EntryName(client string) string {
-	if len(alsoReads(client)) > 0 {
+	if _, shadowed := alsoReads(client); shadowed {
 		return ServerName + "-" + client
 	}
 	return ServerName
@@ -198,22 +202,29 @@ func EntryName(client string) string {
 func AlsoReadBy(file string) []string {
 	var out []string
 	for _, name := range Clients() {
-		if slices.Contains(alsoReads(name), file) {
+		if files, _ := alsoReads(name); slices.Contains(files, file) {
 			out = append(out, name)
 		}
 	}
 	return out
 }
 
-// TODO(lead): agents.Config.AlsoReads (see /work/briefs/install-notes.md);
-// until the registry says it, this is what Copilot CLI 1.0.102 was seen to
-// read: Claude Code's .mcp.json, whose entries shadow same-named ones in
-// .github/mcp.json and ~/.copilot/mcp-config.json.
-func alsoReads(client string) []string {
-	if client == "copilot" {
-		return []string{".mcp.json"}
+// alsoReads are the other harnesses' project files client also reads, and
+// whether their entries shadow its own of the same name.
+//
+// TODO(lead): agents.Config.AlsoReads and Shadowed (see
+// /work/briefs/install-notes.md); until the registry says it, this is what
+// was seen here: Copilot CLI 1.0.102 and Qwen Code 0.24.4 read Claude
+// Code's .mcp.json; Copilot prefers its entries to those of .github/mcp.json
+// and ~/.copilot/mcp-config.json, Qwen prefers .qwen/settings.json's.
+func alsoReads(client string) (files []string, shadowed bool) {
+	switch client {
+	case "copilot":
+		return []string{".mcp.json"}, true
+	case "qwen":
+		return []string{".mcp.json"}, false
 	}
-	return nil
+	return nil, false
 }
 
 // envSpelling is how client's stdio entry hands the server variables of
@@ -234,6 +245,19 @@ func envSpelling(client string) (key, value string) {
 		return "env", "${%s}"
 	}
 	return "", ""
+}
+
+// EnvListing lists the installable agents whose entries list the variables
+// the server needs from the client's environment (the client passes it no
+// others).
+func EnvListing() []string {
+	var out []string
+	for _, name := range Clients() {
+		if key, _ := envSpelling(name); key != "" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // tokenAgent is the agent whose token variable a gateway entry reads.
@@ -309,11 +333,19 @@ func (o Options) rulesArg() string {
 // Install adds or updates Bridle's entry in the client's MCP config, then
 // wires the project's native files.
 func Install(o Options) (Result, error) {
-	p, err := Path(o)
+	cfg, err := clientConfig(o.Client)
 	if err != nil {
 		return Result{}, err
 	}
-	cfg, _ := clientConfig(o.Client) // Path checked it
+	return install(o, cfg)
+}
+
+// install is Install with the client's configuration given.
+func install(o Options, cfg *agents.Config) (Result, error) {
+	p, err := path(o, cfg)
+	if err != nil {
+		return Result{}, err
+	}
 	before, mode, err := read(p)
 	if err != nil {
 		return Result{}, err

@@ -65,6 +65,25 @@ type native interface {
 var natives = map[NativeKind]native{
 	ClaudeSettings: claudeNative{},
 	CodexRules:     codexNative{},
+	GeminiSettings: hookNative{kind: GeminiSettings, settings: ".gemini/settings.json", events: []string{"BeforeTool"},
+		entry: func(cmd string) any {
+			return map[string]any{"matcher": "run_shell_command|read_file|read_many_files|write_file|replace|glob|grep_search|search_file_content|list_directory",
+				"hooks": []any{map[string]any{"type": "command", "command": cmd, "name": "bridle", "timeout": 60000}}}
+		},
+		policy: ".gemini/policies/bridle.toml"},
+	QwenSettings: hookNative{kind: QwenSettings, settings: ".qwen/settings.json", events: []string{"PreToolUse"},
+		entry: func(cmd string) any {
+			return map[string]any{"matcher": "run_shell_command|read_file|write_file|edit|glob|grep_search",
+				"hooks": []any{map[string]any{"type": "command", "command": cmd, "name": "bridle", "timeout": 60000}}}
+		}},
+	CursorHooks: hookNative{kind: CursorHooks, settings: ".cursor/hooks.json",
+		events: []string{"beforeShellExecution", "beforeReadFile", "preToolUse"}, version: true,
+		entry: func(cmd string) any { return map[string]any{"command": cmd, "failClosed": true} }},
+	WindsurfHooks: hookNative{kind: WindsurfHooks, settings: ".windsurf/hooks.json",
+		events: []string{"pre_run_command", "pre_read_code", "pre_write_code"},
+		entry:  func(cmd string) any { return map[string]any{"command": cmd, "show_output": true} }},
+	CopilotHooks:   copilotNative{},
+	OpenCodeConfig: opencodeNative{},
 }
 
 // NativeKindOf returns the native rendering a resolved profile takes, or
@@ -99,6 +118,11 @@ type NativeOptions struct {
 	RulesPath string
 	// Kinds limits the renderings to these; nil means all.
 	Kinds []NativeKind
+
+	// instructions is the agent's render, relative to the project root,
+	// for a harness Bridle points at it (OpenCode's instructions); set per
+	// agent by RenderNativeFrom.
+	instructions string
 }
 
 func (o NativeOptions) wants(k NativeKind) bool { return o.Kinds == nil || slices.Contains(o.Kinds, k) }
@@ -237,6 +261,7 @@ func RenderNativeFrom(read func(path string) ([]byte, error), doc *schema.Docume
 		if err != nil {
 			return n, fmt.Errorf("render %s: %w", agent, err)
 		}
+		o.instructions = doc.Resolved(agent).Output
 		if err := natives[kind].render(&n, read, agent, r, o); err != nil {
 			return n, err
 		}

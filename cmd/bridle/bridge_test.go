@@ -127,11 +127,21 @@ func TestInstallServerCommand(t *testing.T) {
 		t.Errorf("--agent reviewer: exit %d: %s\n%s", code, stderr, b)
 	}
 	code, _, stderr = bridle(t, "install", "kimi", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir)
-	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN_FILE_KIMI to a file holding agent kimi's token") {
+	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN_KIMI to agent kimi's token") {
 		t.Fatalf("kimi: exit %d: %s", code, stderr)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, ".kimi", "mcp.json")); !strings.Contains(string(b), `"--token-file-env",`) || !strings.Contains(string(b), `"BRIDLE_TOKEN_FILE_KIMI"`) {
-		t.Errorf(".kimi/mcp.json:\n%s", b)
+	// A client that reads no project's file gets its user's.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	code, _, stderr = bridle(t, "install", "windsurf", "--server", "https://bridle.example.com", "--project", "runic")
+	if b, _ := os.ReadFile(filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")); code != 0 || !strings.Contains(string(b), "${env:BRIDLE_TOKEN_WINDSURF}") {
+		t.Errorf("windsurf: exit %d: %s\n%s", code, stderr, b)
+	}
+	if code, _, stderr := bridle(t, "install", "windsurf", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir); code != exitUsage || !strings.Contains(stderr, "~/.codeium/windsurf/mcp_config.json") {
+		t.Errorf("windsurf --dir: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := bridle(t, "install", "windsurf", "--project", dir); code != exitUsage || !strings.Contains(stderr, "only the user's ~/.codeium/windsurf/mcp_config.json") {
+		t.Errorf("windsurf --project: exit %d: %s", code, stderr)
 	}
 	for _, tc := range []struct {
 		args []string

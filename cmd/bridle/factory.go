@@ -116,8 +116,14 @@ func (f *factory) AgentSession() string {
 	return ""
 }
 
-// ClaudeProjectDir is the project Claude Code runs in, for the hook.
-func (f *factory) ClaudeProjectDir() string { return f.getenv("CLAUDE_PROJECT_DIR") }
+// HarnessProjectDir is the project a harness runs its hook in, from the
+// variable the agents registry names (CLAUDE_PROJECT_DIR, …).
+func (f *factory) HarnessProjectDir(variable string) string {
+	if variable == "" {
+		return ""
+	}
+	return f.getenv(variable)
+}
 
 // InCI reports a Gitea or GitHub Actions runner.
 func (f *factory) InCI() bool {

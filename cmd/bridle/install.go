@@ -41,9 +41,9 @@ launches bridle from PATH with --rules relative to the project (bridle mcp
 finds it from the directory the agent starts in, or any parent). A user's
 config gets this binary's and the rules' absolute paths. Install refuses
 --rules that hold no bridle.yaml or have none committed at --ref. A client
-that does not pass its own environment on to the servers it starts (Codex,
-Gemini CLI) gets the variables Bridle needs (GITEA_TOKEN, GITEA_TOKEN_FILE
-with --gitea) listed in the entry.
+that does not pass its own environment on to the servers it starts (` + strings.Join(install.EnvListing(), ", ") + `)
+gets the variables Bridle needs (GITEA_TOKEN, GITEA_TOKEN_FILE with --gitea)
+listed in the entry.
 
 With --project DIR, install also wires the harness's native enforcement as
 render --all does (Claude Code's .claude/settings.json: the guardrails'
@@ -186,8 +186,11 @@ func installFiles() string {
 			}
 		}
 		user := "(no user file)"
-		if c.User != "" {
+		switch {
+		case c.User != "" && c.Project != "":
 			user = "else ~/" + c.User
+		case c.User != "":
+			user = "~/" + c.User + " only"
 		}
 		fmt.Fprintf(w, "  %s\t%s\t%s\n", name, project, user)
 	}
@@ -229,12 +232,16 @@ func afterInstall(io *streams, o install.Options, res install.Result) {
 	}
 	for _, other := range install.AlsoReadBy(filepath.ToSlash(rel)) {
 		b, _ := agents.Lookup(other)
-		how := fmt.Sprintf("it would run bridle mcp --agent %s, which serves a client that is not %s the least privilege", agentOr(o), a.DisplayName)
-		if o.Server != "" {
-			how = fmt.Sprintf("it sends %s if that variable is set where it starts, so set it only where %s starts", res.TokenEnv, a.DisplayName)
+		own := fmt.Sprintf("unless it has an entry of its own, which bridle install %s writes", other)
+		if name := install.EntryName(other); name != res.Entry {
+			own = fmt.Sprintf("beside its own, %s, which bridle install %s writes", name, other)
 		}
-		fmt.Fprintf(io.errOut, "note: %s also reads %s and starts its %s entry as its own: %s; bridle install %s gives it an entry of its own (%s)\n",
-			b.DisplayName, filepath.ToSlash(rel), res.Entry, how, other, install.EntryName(other))
+		how := fmt.Sprintf("it runs bridle mcp --agent %s, which serves a client that is not %s the least privilege", agentOr(o), a.DisplayName)
+		if o.Server != "" {
+			how = fmt.Sprintf("it may send %s, so set that variable only where %s starts", res.TokenEnv, a.DisplayName)
+		}
+		fmt.Fprintf(io.errOut, "note: %s also reads %s and starts its %s entry as its own (%s): %s\n",
+			b.DisplayName, filepath.ToSlash(rel), res.Entry, own, how)
 	}
 }
 

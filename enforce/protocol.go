@@ -1,0 +1,539 @@
+package enforce
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CallKind is what a tool call does, in Bridle's terms.
+type CallKind string
+
+// The kinds of call a hook decides.
+const (
+	Shell  CallKind = "shell"  // runs Command
+	ReadOp CallKind = "read"   // reads Paths
+	Edit   CallKind = "write"  // writes Paths
+	Search CallKind = "search" // searches the file contents below Paths[0] (Glob filters names)
+	List   CallKind = "list"   // lists names below Paths[0]
+	Other  CallKind = "other"  // a tool Bridle does not check
+)
+
+// Call is one tool call a harness's pre-tool hook asks about, read from the
+// harness's own input by its Protocol.
+type Call struct {
+	Kind    CallKind
+	Tool    string // the harness's tool name, for messages
+	Command string
+	Paths   []string
+	Glob    string
+	Cwd     string // the session's working directory, when the harness says
+}
+
+// Decide decides one call: Shell by CheckCommand, reads and writes by
+// CheckPath on each path made relative to projectDir, with its links
+// resolved (a link to .env is .env; a path resolving outside the project is
+// asked about), Search as a read of its directory, asked about when that
+// directory holds a no_read file its glob may match, and List, which names
+// files only, forbidden only for a path that is itself protected. Relative
+// paths are taken from Cwd, else projectDir. Other calls are allowed: the
+// harness's own rules still apply to them. Decide reads the file system
+// only to resolve links.
+func (r *Rules) Decide(c Call, projectDir string) Decision {
+	abs := func(p string) string {
+		if p == "" || strings.HasPrefix(p, "/") || c.Cwd == "" || c.Cwd == projectDir {
+			return p
+		}
+		return strings.TrimSuffix(c.Cwd, "/") + "/" + p
+	}
+	switch c.Kind {
+	case Shell:
+		return r.CheckCommand(c.Command)
+	case ReadOp, Edit:
+		op := Read
+		if c.Kind == Edit {
+			op = Write
+		}
+		d := Decision{Verdict: Allow}
+		for _, p := range c.Paths {
+			d = stronger(d, r.hookPath(abs(p), projectDir, op))
+		}
+		return d
+	case Search:
+		return r.hookGrep(searchDir(abs(first(c.Paths)), c.Cwd, projectDir), c.Glob, projectDir)
+	case List:
+		if d := r.hookPath(searchDir(abs(first(c.Paths)), c.Cwd, projectDir), projectDir, Read); d.Verdict == Forbid {
+			return d
+		}
+	}
+	return Decision{Verdict: Allow}
+}
+
+func first(ps []string) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	return ps[0]
+}
+
+// Protocol is one harness's pre-tool hook protocol: how bridle hook AGENT
+// reads the call from stdin and answers. The agents registry names each
+// harness's protocol (agents.Harness.Hook); a test proves every name it
+// uses is one of Protocols.
+type Protocol interface {
+	// Parse reads the hook's stdin (at most MaxHookInput bytes).
+	Parse(data []byte) (Call, error)
+	// Output is what the hook prints for d and the exit code it ends with;
+	// an allow prints what leaves the call to the harness's own rules.
+	Output(d Decision) Reply
+}
+
+// Reply is what a hook prints and the code it exits with.
+type Reply struct {
+	Stdout, Stderr []byte
+	Exit           int
+}
+
+// protocols is the registry of hook protocols, by name.
+var protocols = map[string]Protocol{
+	"claude":   claudeProtocol{},
+	"gemini":   geminiProtocol{},
+	"opencode": opencodeProtocol{},
+	"copilot":  copilotProtocol{},
+	"qwen":     qwenProtocol{},
+	"cursor":   cursorProtocol{},
+	"windsurf": windsurfProtocol{},
+}
+
+// ProtocolFor returns the hook protocol of that name.
+func ProtocolFor(name string) (Protocol, bool) {
+	p, ok := protocols[name]
+	return p, ok
+}
+
+// Protocols lists the hook protocols' names, sorted.
+func Protocols() []string {
+	out := make([]string, 0, len(protocols))
+	for n := range protocols {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// maxReason bounds the reason a hook prints (Claude Code shows 2,000
+// characters).
+const maxReason = 2000
+
+func reasonOf(d Decision) string {
+	reason := d.String()
+	if len(reason) > maxReason {
+		reason = strings.ToValidUTF8(reason[:maxReason-3], "") + "..."
+	}
+	return reason
+}
+
+// decodeHook decodes a hook's stdin into v, bounded.
+func decodeHook(data []byte, v any) error {
+	if len(data) > MaxHookInput {
+		return fmt.Errorf("hook input: larger than %d bytes", MaxHookInput)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("hook input: %w", err)
+	}
+	return nil
+}
+
+// args decodes a tool's arguments, which some harnesses send as an object
+// and some as a JSON string holding one.
+func args(raw json.RawMessage, v any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return err
+		}
+		raw = json.RawMessage(s)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("the tool's arguments: %w", err)
+	}
+	return nil
+}
+
+// toolArgs are the argument names the harnesses use for what Bridle
+// checks; each protocol reads the ones its tools send.
+type toolArgs struct {
+	Command      string   `json:"command"`
+	FilePath     string   `json:"file_path"`
+	FilePathCC   string   `json:"filePath"`
+	NotebookPath string   `json:"notebook_path"`
+	Path         string   `json:"path"`
+	DirPath      string   `json:"dir_path"`
+	Paths        []string `json:"paths"`
+	Include      any      `json:"include"`
+	Glob         string   `json:"glob"`
+	Pattern      string   `json:"pattern"`
+}
+
+// claudeProtocol is Claude Code's PreToolUse hook: tool_name and
+// tool_input in, hookSpecificOutput with permissionDecision deny or ask
+// out (nothing for allow, which defers to Claude Code's own rules).
+type claudeProtocol struct{}
+
+func (claudeProtocol) Parse(data []byte) (Call, error) {
+	in, err := ParseHookInput(data)
+	if err != nil {
+		return Call{}, err
+	}
+	return in.call()
+}
+
+func (in HookInput) call() (Call, error) {
+	var a toolArgs
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: in.Cwd}
+	switch in.ToolName {
+	case "Bash":
+		c.Kind, c.Command = Shell, a.Command
+	case "Read":
+		c.Kind, c.Paths = ReadOp, []string{a.FilePath}
+	case "Edit", "Write", "MultiEdit":
+		c.Kind, c.Paths = Edit, []string{a.FilePath}
+	case "NotebookEdit":
+		c.Kind, c.Paths = Edit, []string{a.NotebookPath}
+	case "Grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{a.Path}, a.Glob
+	case "Glob":
+		c.Kind, c.Paths = List, []string{a.Path}
+	}
+	return c, nil
+}
+
+func (claudeProtocol) Output(d Decision) Reply { return Reply{Stdout: ClaudeHookOutput(d)} }
+
+// geminiProtocol is Gemini CLI's BeforeTool hook (verified with 0.61.0):
+// tool_name and tool_input in; {"decision":"deny","reason":…} out, exit 0.
+// Gemini's "ask" hung a headless session, so a verdict to ask is answered
+// deny, with the reason saying a human must approve; the policy file
+// Bridle writes asks through Gemini's own ask_user for the commands it
+// can express.
+type geminiProtocol struct{}
+
+type geminiInput struct {
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	Cwd           string          `json:"cwd"`
+}
+
+func (geminiProtocol) Parse(data []byte) (Call, error) {
+	var in geminiInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	var a toolArgs
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: in.Cwd}
+	switch in.ToolName {
+	case "run_shell_command":
+		c.Kind, c.Command = Shell, a.Command
+	case "read_file":
+		c.Kind, c.Paths = ReadOp, []string{a.FilePath}
+	case "read_many_files":
+		c.Kind, c.Paths = ReadOp, stringsOf(a.Include)
+		if len(c.Paths) == 0 {
+			c.Kind = Other
+		}
+	case "write_file", "replace", "edit":
+		c.Kind, c.Paths = Edit, []string{a.FilePath}
+	case "grep_search", "search_file_content", "grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{firstOf(a.DirPath, a.Path)}, a.Glob
+	case "glob", "list_directory":
+		c.Kind, c.Paths = List, []string{firstOf(a.DirPath, a.Path)}
+	}
+	return c, nil
+}
+
+func (geminiProtocol) Output(d Decision) Reply {
+	if d.Verdict == Allow {
+		return Reply{}
+	}
+	reason := reasonOf(d)
+	if d.Verdict == Ask {
+		reason = "A human must approve this first (ask them; they can run it themselves). " + reason
+	}
+	out, _ := json.Marshal(map[string]string{"decision": "deny", "reason": reason})
+	return Reply{Stdout: append(out, '\n')}
+}
+
+// opencodeProtocol is what Bridle's OpenCode plugin (.opencode/plugins/
+// bridle.js, tool.execute.before) sends: the tool, its args and the
+// session's directory; {"decision":"deny","reason":…} out, which the
+// plugin throws as the tool's error. OpenCode's plugins cannot ask, so a
+// verdict to ask is answered deny, as for Gemini; the permission block
+// Bridle writes asks through OpenCode's own "ask" for commands.
+type opencodeProtocol struct{}
+
+type opencodeInput struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+	Cwd  string          `json:"cwd"`
+}
+
+func (opencodeProtocol) Parse(data []byte) (Call, error) {
+	var in opencodeInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	var a toolArgs
+	if err := args(in.Args, &a); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.Tool, Kind: Other, Cwd: in.Cwd}
+	switch in.Tool {
+	case "bash":
+		c.Kind, c.Command = Shell, a.Command
+	case "read":
+		c.Kind, c.Paths = ReadOp, []string{a.FilePathCC}
+	case "write", "edit", "patch", "multiedit":
+		c.Kind, c.Paths = Edit, []string{a.FilePathCC}
+		if a.FilePathCC == "" {
+			c.Kind = Other // patch names its files inside the patch text
+		}
+	case "grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{a.Path}, stringOf(a.Include)
+	case "glob", "list":
+		c.Kind, c.Paths = List, []string{a.Path}
+	}
+	return c, nil
+}
+
+func (opencodeProtocol) Output(d Decision) Reply { return geminiProtocol{}.Output(d) }
+
+// copilotProtocol is GitHub Copilot CLI's preToolUse hook (camelCase
+// dialect, verified with 1.0.102): toolName and toolArgs in;
+// {"permissionDecision":"deny"|"ask","permissionDecisionReason":…} out,
+// exit 0. Copilot asks the person for "ask" and denies it when it cannot
+// (copilot -p).
+type copilotProtocol struct{}
+
+type copilotInput struct {
+	ToolName string          `json:"toolName"`
+	ToolArgs json.RawMessage `json:"toolArgs"`
+	Cwd      string          `json:"cwd"`
+}
+
+func (copilotProtocol) Parse(data []byte) (Call, error) {
+	var in copilotInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	var a toolArgs
+	if err := args(in.ToolArgs, &a); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: in.Cwd}
+	switch in.ToolName {
+	case "bash", "powershell":
+		c.Kind, c.Command = Shell, a.Command
+	case "view":
+		c.Kind, c.Paths = ReadOp, []string{a.Path}
+	case "create", "edit":
+		c.Kind, c.Paths = Edit, []string{a.Path}
+	case "grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{first(a.Paths)}, a.Glob
+	case "glob":
+		c.Kind, c.Paths = List, []string{first(a.Paths)}
+	}
+	return c, nil
+}
+
+func (copilotProtocol) Output(d Decision) Reply {
+	decision := ""
+	switch d.Verdict {
+	case Forbid:
+		decision = "deny"
+	case Ask:
+		decision = "ask"
+	default:
+		return Reply{}
+	}
+	out, _ := json.Marshal(map[string]string{"permissionDecision": decision, "permissionDecisionReason": reasonOf(d)})
+	return Reply{Stdout: append(out, '\n')}
+}
+
+// qwenProtocol is Qwen Code's PreToolUse hook (verified with 0.24.4):
+// Gemini CLI's tool names in Claude Code's input, and Claude Code's
+// hookSpecificOutput out (Qwen denies an "ask" it cannot put to a person).
+type qwenProtocol struct{}
+
+func (qwenProtocol) Parse(data []byte) (Call, error) {
+	c, err := geminiProtocol{}.Parse(data)
+	if err != nil {
+		return c, err
+	}
+	if c.Tool == "edit" {
+		c.Kind = Edit
+	}
+	return c, nil
+}
+
+func (qwenProtocol) Output(d Decision) Reply { return Reply{Stdout: ClaudeHookOutput(d)} }
+
+// cursorProtocol is Cursor's hooks (.cursor/hooks.json), from its
+// documentation (no Cursor runs here): beforeShellExecution (command,
+// cwd), beforeReadFile (file_path) and the generic preToolUse (tool_name,
+// tool_input) in; {"permission":"allow"|"deny"|"ask", with messages for
+// the person and the agent} out, always, since Bridle's hooks are declared
+// failClosed and an empty answer would block.
+type cursorProtocol struct{}
+
+type cursorInput struct {
+	HookEventName  string          `json:"hook_event_name"`
+	Command        string          `json:"command"`
+	Cwd            string          `json:"cwd"`
+	FilePath       string          `json:"file_path"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	WorkspaceRoots []string        `json:"workspace_roots"`
+}
+
+func (cursorProtocol) Parse(data []byte) (Call, error) {
+	var in cursorInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: firstOf(in.ToolName, in.HookEventName), Kind: Other, Cwd: firstOf(in.Cwd, first(in.WorkspaceRoots))}
+	switch in.HookEventName {
+	case "beforeShellExecution":
+		c.Kind, c.Command = Shell, in.Command
+		return c, nil
+	case "beforeReadFile":
+		c.Kind, c.Paths = ReadOp, []string{in.FilePath}
+		return c, nil
+	case "preToolUse":
+	default:
+		return c, nil
+	}
+	var a toolArgs
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	file := firstOf(a.FilePath, a.Path, a.FilePathCC)
+	switch in.ToolName {
+	case "Shell", "Bash", "run_terminal_cmd":
+		c.Kind, c.Command = Shell, a.Command
+	case "Read", "read_file":
+		c.Kind, c.Paths = ReadOp, []string{file}
+	case "Write", "Edit", "StrReplace", "MultiEdit", "Delete", "edit_file":
+		c.Kind, c.Paths = Edit, []string{file}
+	case "Grep", "grep_search":
+		c.Kind, c.Paths, c.Glob = Search, []string{a.Path}, a.Glob
+	case "Glob", "LS", "list_dir":
+		c.Kind, c.Paths = List, []string{a.Path}
+	}
+	return c, nil
+}
+
+func (cursorProtocol) Output(d Decision) Reply {
+	permission, msg := "allow", ""
+	switch d.Verdict {
+	case Forbid:
+		permission, msg = "deny", reasonOf(d)
+	case Ask:
+		permission, msg = "ask", reasonOf(d)
+	}
+	out := map[string]string{"permission": permission}
+	if msg != "" {
+		// Both spellings: Cursor's documentation has used each.
+		out["user_message"], out["agent_message"], out["userMessage"], out["agentMessage"] = msg, msg, msg, msg
+	}
+	b, _ := json.Marshal(out)
+	return Reply{Stdout: append(b, '\n')}
+}
+
+// windsurfProtocol is Windsurf's Cascade hooks (.windsurf/hooks.json), from
+// its documentation (no Windsurf runs here): agent_action_name and
+// tool_info in; a block is exit code 2 with the reason on stderr. Windsurf
+// cannot ask, so a verdict to ask blocks, saying a human must approve.
+type windsurfProtocol struct{}
+
+type windsurfInput struct {
+	Action   string `json:"agent_action_name"`
+	ToolInfo struct {
+		CommandLine string `json:"command_line"`
+		Cwd         string `json:"cwd"`
+		FilePath    string `json:"file_path"`
+	} `json:"tool_info"`
+}
+
+func (windsurfProtocol) Parse(data []byte) (Call, error) {
+	var in windsurfInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.Action, Kind: Other, Cwd: in.ToolInfo.Cwd}
+	switch in.Action {
+	case "pre_run_command":
+		c.Kind, c.Command = Shell, in.ToolInfo.CommandLine
+	case "pre_read_code":
+		c.Kind, c.Paths = ReadOp, []string{in.ToolInfo.FilePath}
+	case "pre_write_code":
+		c.Kind, c.Paths = Edit, []string{in.ToolInfo.FilePath}
+	}
+	return c, nil
+}
+
+func (windsurfProtocol) Output(d Decision) Reply {
+	switch d.Verdict {
+	case Forbid:
+		return Reply{Stderr: []byte(reasonOf(d) + "\n"), Exit: 2}
+	case Ask:
+		return Reply{Stderr: []byte("A human must approve this first (ask them; they can run it themselves). " + reasonOf(d) + "\n"), Exit: 2}
+	}
+	return Reply{}
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// stringsOf is a string or a list of strings as a list; anything else is
+// none.
+func stringsOf(v any) []string {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			return []string{x}
+		}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func stringOf(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
+}

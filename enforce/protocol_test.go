@@ -1,0 +1,145 @@
+package enforce
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProtocols: each harness's hook input, as the real harness sends it
+// (captured from Gemini CLI 0.61.0, Qwen Code 0.24.4, Copilot CLI 1.0.102
+// and Bridle's OpenCode plugin; Cursor's and Windsurf's from their
+// documentation), is read as the same call and decided the same way, and
+// the answer is in the harness's own format.
+func TestProtocols(t *testing.T) {
+	r := load(t, reviewDoc, "claude")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	for _, tc := range []struct {
+		proto, input string
+		verdict      Verdict
+	}{
+		{"claude", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git push --force"},"cwd":` + q(dir) + `}`, Forbid},
+		{"claude", `{"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":` + q(dir+"/.env") + `},"cwd":` + q(dir) + `}`, Forbid},
+		{"gemini", `{"session_id":"8dd3","cwd":` + q(dir) + `,"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"git push --force origin","description":"push"}}`, Forbid},
+		{"gemini", `{"cwd":` + q(dir) + `,"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":".env"}}`, Forbid},
+		{"gemini", `{"cwd":` + q(dir) + `,"hook_event_name":"BeforeTool","tool_name":"read_many_files","tool_input":{"include":["README.md",".env"]}}`, Forbid},
+		{"gemini", `{"cwd":` + q(dir) + `,"hook_event_name":"BeforeTool","tool_name":"replace","tool_input":{"file_path":"migrations/001.sql"}}`, Forbid},
+		{"gemini", `{"cwd":` + q(dir) + `,"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"git push origin"}}`, Ask},
+		{"gemini", `{"cwd":` + q(dir) + `,"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"go test ./..."}}`, Allow},
+		{"qwen", `{"cwd":` + q(dir) + `,"hook_event_name":"PreToolUse","permission_mode":"yolo","tool_name":"run_shell_command","tool_input":{"command":"rm -rf /","is_background":false}}`, Forbid},
+		{"qwen", `{"cwd":` + q(dir) + `,"hook_event_name":"PreToolUse","tool_name":"edit","tool_input":{"file_path":` + q(dir+"/migrations/1.sql") + `,"old_string":"a","new_string":"b"}}`, Forbid},
+		{"opencode", `{"hook_event_name":"tool.execute.before","tool":"bash","sessionID":"ses_1","callID":"call_0","args":{"command":"curl -s example.com"},"cwd":` + q(dir) + `}`, Forbid},
+		{"opencode", `{"tool":"read","args":{"filePath":` + q(dir+"/.env") + `},"cwd":` + q(dir) + `}`, Forbid},
+		{"opencode", `{"tool":"write","args":{"filePath":` + q(dir+"/src/a.go") + `,"content":"x"},"cwd":` + q(dir) + `}`, Allow},
+		{"copilot", `{"sessionId":"2e12","timestamp":1796163282196,"cwd":` + q(dir) + `,"toolName":"bash","toolArgs":{"command":"git push -f","description":"x"}}`, Forbid},
+		{"copilot", `{"cwd":` + q(dir) + `,"toolName":"view","toolArgs":"{\"path\":\".env\"}"}`, Forbid},
+		{"copilot", `{"cwd":` + q(dir) + `,"toolName":"create","toolArgs":{"path":"migrations/2.sql","file_text":"x"}}`, Forbid},
+		{"cursor", `{"hook_event_name":"beforeShellExecution","command":"git push --force","cwd":` + q(dir) + `,"workspace_roots":[` + q(dir) + `]}`, Forbid},
+		{"cursor", `{"hook_event_name":"beforeReadFile","file_path":` + q(dir+"/.env") + `,"content":"x","workspace_roots":[` + q(dir) + `]}`, Forbid},
+		{"cursor", `{"hook_event_name":"preToolUse","tool_name":"Write","tool_input":{"file_path":"migrations/3.sql"},"workspace_roots":[` + q(dir) + `]}`, Forbid},
+		{"cursor", `{"hook_event_name":"beforeMCPExecution","tool_name":"x","tool_input":"{}"}`, Allow},
+		{"windsurf", `{"agent_action_name":"pre_run_command","trajectory_id":"t","tool_info":{"command_line":"rm -rf build","cwd":` + q(dir) + `}}`, Forbid},
+		{"windsurf", `{"agent_action_name":"pre_read_code","tool_info":{"file_path":` + q(dir+"/.env") + `}}`, Forbid},
+		{"windsurf", `{"agent_action_name":"pre_run_command","tool_info":{"command_line":"git push","cwd":` + q(dir) + `}}`, Ask},
+	} {
+		p, ok := ProtocolFor(tc.proto)
+		if !ok {
+			t.Fatalf("no protocol %s", tc.proto)
+		}
+		c, err := p.Parse([]byte(tc.input))
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.proto, tc.input, err)
+			continue
+		}
+		d := r.Decide(c, dir)
+		if d.Verdict != tc.verdict {
+			t.Errorf("%s %s: %s (%s), want %s", tc.proto, tc.input, d.Verdict, d.Reason, tc.verdict)
+			continue
+		}
+		reply := p.Output(d)
+		blocked := blocks(t, tc.proto, reply)
+		if blocked != (d.Verdict != Allow) {
+			t.Errorf("%s: %s answered %q / %q / exit %d", tc.proto, d.Verdict, reply.Stdout, reply.Stderr, reply.Exit)
+		}
+		if d.Verdict == Forbid && !strings.Contains(string(reply.Stdout)+string(reply.Stderr), "no-force") {
+			t.Errorf("%s: the answer does not name the guardrail: %s%s", tc.proto, reply.Stdout, reply.Stderr)
+		}
+	}
+}
+
+// blocks reads reply the way the harness does and says whether the call is
+// stopped (denied, or put to a person).
+func blocks(t *testing.T, proto string, reply Reply) bool {
+	t.Helper()
+	if proto == "windsurf" {
+		return reply.Exit == 2
+	}
+	if reply.Exit != 0 {
+		t.Errorf("%s exits %d", proto, reply.Exit)
+	}
+	if len(reply.Stdout) == 0 {
+		if proto == "cursor" {
+			t.Error("cursor: an empty answer (its hooks are failClosed)")
+		}
+		return false
+	}
+	var out map[string]any
+	if err := json.Unmarshal(reply.Stdout, &out); err != nil {
+		t.Fatalf("%s: not JSON: %s", proto, reply.Stdout)
+	}
+	switch proto {
+	case "claude", "qwen":
+		h, _ := out["hookSpecificOutput"].(map[string]any)
+		return h["permissionDecision"] == "deny" || h["permissionDecision"] == "ask"
+	case "gemini", "opencode":
+		return out["decision"] == "deny"
+	case "copilot":
+		return out["permissionDecision"] == "deny" || out["permissionDecision"] == "ask"
+	case "cursor":
+		return out["permission"] == "deny" || out["permission"] == "ask"
+	}
+	t.Fatalf("no reader for %s", proto)
+	return false
+}
+
+// TestProtocolsRefuseBadInput: malformed input is an error, never a
+// panic, and an unknown tool is left to the harness.
+func TestProtocolsRefuseBadInput(t *testing.T) {
+	for _, name := range Protocols() {
+		p, _ := ProtocolFor(name)
+		for _, in := range []string{"", "{", "[]", `{"tool_name":"Bash","tool_input":[1],"toolName":"bash","toolArgs":"{not json","tool":"bash","args":7,"hook_event_name":"preToolUse"}`, strings.Repeat(" ", MaxHookInput+1)} {
+			if _, err := p.Parse([]byte(in)); err == nil && (name != "windsurf" || !strings.HasPrefix(in, `{"tool_name"`)) {
+				t.Errorf("%s took %.40q", name, in)
+			}
+		}
+		c, err := p.Parse([]byte(`{"tool_name":"Mystery","toolName":"mystery","tool":"mystery","agent_action_name":"post_x","hook_event_name":"afterFileEdit"}`))
+		if err != nil || c.Kind != Other {
+			t.Errorf("%s: an unknown tool is %+v, %v", name, c, err)
+		}
+	}
+}
+
+func FuzzProtocols(f *testing.F) {
+	f.Add("gemini", `{"tool_name":"run_shell_command","tool_input":{"command":"rm -rf x"}}`)
+	f.Add("copilot", `{"toolName":"view","toolArgs":"{\"path\":\".env\"}"}`)
+	f.Add("cursor", `{"hook_event_name":"preToolUse","tool_name":"Edit","tool_input":"{\"file_path\":1}"}`)
+	f.Add("windsurf", `{"agent_action_name":"pre_read_code","tool_info":{"file_path":"../../.env"}}`)
+	r := load(f, reviewDoc, "claude")
+	f.Fuzz(func(t *testing.T, proto, input string) {
+		p, ok := ProtocolFor(proto)
+		if !ok {
+			p = protocols[Protocols()[len(proto)%len(protocols)]]
+		}
+		c, err := p.Parse([]byte(input))
+		if err != nil {
+			return
+		}
+		_ = p.Output(r.Decide(c, ""))
+	})
+}
