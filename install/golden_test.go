@@ -26,6 +26,8 @@ type goldenCase struct {
 	opts func(dir string) Options
 	// input names the archive's in/NAME/ files copied into dir first.
 	input string
+	// optional: a case run only when the golden has its inputs.
+	optional bool
 }
 
 // scope is how a case reaches the agent's file: the project's, or the
@@ -62,6 +64,9 @@ func goldenCases(cfg *agents.Config) []goldenCase {
 			return scope(cfg, dir, Options{Command: "bridle", Server: "https://bridle.example.com/", GatewayProject: "runic-gateway"})
 		}},
 		{name: "hostile", input: "hostile", opts: local},
+		// Another harness's file the agent reads instead of its own:
+		// Bridle's entry goes there, beside the other harness's.
+		{name: "shared", input: "shared", opts: local, optional: true},
 		{name: "malformed", input: "malformed", opts: local},
 		{name: "notobject", input: "notobject", opts: local},
 	}
@@ -153,6 +158,9 @@ func runCase(t *testing.T, client string, c goldenCase, inputs []txtar.File) []t
 		before[p] = string(f.Data)
 	}
 	if c.input != "" && len(before) == 0 {
+		if c.optional {
+			return nil
+		}
 		t.Fatalf("case %s: the golden has no in/%s/ file", c.name, c.input)
 	}
 	o := c.opts(dir)
@@ -245,11 +253,23 @@ model = "mini"
 		malformed = fmt.Sprintf("{\n  %q: {\n    \"github\": {\"command\": \"gh-mcp\"\n  }\n}\n", cfg.Servers)
 		notObject = fmt.Sprintf("{\n  // a list where an object belongs\n  %q: [\"github\"]\n}\n", cfg.Servers)
 	}
-	return []txtar.File{
+	out := []txtar.File{
 		{Name: "in/hostile/" + file, Data: []byte(hostile)},
 		{Name: "in/malformed/" + file, Data: []byte(malformed)},
 		{Name: "in/notobject/" + file, Data: []byte(notObject)},
 	}
+	if files, instead := alsoReads(client); instead {
+		for _, f := range files {
+			out = append(out, txtar.File{Name: "in/shared/" + f, Data: []byte(fmt.Sprintf(`{
+  // another harness's entry, which stays
+  %q: {
+    %q: {"type": "stdio", "command": "bridle", "args": ["mcp", "--agent", "claude"]}
+  }
+}
+`, cfg.Servers, ServerName))})
+		}
+	}
+	return out
 }
 
 // TestGoldensComplete: no golden is left for an agent that is no longer

@@ -29,10 +29,12 @@
 // starts (Codex passes HOME, PATH and a few more; Gemini CLI drops names
 // holding TOKEN, KEY, SECRET, …) gets the variables Bridle's entry needs
 // listed in the entry, spelled as the client spells them (GITEA_TOKEN with
-// Gitea rules, the token file's variable for the bridge). A client that also
-// reads another harness's project file, whose same-named entries shadow its
-// own (Copilot CLI reads Claude Code's .mcp.json), gets its entry under a
-// name of its own, bridle-AGENT (EntryName).
+// Gitea rules, the token file's variable for the bridge). A client that
+// reads another harness's project file instead of its own when there is one
+// (Copilot CLI reads Claude Code's .mcp.json, and then not .github/mcp.json)
+// gets its entry there, under a name of its own, bridle-AGENT (EntryName),
+// beside the other harness's: each harness's entry names its own agent, and
+// who reads which file is said by ReadBy and ReadInstead.
 //
 // Promises: JSON files (JSON with comments too) are merged through
 // internal/jsonc, keeping every other server, key, comment and the file's
@@ -115,6 +117,7 @@ type Options struct {
 type Result struct {
 	Path    string
 	Changed bool
+	Created bool   // the file was not there before
 	Diff    string // unified diff of the change
 	// Entry is the name of Bridle's entry in the file (EntryName).
 	Entry string
@@ -143,8 +146,9 @@ var (
 )
 
 // Path returns the config file Install would change: --config, else the
-// agent's project file (the first of agents.Config.Project and ProjectAlso
-// that exists, else Project) or its user file.
+// agent's project file (the first that exists of another harness's file
+// the client reads instead of its own, agents.Config.Project and
+// ProjectAlso; else Project) or its user file.
 func Path(o Options) (string, error) {
 	cfg, err := clientConfig(o.Client)
 	if err != nil {
@@ -161,7 +165,11 @@ func path(o Options, cfg *agents.Config) (string, error) {
 		if cfg.Project == "" {
 			return "", fmt.Errorf("install %s: %w: %s reads no project's file, only the user's ~/%s (install without --project)", o.Client, ErrNoScope, o.Client, cfg.User)
 		}
-		for _, name := range append([]string{cfg.Project}, cfg.ProjectAlso...) {
+		names := append([]string{cfg.Project}, cfg.ProjectAlso...)
+		if files, instead := alsoReads(o.Client); instead {
+			names = append(files, names...) // read instead of its own when there
+		}
+		for _, name := range names {
 			p := filepath.Join(o.ProjectDir, filepath.FromSlash(name))
 			if _, err := os.Lstat(p); err == nil {
 				return p, nil
@@ -186,23 +194,42 @@ func clientConfig(client string) (*agents.Config, error) {
 }
 
 // EntryName is the name of Bridle's entry in client's config: ServerName,
-// or bridle-CLIENT for a client that also reads other harnesses' project
-// files whose entries shadow its own of the same name (Copilot CLI prefers
-// Claude Code's bridle, bound to claude, to its own).
+// or bridle-CLIENT for a client whose entry may share a file with another
+// harness's (Copilot CLI's goes into Claude Code's .mcp.json when there is
+// one), so that neither replaces nor shadows the other.
 func EntryName(client string) string {
-	if _, shadowed := alsoReads(client); shadowed {
+	if _, instead := alsoReads(client); instead {
 		return ServerName + "-" + client
 	}
 	return ServerName
 }
 
-// AlsoReadBy lists the installable agents whose clients also read file (a
-// slash path relative to the project: another harness's project config),
-// and so start the servers it holds as their own.
-func AlsoReadBy(file string) []string {
+// ReadBy lists the installable agents other than client whose clients
+// read file (a slash path relative to the project) and start the servers
+// it holds as their own: the harness whose project file it is, and those
+// that also read it (Copilot CLI and Qwen Code read .mcp.json).
+func ReadBy(client, file string) []string {
 	var out []string
 	for _, name := range Clients() {
-		if files, _ := alsoReads(name); slices.Contains(files, file) {
+		if name == client {
+			continue
+		}
+		c, _ := clientConfig(name)
+		files, _ := alsoReads(name)
+		if c.Project == file || slices.Contains(c.ProjectAlso, file) || slices.Contains(files, file) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ReadInstead lists the installable agents other than client whose clients
+// read file, when it exists, instead of their own project file (Copilot
+// CLI reads .mcp.json, when there is one, and not .github/mcp.json).
+func ReadInstead(client, file string) []string {
+	var out []string
+	for _, name := range Clients() {
+		if files, instead := alsoReads(name); name != client && instead && slices.Contains(files, file) {
 			out = append(out, name)
 		}
 	}
@@ -210,14 +237,14 @@ func AlsoReadBy(file string) []string {
 }
 
 // alsoReads are the other harnesses' project files client also reads, and
-// whether their entries shadow its own of the same name.
+// whether, when one exists, it reads that instead of its own.
 //
-// TODO(lead): agents.Config.AlsoReads and Shadowed (see
+// TODO(lead): agents.Config.AlsoReads and Instead (see
 // /work/briefs/install-notes.md); until the registry says it, this is what
-// was seen here: Copilot CLI 1.0.102 and Qwen Code 0.24.4 read Claude
-// Code's .mcp.json; Copilot prefers its entries to those of .github/mcp.json
-// and ~/.copilot/mcp-config.json, Qwen prefers .qwen/settings.json's.
-func alsoReads(client string) (files []string, shadowed bool) {
+// was seen here: Copilot CLI 1.0.102 reads the project's .mcp.json (Claude
+// Code's) when there is one, and then not .github/mcp.json; Qwen Code
+// 0.24.4 reads .mcp.json beside .qwen/settings.json, whose entries win.
+func alsoReads(client string) (files []string, instead bool) {
 	switch client {
 	case "copilot":
 		return []string{".mcp.json"}, true
@@ -382,6 +409,7 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 		return Result{}, fmt.Errorf("install %s: %w", o.Client, err)
 	}
 	res.Changed = !bytes.Equal(before, after)
+	res.Created = before == nil
 	if res.Changed {
 		res.Diff = udiff.Unified(p, p, string(before), string(after))
 	}
@@ -519,10 +547,10 @@ type member struct {
 	value any
 }
 
-// object is a JSON object whose keys keep their order.
-type object []member
+// jsonObject is a JSON object whose keys keep their order.
+type jsonObject []member
 
-func (obj object) MarshalJSON() ([]byte, error) {
+func (obj jsonObject) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, m := range obj {
@@ -555,7 +583,7 @@ func members(client string, cfg *agents.Config, e entry) []member {
 		}
 		out = append(out, member{h.URL, e.url})
 		if h.Header != "" {
-			out = append(out, member{"headers", object{{"Authorization", fmt.Sprintf(h.Header, e.tokenEnv)}}})
+			out = append(out, member{"headers", jsonObject{{"Authorization", fmt.Sprintf(h.Header, e.tokenEnv)}}})
 		}
 		if h.BearerEnv != "" {
 			out = append(out, member{h.BearerEnv, e.tokenEnv})
@@ -575,7 +603,7 @@ func members(client string, cfg *agents.Config, e entry) []member {
 			if value == "" {
 				out = append(out, member{key, e.env})
 			} else {
-				var env object
+				var env jsonObject
 				for _, name := range e.env {
 					env = append(env, member{name, fmt.Sprintf(value, name)})
 				}
@@ -598,8 +626,8 @@ func members(client string, cfg *agents.Config, e entry) []member {
 }
 
 // jsonEntry is the entry as a JSON object.
-func jsonEntry(client string, cfg *agents.Config, e entry) object {
-	return object(members(client, cfg, e))
+func jsonEntry(client string, cfg *agents.Config, e entry) jsonObject {
+	return jsonObject(members(client, cfg, e))
 }
 
 // tomlBody is the body of the entry's TOML table.
@@ -650,7 +678,7 @@ func tomlValue(v any) string {
 			q[i] = tomlValue(s)
 		}
 		return "[" + strings.Join(q, ", ") + "]"
-	case object:
+	case jsonObject:
 		q := make([]string, len(v))
 		for i, m := range v {
 			q[i] = tomlKey(m.key) + " = " + tomlValue(m.value)
@@ -662,7 +690,7 @@ func tomlValue(v any) string {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		obj := make(object, len(keys))
+		obj := make(jsonObject, len(keys))
 		for i, k := range keys {
 			obj[i] = member{k, v[k]}
 		}
@@ -676,7 +704,7 @@ func tomlValue(v any) string {
 // mergeJSON sets the member at path to entry in the JSON (with comments)
 // file name holding before, through internal/jsonc: everything else stays
 // as it was. An entry already equal to entry is left as it is.
-func mergeJSON(name string, before []byte, path []string, e object) ([]byte, error) {
+func mergeJSON(name string, before []byte, path []string, e jsonObject) ([]byte, error) {
 	doc, err := jsonc.Parse(name, before)
 	if err != nil {
 		return nil, err

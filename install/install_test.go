@@ -330,22 +330,31 @@ func TestPaths(t *testing.T) {
 	}
 }
 
-// TestEntryNames: an agent whose client also reads another harness's file
-// gets an entry name of its own, so that neither shadows the other.
+// TestEntryNames: an agent whose entry may go into another harness's file
+// (one it reads instead of its own) gets an entry name of its own, so that
+// neither replaces the other.
 func TestEntryNames(t *testing.T) {
 	for _, name := range Clients() {
 		n := EntryName(name)
-		files, shadowed := alsoReads(name)
-		if (n != ServerName) != shadowed {
+		files, instead := alsoReads(name)
+		if (n != ServerName) != instead {
 			t.Errorf("%s: entry %s", name, n)
 		}
 		for _, f := range files {
-			for _, other := range Clients() {
-				c, _ := clientConfig(other)
-				if other != name && c.Project == f && EntryName(other) == n && shadowed {
-					t.Errorf("%s reads %s's %s, and both name their entry %s", name, other, f, n)
+			for _, other := range ReadBy(name, f) {
+				if p, _ := Path(Options{Client: other, ProjectDir: "/p"}); instead && p == "/p/"+f && EntryName(other) == n {
+					t.Errorf("%s reads %s's %s instead of its own, and both name their entry %s", name, other, f, n)
 				}
 			}
 		}
+	}
+	if got := ReadBy("claude", ".mcp.json"); !slices.Contains(got, "copilot") || !slices.Contains(got, "qwen") || slices.Contains(got, "claude") {
+		t.Errorf("ReadBy .mcp.json: %v", got)
+	}
+	if got := ReadBy("copilot", ".mcp.json"); !slices.Contains(got, "claude") {
+		t.Errorf("ReadBy .mcp.json, from copilot: %v", got)
+	}
+	if got := ReadInstead("claude", ".mcp.json"); !slices.Equal(got, []string{"copilot"}) {
+		t.Errorf("ReadInstead .mcp.json: %v", got)
 	}
 }

@@ -216,8 +216,9 @@ func printDiff(io *streams, res install.Result) {
 }
 
 // afterInstall says what the person does next: the harness's trust step
-// (agents registry), and which other harnesses read the file written and
-// would start its entry as their own.
+// (agents registry); which other harnesses read the file written, and
+// would start Bridle's entry there as their own; and which read it instead
+// of their own file, now that it is there.
 func afterInstall(io *streams, o install.Options, res install.Result) {
 	a, _ := agents.Lookup(o.Client)
 	if t := a.Harness.Trust; t != "" {
@@ -226,22 +227,34 @@ func afterInstall(io *streams, o install.Options, res install.Result) {
 	if !o.Shared() {
 		return
 	}
-	rel, err := filepath.Rel(o.ProjectDir, res.Path)
+	r, err := filepath.Rel(o.ProjectDir, res.Path)
 	if err != nil {
 		return
 	}
-	for _, other := range install.AlsoReadBy(filepath.ToSlash(rel)) {
+	rel := filepath.ToSlash(r)
+	for _, other := range install.ReadBy(o.Client, rel) {
 		b, _ := agents.Lookup(other)
-		own := fmt.Sprintf("unless it has an entry of its own, which bridle install %s writes", other)
-		if name := install.EntryName(other); name != res.Entry {
-			own = fmt.Sprintf("beside its own, %s, which bridle install %s writes", name, other)
-		}
-		how := fmt.Sprintf("it runs bridle mcp --agent %s, which serves a client that is not %s the least privilege", agentOr(o), a.DisplayName)
+		how := fmt.Sprintf("Bridle serves it the least privilege there (it is not %s)", a.DisplayName)
 		if o.Server != "" {
-			how = fmt.Sprintf("it may send %s, so set that variable only where %s starts", res.TokenEnv, a.DisplayName)
+			how = fmt.Sprintf("set %s only where %s starts", res.TokenEnv, a.DisplayName)
 		}
-		fmt.Fprintf(io.errOut, "note: %s also reads %s and starts its %s entry as its own (%s): %s\n",
-			b.DisplayName, filepath.ToSlash(rel), res.Entry, own, how)
+		own := install.EntryName(other)
+		if theirs, err := install.Path(install.Options{Client: other, ProjectDir: o.ProjectDir}); err == nil && theirs != res.Path {
+			own += " in " + filepath.ToSlash(strings.TrimPrefix(theirs, o.ProjectDir+string(filepath.Separator)))
+		}
+		fmt.Fprintf(io.errOut, "note: %s also reads %s and may start %s, bound to agent %s, as its own: do not enable it there; %s. bridle install %s gives it an entry of its own (%s)\n",
+			b.DisplayName, rel, res.Entry, agentOr(o), how, other, own)
+	}
+	if res.Created {
+		for _, other := range install.ReadInstead(o.Client, rel) {
+			b, _ := agents.Lookup(other)
+			again := fmt.Sprintf("bridle install %s --project %s", other, o.ProjectDir)
+			if o.Server != "" {
+				again = fmt.Sprintf("bridle install %s --server %s --project %s --dir %s", other, o.Server, o.GatewayProject, o.ProjectDir)
+			}
+			fmt.Fprintf(io.errOut, "note: %s reads %s, now that it is there, instead of its own %s: %s adds its entry (%s) here\n",
+				b.DisplayName, rel, b.Harness.Config.Project, again, install.EntryName(other))
+		}
 	}
 }
 
