@@ -247,7 +247,9 @@ func realClients() []realClient {
 
 // TestInstallRealClients: for each CLI whose health check connects (Gemini
 // CLI, Qwen Code, OpenCode), what install writes connects: the project's
-// stdio entry launching the built bridle on real rules; the gateway entry
+// stdio entry launching the built bridle on real rules (and, for a client
+// that does not pass its environment on, a stdio entry with Gitea rules
+// hands the server GITEA_TOKEN); the gateway entry
 // with the agent's own token variable, as a session the gateway holds
 // under that agent; and not with a wrong token in that variable, even with
 // another agent's valid token exported (so a harness never becomes another
@@ -290,6 +292,20 @@ func TestInstallRealClients(t *testing.T) {
 				t.Fatal(err)
 			}
 			check("stdio on the project's rules", nil, "connected")
+
+			if key, _ := envSpelling(c.agent); key != "" {
+				// A client that does not pass its environment on: the
+				// entry hands the server GITEA_TOKEN, and only what it
+				// lists.
+				command, dump := envDump(t)
+				if _, err := Install(Options{Client: c.agent, ProjectDir: proj, Command: command, GiteaURL: "https://gitea.example.com", GiteaRepo: "team/rules"}); err != nil {
+					t.Fatal(err)
+				}
+				out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "GITEA_TOKEN=gitea-token-for-the-sidecar", "SOME_OTHER_TOKEN=not-passed"}, "", cli, "mcp", "list")
+				if b, rerr := os.ReadFile(dump); rerr != nil || !strings.Contains(string(b), "GITEA_TOKEN=gitea-token-for-the-sidecar\n") || strings.Contains(string(b), "SOME_OTHER_TOKEN") {
+					t.Errorf("the server's environment (%v):\n%s\n%s: %v\n%s\n%s", rerr, b, c.cli, err, out, errOut)
+				}
+			}
 
 			if _, err := Install(Options{Client: c.agent, ProjectDir: proj, Command: bin, Server: g.server, GatewayProject: gatewayProject}); err != nil {
 				t.Fatal(err)

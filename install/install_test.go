@@ -358,3 +358,31 @@ func TestEntryNames(t *testing.T) {
 		t.Errorf("ReadInstead .mcp.json: %v", got)
 	}
 }
+
+// TestNativeSharesTheConfig: Gemini CLI keeps its MCP servers and its hooks
+// and policies in one .gemini/settings.json; install --project writes
+// Bridle's entry and its native rendering there, and a second install
+// changes nothing.
+func TestNativeSharesTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte("{\n  // mine\n  \"theme\": \"dark\",\n}\n"), 0o644)
+	doc := enforceDoc()
+	doc.AgentProfiles["gemini"] = schema.AgentProfile{}
+	o := Options{Client: "gemini", ProjectDir: dir, Command: "bridle", Rules: filepath.Join(dir, "rules"), Doc: doc}
+	res, err := Install(o)
+	if err != nil || len(res.Settings) == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	b, _ := os.ReadFile(settings)
+	for _, want := range []string{`"mcpServers"`, `"--agent",`, "bridle hook gemini", "// mine", `"theme": "dark"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("settings.json lacks %s:\n%s", want, b)
+		}
+	}
+	again, err := Install(o)
+	if err != nil || again.Changed || slices.ContainsFunc(again.Settings, func(r Result) bool { return r.Changed }) {
+		t.Errorf("a second install changed something: %+v %v", again, err)
+	}
+}
