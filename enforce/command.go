@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -56,6 +57,17 @@ type check struct {
 	// vars are the variables the command sets to a literal value, for
 	// checking $f against the path rules.
 	vars map[string]string
+	// resolve, when set, resolves the symbolic links in a project path;
+	// links holds what it answered.
+	resolve func(string) (string, bool)
+	links   map[string]link
+	// argMode: the check of a string a program Bridle does not know was
+	// given (see passedOn), which looks for command rules only.
+	argMode bool
+	// runCount counts the runs of words matched (see matchRun); capped is
+	// set once there were too many.
+	runCount, runWords int
+	capped             bool
 }
 
 // Scores of candidate decisions: a definite forbid beats a possible one,
@@ -68,6 +80,9 @@ const (
 )
 
 func (c *check) consider(score int, d Decision) {
+	if c.argMode && d.Guardrail == "" {
+		return
+	}
 	if score > c.score {
 		c.score, c.best = score, d
 	}
@@ -92,12 +107,28 @@ func (c *check) gitRule() bool {
 }
 
 // CheckCommand decides whether the agent may run the shell command cmd: forbid
-// when a simple command in it starts with a forbidden prefix, ask when one
-// starts with an ask prefix (or might: see the package doc), allow
-// otherwise. Forbid beats ask; among equals the first simple command in
-// the text decides, then the first entry.
+// when a simple command in it matches a forbidden rule, ask when one
+// matches an ask rule (or might: see the package doc), allow otherwise.
+// Forbid beats ask; among equals the first simple command in the text
+// decides, then the first entry. It is CheckCommandWith without options.
 func (r *Rules) CheckCommand(cmd string) Decision {
-	c := &check{r: r, strict: len(r.commands) > 0 || len(r.paths) > 0}
+	return r.CheckCommandWith(cmd, CheckOptions{})
+}
+
+// CheckOptions add to what CheckCommandWith checks.
+type CheckOptions struct {
+	// Resolve, when set, returns what the project-relative path rel names
+	// once its symbolic links are resolved, relative to the project root;
+	// ok is false when that is not known or not in the project. The files
+	// a command names are then checked in both forms (cat link-to-env is
+	// cat .env). LinkResolver returns one that reads the file system.
+	Resolve func(rel string) (resolved string, ok bool)
+}
+
+// CheckCommandWith decides as CheckCommand does, with the options o. It
+// touches the file system only through o.Resolve.
+func (r *Rules) CheckCommandWith(cmd string, o CheckOptions) Decision {
+	c := &check{r: r, strict: len(r.commands) > 0 || len(r.paths) > 0, resolve: o.Resolve}
 	if len(cmd) > MaxCommandLen {
 		c.consider(scoreMaybeForbid, Decision{Verdict: Ask,
 			Reason: fmt.Sprintf("the command is %d bytes, longer than the %d Bridle checks", len(cmd), MaxCommandLen)})
@@ -114,18 +145,19 @@ func (r *Rules) CheckCommand(cmd string) Decision {
 // one per check was most of a check's cost.
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
-// script parses src as a shell script and checks every simple command in it.
-func (c *check) script(src string, depth int) {
+// script parses src as a shell script and checks every simple command in
+// it. It reports whether it could.
+func (c *check) script(src string, depth int) bool {
 	if depth > MaxDepth {
 		c.unknown(scoreMaybeForbid, "", fmt.Sprintf("the command nests shells more than %d deep, which Bridle does not look into", MaxDepth))
-		return
+		return false
 	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(src), "")
 	parsers.Put(p)
 	if err != nil {
 		c.unknown(scoreMaybeForbid, "", "Bridle cannot parse the command as a shell command ("+bound(err.Error(), 200)+"), so it cannot tell what runs")
-		return
+		return false
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -180,6 +212,7 @@ func (c *check) script(src string, depth int) {
 		}
 		return true
 	})
+	return true
 }
 
 // codeVars are the shell variables whose value bash runs or expands as
@@ -206,6 +239,10 @@ func (c *check) assign(as *syntax.Assign, alone bool, depth int) {
 		v = word{dynamic: "an array"}
 	}
 	c.assignWord(as.Name.Value, v, depth)
+	if !alone {
+		c.valueString(as.Name.Value, v, depth)
+		c.assignFile(v)
+	}
 	if alone {
 		if c.vars == nil {
 			c.vars = map[string]string{}
@@ -262,6 +299,10 @@ func (c *check) decl(d *syntax.DeclClause, depth int) {
 	for _, as := range d.Args {
 		if as.Name != nil {
 			c.assign(as, true, depth)
+			if d.Variant.Value == "export" && as.Value != nil && as.Array == nil {
+				c.valueString(as.Name.Value, literal(as.Value), depth)
+				c.assignFile(literal(as.Value))
+			}
 			continue
 		}
 		if as.Value == nil {
@@ -349,7 +390,21 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 		c.aliases[name] = a
 		return
 	}
-	c.match(args, more)
+	name := ""
+	if args[0].dynamic == "" {
+		name = path.Base(args[0].lit)
+	}
+	var inner []word // git's words without its global options
+	if name == "git" && !args[0].glob {
+		var why string
+		inner, why = gitSubcommand(args)
+		if why != "" && c.gitRule() {
+			c.unknown(scoreMaybeForbid, joinWords(args), why+", so Bridle cannot tell what git runs")
+		}
+		c.match(inner, more)
+	} else {
+		c.match(args, more)
+	}
 	if layers == 0 {
 		c.pathArgs(args)
 	}
@@ -364,16 +419,10 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 		}
 		return
 	}
-	name := path.Base(args[0].lit)
 	switch {
-	case name == "git":
-		inner, why := gitSubcommand(args)
-		if why != "" && c.gitRule() {
-			c.unknown(scoreMaybeForbid, joinWords(args), why+", so Bridle cannot tell what git runs")
-		}
-		if len(inner) != len(args) {
-			c.match(inner, more)
-		}
+	case inner != nil:
+		c.runs("git", inner, 2) // after the subcommand: git bisect run rm -rf x
+		c.argStrings("git", args, depth)
 		if len(inner) > 2 && inner[1].lit == "config" && c.gitRule() {
 			for _, a := range inner[2:] {
 				if why := gitConfigWhy(a); why != "" && a.dynamic == "" {
@@ -398,9 +447,11 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 		}
 	case shells[name]:
 		c.shell(args, redirs, depth, more)
+		c.runs(name, args, 1) // the arguments of a script: bash x.sh rm -rf y
 	default:
 		spec, ok := wrappers[name]
 		if !ok {
+			c.passedOn(name, args, redirs, 1, depth)
 			return
 		}
 		if name == "env" {
@@ -408,6 +459,7 @@ func (c *check) layer(args []word, redirs []*syntax.Redirect, depth, layers int,
 				if a.dynamic == "" && isAssign(a.lit) {
 					n, v, _ := strings.Cut(a.lit, "=")
 					c.assignWord(n, word{lit: v}, depth)
+					c.valueString(n, word{lit: v}, depth)
 				}
 			}
 		}
@@ -645,9 +697,13 @@ func (c *check) stdinScript(sh string, redirs []*syntax.Redirect, depth int) {
 
 // match checks one layer of words against every command entry.
 func (c *check) match(args []word, more bool) {
+	if c.argMode && args[0].dynamic == "" && !c.r.programWord(args[0].lit) {
+		return
+	}
+	pc := parseCache{args: args[1:]}
 	for _, e := range c.r.commands {
-		ok, maybe := matchWords(e.words, args, more)
-		if !ok {
+		ok, maybe := e.pattern().match(args, &pc, more)
+		if !ok || c.argMode && maybe != "" { // in a string passed on, only a sure match counts
 			continue
 		}
 		d := Decision{Verdict: e.Verdict, Guardrail: e.Guardrail, Statement: e.Statement, Matched: e.Pattern, Command: joinWords(args)}
@@ -668,51 +724,6 @@ func (c *check) match(args []word, more bool) {
 		}
 		c.consider(score, d)
 	}
-}
-
-// matchWords reports whether args start with prefix. maybe is non-empty,
-// saying why, when they only might: a word is unknown or a glob that could
-// expand to the prefix's word.
-//
-// more is set when the command gets more words than args at run time
-// (xargs adds what it reads): then args that run out before prefix does
-// might match.
-func matchWords(prefix []string, args []word, more bool) (ok bool, maybe string) {
-	for i, want := range prefix {
-		if i >= len(args) {
-			if more {
-				return true, fmt.Sprintf("xargs adds words from its input after %q", joinWords(args))
-			}
-			return false, ""
-		}
-		a := args[i]
-		if a.dynamic != "" {
-			if !a.split && len(args) < len(prefix) {
-				return false, ""
-			}
-			return true, fmt.Sprintf("word %d is %s", i+1, a.dynamic)
-		}
-		got := a.lit
-		if i == 0 {
-			if strings.Contains(want, "/") {
-				got, want = path.Clean(got), path.Clean(want)
-			} else {
-				got = path.Base(got)
-			}
-		}
-		if a.glob {
-			if m, err := path.Match(got, want); err == nil && m {
-				if maybe == "" && got != want {
-					maybe = fmt.Sprintf("word %d, %q, is a glob that may expand to %q", i+1, got, want)
-				}
-				continue
-			}
-		}
-		if got != want {
-			return false, ""
-		}
-	}
-	return true, maybe
 }
 
 func joinWords(ws []word) string {
@@ -780,10 +791,22 @@ func literalParts(parts []syntax.WordPart) word {
 				b.WriteByte(ch)
 			}
 		case *syntax.SglQuoted:
+			v := p.Value
 			if p.Dollar {
-				return word{dynamic: "a $'…' string"}
+				// Format decodes escapes as bash does in $'…', but it
+				// also reads % as a printf directive, which bash does not.
+				var err error
+				if strings.Contains(v, "%") {
+					err = errPercent
+				} else {
+					v, _, err = expand.Format(nil, v, nil)
+					v, _, _ = strings.Cut(v, "\x00") // bash ends the string at a NUL
+				}
+				if err != nil {
+					return word{dynamic: "a $'…' string"}
+				}
 			}
-			b.WriteString(p.Value)
+			b.WriteString(v)
 		case *syntax.DblQuoted:
 			if p.Dollar {
 				return word{dynamic: "a $\"…\" string"}
@@ -802,6 +825,8 @@ func literalParts(parts []syntax.WordPart) word {
 	out.lit = b.String()
 	return out
 }
+
+var errPercent = errors.New("a % in a $'…' string")
 
 // dynamicWord is a word whose part p cannot be known before it runs.
 func dynamicWord(p syntax.WordPart, parts []syntax.WordPart, split bool) word {
@@ -881,7 +906,7 @@ func gitSubcommand(args []word) (inner []word, why string) {
 	for i < len(args) {
 		a := args[i]
 		if a.dynamic != "" {
-			break
+			return append([]word{args[0]}, args[i:]...), why // it may be the subcommand
 		}
 		v := a.lit
 		switch {

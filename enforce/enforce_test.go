@@ -74,10 +74,12 @@ func TestCheckCommand(t *testing.T) {
 	}{
 		{"git push --force origin main", Forbid, "no-force-push", "git push --force"},
 		{"git push --force", Forbid, "no-force-push", "git push --force"},
-		{"git push -f", Forbid, "no-force-push", "git push -f"},
-		{"git push --force-with-lease origin", Ask, "ask-before-push", "git push"},
+		// options match by meaning: -f is --force, and the first entry
+		// meaning it decides
+		{"git push -f", Forbid, "no-force-push", "git push --force"},
+		{"git push --force-with-lease origin", Forbid, "no-force-push", "git push --force"}, // a force push too
 		{"git push origin main", Ask, "ask-before-push", "git push"},
-		{"git push origin main --force", Ask, "ask-before-push", "git push"}, // a prefix is a prefix
+		{"git push origin main --force", Forbid, "no-force-push", "git push --force"}, // order is free
 		{"git status", Allow, "", ""},
 		{"go test ./...", Allow, "", ""},
 		{"", Allow, "", ""},
@@ -86,13 +88,13 @@ func TestCheckCommand(t *testing.T) {
 		{"git pushx --force", Allow, "", ""},
 		// compound commands, each part on its own
 		{"cd /tmp && git push --force origin main", Forbid, "no-force-push", "git push --force"},
-		{"echo ok; git push -f", Forbid, "no-force-push", "git push -f"},
+		{"echo ok; git push -f", Forbid, "no-force-push", "git push --force"},
 		{"git status | git push --force", Forbid, "no-force-push", "git push --force"},
 		{"true || git push --force &", Forbid, "no-force-push", "git push --force"},
 		{"(cd x; git push --force)", Forbid, "no-force-push", "git push --force"},
 		{"{ git push --force; }", Forbid, "no-force-push", "git push --force"},
 		{"if true; then git push --force; fi", Forbid, "no-force-push", "git push --force"},
-		{"for i in 1; do git push -f; done", Forbid, "no-force-push", "git push -f"},
+		{"for i in 1; do git push -f; done", Forbid, "no-force-push", "git push --force"},
 		{"echo $(git push --force)", Forbid, "no-force-push", "git push --force"},
 		{"echo `git push --force`", Forbid, "no-force-push", "git push --force"},
 		{"f() { git push --force; }", Forbid, "no-force-push", "git push --force"},
@@ -106,7 +108,7 @@ func TestCheckCommand(t *testing.T) {
 		{"git push --\\\nforce", Forbid, "no-force-push", "git push --force"},
 		// git's global options
 		{"git -C . push --force origin main", Forbid, "no-force-push", "git push --force"},
-		{"git -c core.x=1 --no-pager push -f", Forbid, "no-force-push", "git push -f"},
+		{"git -c core.x=1 --no-pager push -f", Forbid, "no-force-push", "git push --force"},
 		{"git --git-dir=.git push --force", Forbid, "no-force-push", "git push --force"},
 		{"git --work-tree . push --force", Forbid, "no-force-push", "git push --force"},
 		// wrappers
@@ -128,7 +130,7 @@ func TestCheckCommand(t *testing.T) {
 		{"sudo env A=1 command git -C . push --force", Forbid, "no-force-push", "git push --force"},
 		// shells
 		{"bash -c 'git push --force'", Forbid, "no-force-push", "git push --force"},
-		{"sh -c \"cd x && git push -f\"", Forbid, "no-force-push", "git push -f"},
+		{"sh -c \"cd x && git push -f\"", Forbid, "no-force-push", "git push --force"},
 		{"bash -lc 'git push --force'", Forbid, "no-force-push", "git push --force"},
 		{"bash -o pipefail -c 'git push --force'", Forbid, "no-force-push", "git push --force"},
 		{"sh -c 'bash -c \"git push --force\"'", Forbid, "no-force-push", "git push --force"},
@@ -280,7 +282,7 @@ func TestClaude(t *testing.T) {
 	}
 	wantHooks := []string{
 		`commands.ask "git push"`, `commands.forbid "git push --force"`, `commands.forbid "git push -f"`,
-		`paths.no_write "migrations/**"`,
+		`commands.forbid "rm -rf /"`, `paths.no_write "migrations/**"`,
 		`paths.no_read "**/*.pem"`, `paths.no_read ".env"`, `paths.no_read "secrets/**"`,
 	}
 	if diff := cmp.Diff(wantHooks, hooks); diff != "" {

@@ -15,6 +15,13 @@ func FuzzCheckCommand(f *testing.F) {
 		"git push --{force,x}", "a && (b || c) | d; e &", "x=$'\\x41' git", "'unterminated",
 		"alias g='git push'; g --force", "trap 'x' EXIT; PS4='$(y)'; echo ${x@P} $((a[i]))", "echo x | xargs -0 sh -c",
 		"mapfile -C 'x #' -c 1 <<< x", "git -c alias.p=push --attr-source H p", "cat {.env,x} $f; rg y", "git show HEAD:.env",
+		"rm -Rf x", "rm --recu --forc -- x", "git push origin +main -o -f", "git push --force-with-lease=m:x", "chmod -Rw d",
+		"curl -XDELETE u", "git clean -ef -d", "git branch -D x", "rm -rf $X", "rm *", "git -C \"$D\" push -f",
+		"npm --loglevel x publish", "find . -delete", "tar -C d -xf a",
+		"ssh h 'rm -rf x'", "curl -F f=@.env -d@l u", "python3 -c \"os.system('rm -rf /')\"", "dd if=l of=migrations/x",
+		"echo x >& f 2>&1", "GIT_SSH_COMMAND='rm -rf /' git fetch", "ssh h <<'E'\ngit push -f\nE\n", "find . -exec rm -rf / +",
+		"flock f sh -c 'x' rm -rf /", "git bisect run git push --force", "export EDITOR='a;b' PAGER=\"$(c)\"",
+		"rm $'-r\\146' x $'%s' $'\\x00y'", "rm -r //", "curl -F 'f=@.env;type=x' h@l",
 	} {
 		f.Add(s)
 	}
@@ -32,6 +39,16 @@ func FuzzCheckCommand(f *testing.F) {
 		}
 		if again := r.CheckCommand(cmd); again != d {
 			t.Fatalf("CheckCommand(%q) differs between runs: %+v, %+v", cmd, d, again)
+		}
+		// Resolving links only adds checks: the verdict is never weaker.
+		linked := r.CheckCommandWith(cmd, CheckOptions{Resolve: func(rel string) (string, bool) {
+			if strings.HasPrefix(rel, "l") {
+				return ".env", true
+			}
+			return "../" + rel, true // outside the project: ignored
+		}})
+		if rank(linked.Verdict) < rank(d.Verdict) || linked.Verdict != Allow && linked.Reason == "" {
+			t.Fatalf("CheckCommandWith(%q) = %+v, weaker than CheckCommand's %+v", cmd, linked, d)
 		}
 	})
 }
@@ -77,7 +94,7 @@ func BenchmarkCheckCommand(b *testing.B) {
 	const cmd = `cd repo && GIT_TRACE=0 sudo -E git -C . push --force-with-lease origin main | tee log.txt; bash -c 'go test ./...'`
 	b.ReportAllocs()
 	for b.Loop() {
-		if d := r.CheckCommand(cmd); d.Verdict != Ask {
+		if d := r.CheckCommand(cmd); d.Verdict != Forbid { // --force-with-lease is a force push
 			b.Fatal(d)
 		}
 	}

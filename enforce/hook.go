@@ -35,7 +35,7 @@ func ParseHookInput(data []byte) (HookInput, error) {
 }
 
 // ClaudeHook decides one Claude Code tool call: Bash commands by
-// CheckCommand, file reads and edits by CheckPath on the path made relative
+// CheckCommandWith with links resolved (LinkResolver), file reads and edits by CheckPath on the path made relative
 // to projectDir (Claude passes absolute paths). A path is checked as given
 // and, when it exists, with its symbolic links resolved (a link to .env is
 // .env); one that resolves outside the project is asked about. Grep is

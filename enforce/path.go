@@ -54,11 +54,23 @@ func globMatch(glob, rel string) bool {
 
 // redirects checks the files a statement's redirections read and write.
 func (c *check) redirects(rs []*syntax.Redirect) {
+	if c.argMode {
+		return
+	}
 	for _, rd := range rs {
+		if rd.Word == nil {
+			continue
+		}
+		w := literal(rd.Word)
 		var ops []Op
 		switch rd.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.AppAll,
 			syntax.RdrAllClob, syntax.AppAllClob:
+			ops = []Op{Write}
+		case syntax.DplOut: // >&word: a file, unless word is a descriptor or -
+			if w.dynamic == "" && (w.lit == "-" || isDigits(w.lit)) {
+				continue
+			}
 			ops = []Op{Write}
 		case syntax.RdrIn:
 			ops = []Op{Read}
@@ -67,13 +79,9 @@ func (c *check) redirects(rs []*syntax.Redirect) {
 		default:
 			continue
 		}
-		if rd.Word == nil {
-			continue
-		}
-		w := literal(rd.Word)
 		for _, op := range ops {
 			for _, w := range c.known(w) {
-				c.pathWord(w, op, scoreForbid, "redirects")
+				c.fileWord(w, op, scoreForbid, "redirects")
 			}
 			if w.param && op == Read && c.hasRead() && !c.tracked(w) {
 				c.consider(scoreMaybeAsk, Decision{Verdict: Ask, Command: w.dynamic,
@@ -136,6 +144,9 @@ var noFileArgs = map[string]bool{"echo": true, "printf": true, "test": true, "["
 // file is forbidden, naming a no_write file is asked about. args[0] is the
 // program.
 func (c *check) pathArgs(args []word) {
+	if c.argMode {
+		return
+	}
 	prog := ""
 	if args[0].dynamic == "" {
 		prog = path.Base(args[0].lit)
@@ -153,12 +164,14 @@ func (c *check) pathArgs(args []word) {
 			}
 		}
 		for _, k := range c.known(a) {
-			for _, w := range []word{k, optionValue(k)} {
-				if w.lit == "" {
-					continue
-				}
-				c.pathWord(w, Read, scoreForbid, "names")
-				c.pathWord(w, Write, scoreAsk, "names")
+			c.fileWord(k, Read, scoreForbid, "names")
+			c.fileWord(k, Write, scoreAsk, "names")
+			for _, w := range fileCandidates(k) {
+				c.fileWord(w, Read, scoreForbid, "names")
+				c.fileWord(w, Write, scoreAsk, "names")
+			}
+			if v, ok := strings.CutPrefix(k.lit, "of="); ok && prog == "dd" {
+				c.fileWord(word{lit: v, glob: k.glob}, Write, scoreForbid, "writes")
 			}
 		}
 	}
@@ -273,14 +286,23 @@ func (c *check) recursive(prog string, dirs []word) {
 			if why != "" {
 				continue
 			}
-			for _, e := range c.r.paths {
-				if e.Op != Read || !dirHolds(rel, w.glob, e.Pattern) {
-					continue
+			c.recursiveDir(prog, rel, w.glob)
+			if c.resolve != nil && !w.glob {
+				if real, ok := c.resolved(rel); ok && real != rel {
+					c.recursiveDir(prog, real, false)
 				}
-				c.consider(scoreMaybeForbid, Decision{Verdict: Ask, Guardrail: e.Guardrail, Statement: e.Statement, Matched: e.Pattern, Command: prog + " " + rel,
-					Reason: fmt.Sprintf("%s reads everything below %s, which holds files that must not be read (%q)", prog, rel, e.Pattern)})
 			}
 		}
+	}
+}
+
+func (c *check) recursiveDir(prog, rel string, glob bool) {
+	for _, e := range c.r.paths {
+		if e.Op != Read || !dirHolds(rel, glob, e.Pattern) {
+			continue
+		}
+		c.consider(scoreMaybeForbid, Decision{Verdict: Ask, Guardrail: e.Guardrail, Statement: e.Statement, Matched: e.Pattern, Command: prog + " " + rel,
+			Reason: fmt.Sprintf("%s reads everything below %s, which holds files that must not be read (%q)", prog, rel, e.Pattern)})
 	}
 }
 
@@ -303,15 +325,134 @@ func dirHolds(dir string, glob bool, protected string) bool {
 	return false
 }
 
-// optionValue is the value of --opt=value, or the zero word.
-func optionValue(a word) word {
-	if !strings.HasPrefix(a.lit, "-") {
-		return word{}
+// fileCandidates are the files a word may name besides itself: what
+// follows its first @ (curl -d @f, gcc @f, httpie's k@f); what follows the
+// first = (--opt=f, key=f, dd if=f, and curl -F k=@f, k=<f, k=@f;type=t);
+// and what follows each letter of a short option cluster (-d@f, -of,
+// -vof), which may be its attached value.
+func fileCandidates(w word) []word {
+	v := w.lit
+	if v == "" || v[0] != '-' && !strings.ContainsAny(v, "=@") {
+		return nil
 	}
-	if _, v, ok := strings.Cut(a.lit, "="); ok {
-		return word{lit: v, glob: a.glob}
+	var out []word
+	add := func(s string) {
+		for s != "" {
+			out = append(out, word{lit: s, glob: w.glob})
+			if s[0] == '@' || s[0] == '<' { // curl -F f=@file, f=<file
+				if f, _, ok := strings.Cut(s[1:], ";"); ok { // ;type=…
+					out = append(out, word{lit: f, glob: w.glob})
+				}
+				s = s[1:]
+				continue
+			}
+			return
+		}
 	}
-	return word{}
+	if _, f, ok := strings.Cut(v, "@"); ok { // @file, and httpie's field@file
+		add(f)
+	}
+	if _, val, ok := strings.Cut(v, "="); ok {
+		add(val)
+	}
+	if len(v) > 2 && v[0] == '-' && v[1] != '-' {
+		for j := 2; j < len(v) && j <= maxCluster; j++ {
+			if ch := v[j-1]; !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9') {
+				break
+			}
+			add(v[j:])
+		}
+	}
+	return out
+}
+
+// assignFile checks the value of NAME=value given to a command as a file
+// it names: the program may read or write the file the variable names.
+func (c *check) assignFile(v word) {
+	if c.argMode || v.dynamic != "" || v.lit == "" {
+		return
+	}
+	c.fileWord(v, Read, scoreForbid, "names")
+	c.fileWord(v, Write, scoreAsk, "names")
+	for _, w := range fileCandidates(v) {
+		c.fileWord(w, Read, scoreForbid, "names")
+		c.fileWord(w, Write, scoreAsk, "names")
+	}
+}
+
+// stringFiles checks the words of a string a program Bridle does not know
+// is given (python3 -c "open('.env')", ssh host 'cat .env') as files the
+// program may read or write: asked about, since it may not.
+func (c *check) stringFiles(s string) {
+	for _, t := range stringWords(s) {
+		w := word{lit: t}
+		for _, k := range append([]word{w}, fileCandidates(w)...) {
+			c.pathWord(k, Read, scoreMaybeForbid, "gives a program a string naming")
+			c.pathWord(k, Write, scoreMaybeAsk, "gives a program a string naming")
+		}
+	}
+}
+
+// maxCluster bounds the letters of a short option cluster looked after
+// for an attached file name.
+const maxCluster = 16
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// fileWord checks one word naming a file for op, as given and, when the
+// check resolves links, as what it resolves to.
+func (c *check) fileWord(w word, op Op, score int, how string) {
+	c.pathWord(w, op, score, how)
+	if c.resolve == nil || w.glob || w.dynamic != "" {
+		return
+	}
+	rel, why := projectPath(w.lit)
+	if why != "" {
+		return
+	}
+	if real, ok := c.resolved(rel); ok && real != rel {
+		c.pathWord(word{lit: real}, op, score, how+" "+bound(rel, 200)+", a link to")
+	}
+}
+
+// maxResolve bounds the paths one check resolves links in.
+const maxResolve = 256
+
+// resolved is what rel resolves to, asking the check's resolver once per
+// path; past maxResolve paths it asks about the command instead.
+func (c *check) resolved(rel string) (string, bool) {
+	if l, ok := c.links[rel]; ok {
+		return l.path, l.ok
+	}
+	if len(c.links) >= maxResolve {
+		c.consider(scoreMaybeAsk, Decision{Verdict: Ask, Command: rel,
+			Reason: fmt.Sprintf("the command names more than %d files, and Bridle resolves the symbolic links of the first %d only", maxResolve, maxResolve)})
+		return "", false
+	}
+	real, ok := c.resolve(rel)
+	if ok {
+		var why string
+		real, why = projectPath(real)
+		ok = why == ""
+	}
+	if c.links == nil {
+		c.links = map[string]link{}
+	}
+	c.links[rel] = link{real, ok}
+	return real, ok
+}
+
+// link is a path with its links resolved, when ok.
+type link struct {
+	path string
+	ok   bool
 }
 
 // pathWord checks one word naming a file for op. A glob word is asked

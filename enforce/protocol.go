@@ -49,7 +49,9 @@ func (r *Rules) Decide(c Call, projectDir string) Decision {
 	}
 	switch c.Kind {
 	case Shell:
-		return r.CheckCommand(c.Command)
+		// Links in the command's words are resolved from the project, as
+		// the file tools' paths are.
+		return r.CheckCommandWith(c.Command, CheckOptions{Resolve: LinkResolver(projectDir)})
 	case ReadOp, Edit:
 		op := Read
 		if c.Kind == Edit {

@@ -64,6 +64,7 @@ type Entry struct {
 	Pattern string
 
 	words []string
+	pat   *pattern // the words read for matching by meaning
 }
 
 // String names the entry as the document does, e.g. commands.forbid "git push --force".
@@ -143,6 +144,7 @@ func New(d *schema.Document, agent string) (*Rules, error) {
 					}
 					e.words = schema.CommandWords(s)
 					e.Pattern = strings.Join(e.words, " ")
+					e.pat = compilePattern(e.words)
 					r.commands = append(r.commands, e)
 					continue
 				}

@@ -51,14 +51,17 @@ type HookNeed struct {
 
 const (
 	whyGitOptions = "Claude Code's Bash prefix rules miss git's global options: git -C . push --force got past Bash(git push --force:*)"
+	whyOptions    = "Claude Code's Bash prefix rules match options as spelled and in order, so the same options spelled otherwise (rm -Rf x, rm -r -f x, rm x -rf for rm -rf) get past them"
 	whyReadBash   = "Claude Code applies Read rules to Bash commands only best-effort: cat .en? printed a file Read(./.env) denied"
 	whyWriteBash  = "Claude Code applies Edit rules to the Edit and Write tools; a Bash command (echo x > f, sed -i, cp) writes past them"
 )
 
 // NeedsHook lists the entries Claude Code's static permission rules cannot
 // express faithfully, in Entries order: command prefixes starting with git
-// (its global options come before the subcommand) and every path entry
-// (Bash commands reach files past Read and Edit rules).
+// (its global options come before the subcommand), command prefixes with
+// an option (CheckCommand matches options by meaning, Claude Code by
+// spelling) and every path entry (Bash commands reach files past Read and
+// Edit rules).
 func (r *Rules) NeedsHook() []HookNeed {
 	var out []HookNeed
 	for _, e := range r.Entries() {
@@ -73,6 +76,8 @@ func hookWhy(e Entry) string {
 	switch {
 	case e.Kind == Command && e.words[0] == "git":
 		return whyGitOptions
+	case e.Kind == Command && slices.ContainsFunc(e.words[1:], func(w string) bool { return strings.HasPrefix(w, "-") }):
+		return whyOptions
 	case e.Kind == Path && e.Op == Read:
 		return whyReadBash
 	case e.Kind == Path:

@@ -113,7 +113,8 @@ func Kanboard(c KanboardConfig, cr Credentials) (kb *mcp.Kanboard, status *kanbo
 	red := cr.Redactor
 	build := func(user string) func(string) (*kanboard.Client, error) {
 		return func(tok string) (*kanboard.Client, error) {
-			red.Add(kanboard.BasicAuth(user, tok)) // as an echoed Authorization header shows it
+			red.Add(tok)
+			red.AddUsers(user) // user:token in base64, as an echoed Authorization header shows it
 			return kanboard.New(kanboard.Options{URL: c.URL, User: user, Token: tok})
 		}
 	}

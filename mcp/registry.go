@@ -17,9 +17,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -220,7 +222,39 @@ func (s *Server) toolsets() []Toolset {
 type Identity struct {
 	Agent  string `json:"agent"`
 	Client string `json:"client,omitempty"` // clientInfo.name
-	Via    string `json:"via"`              // token, launch, client or unknown
+	Via    string `json:"via"`              // token, launch, client, mismatch or unknown
+	// Launched and Harness are set with Via mismatch: the agent the sidecar
+	// was launched as, and the harness the client says it is.
+	Launched string `json:"launched,omitempty"`
+	Harness  string `json:"harness,omitempty"`
+}
+
+// ViaMismatch is the Via of a caller whose client names a harness other
+// than the one the launched agent runs in.
+const ViaMismatch = "mismatch"
+
+// harnessMismatch returns the harness client names when it is known and
+// differs from the harness of the agent the sidecar was launched as; ""
+// otherwise (an unknown client name, such as a health check's, proves
+// nothing either way).
+func harnessMismatch(snap *compiler.Snapshot, agent, client string) string {
+	a, ok := agents.ForClient(client)
+	if !ok || a.Harness == nil {
+		return ""
+	}
+	want := agent
+	if snap != nil {
+		if _, has := snap.Document.AgentProfiles[agent]; has {
+			want = renderers.Harness(snap.Document.Resolved(agent))
+		}
+	}
+	if want == "" || want == a.Name {
+		return ""
+	}
+	if h, ok := agents.Lookup(want); !ok || h.Harness == nil {
+		return "" // the launched agent runs in no harness Bridle knows
+	}
+	return a.Name
 }
 
 // MaxClientString is the longest client name or version Bridle keeps: a
@@ -264,6 +298,17 @@ func (s *Server) identify(req sdk.Request, snap *compiler.Snapshot) Identity {
 		return Identity{Agent: Unknown, Client: client, Via: "unknown"}
 	}
 	if s.opts.Agent != "" {
+		if other := harnessMismatch(snap, s.opts.Agent, client); other != "" {
+			// A harness that reads another's configuration (Copilot CLI
+			// and Qwen Code list Claude Code's .mcp.json as their own) must
+			// not inherit that agent's identity: least privilege, and the
+			// rules say why.
+			if _, done := s.warned.LoadOrStore(client, true); !done {
+				s.log.Warn("the client says it is another agent's harness: serving least privilege",
+					"launched_as", s.opts.Agent, "client", client, "harness", other, "fix", "bridle install "+other)
+			}
+			return Identity{Agent: Unknown, Client: client, Via: ViaMismatch, Launched: s.opts.Agent, Harness: other}
+		}
 		return Identity{Agent: s.opts.Agent, Client: client, Via: "launch"}
 	}
 	if snap != nil {

@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -30,6 +31,11 @@ func RulesFor(snap *compiler.Snapshot, id Identity) string {
 	}, meta)
 	note := fmt.Sprintf("> Bridle does not know this agent (client %q), so these are the rules for all agents and you have no permissions. "+
 		"Launch the server with `bridle mcp --agent NAME`, or add the client name to mcp_clients in an agent profile.\n\n", id.Client)
+	if id.Via == ViaMismatch {
+		note = fmt.Sprintf("> This Bridle server was started as agent %s, but the client that connected says it is %s (client %q), "+
+			"so it serves the rules for all agents and no permissions: one agent's configuration must not give another its identity. "+
+			"Give %s its own entry: `bridle install %s`.\n\n", mdsafe.Inline(id.Launched), mdsafe.Inline(id.Harness), id.Client, mdsafe.Inline(id.Harness), mdsafe.Inline(id.Harness))
+	}
 	i := strings.Index(f.Content, "-->\n")
 	if i < 0 {
 		return note + f.Content

@@ -107,6 +107,7 @@ type Server struct {
 
 	listedOnce sync.Once
 	agentOnce  sync.Once
+	warned     sync.Map // client names already warned about a harness mismatch
 }
 
 // Instructions are sent to every client at initialize.

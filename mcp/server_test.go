@@ -616,3 +616,34 @@ func TestSchemasCommitted(t *testing.T) {
 		t.Error("schemas.json is out of date with the tool types; run go test ./mcp -run SchemasCommitted -update")
 	}
 }
+
+// TestAnotherHarnessDoesNotInheritTheLaunchedAgent: Copilot CLI and Qwen
+// Code start the servers in Claude Code's .mcp.json as their own; a sidecar
+// launched as claude that a client calling itself another known harness
+// connects to serves the rules for all agents and no permissions, and says
+// why. A client name Bridle does not know (a health check's) proves nothing.
+func TestAnotherHarnessDoesNotInheritTheLaunchedAgent(t *testing.T) {
+	f := newFixture(t, Options{Agent: "claude", Memory: noMemory})
+	for _, p := range protocols {
+		for client, want := range map[string]string{
+			"copilot-cli":                "started as agent claude, but the client that connected says it is copilot",
+			"qwen-cli-mcp-client-bridle": "says it is qwen",
+			"claude-code":                "# Runic Gateway — project rules for Claude",
+			"mcp-test-client":            "# Runic Gateway — project rules for Claude",
+		} {
+			cs := f.connect(t, client, p, nil)
+			got, _ := callText(t, cs, "get_rules", nil)
+			if !strings.Contains(got, want) {
+				t.Errorf("%s %s: get_rules:\n%.400s", p, client, got)
+			}
+			tools, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			proposes := slices.ContainsFunc(tools.Tools, func(t *sdk.Tool) bool { return t.Name == "recall" })
+			if mismatch := !strings.HasPrefix(want, "#"); proposes == mismatch {
+				t.Errorf("%s %s: recall (memory.read) listed %v", p, client, proposes)
+			}
+		}
+	}
+}

@@ -3,8 +3,10 @@
 // CLI output all pass through one Redactor.
 //
 // Promise: once a value is registered, no output that went through Redact,
-// JSON or Value contains it — raw, or in any of the encoded forms below —
-// whole or as a substring.
+// JSON or Value contains it in any of the forms below, whole or (for a
+// value of 12 bytes or more) as a run of 12 bytes or more. Nothing else is
+// promised: a value rewritten otherwise (every other character, ROT13,
+// gzip, a 10-byte piece) is beyond any redactor.
 //
 // What is registered (FromEnv):
 //
@@ -19,29 +21,49 @@
 //   - Values shorter than MinLen, and a few values that are never secrets
 //     (true, false, yes, none, null, nil, unset), are not registered.
 //
-// Encoded forms: each value is masked raw and as it appears JSON-escaped
-// (with and without HTML escaping, and with non-ASCII as \uXXXX), URL-encoded
-// (query and path escaping) and base64-encoded (standard and URL alphabets,
-// padded and not). Base64 is matched only for the value alone: inside a
-// longer encoded string (a Basic auth header of user:value) its alignment
-// differs, so values must be masked before they are combined and encoded.
+// The forms masked, ASCII letters in any case (a value lower-cased,
+// upper-cased or with its case swapped is masked, and so is each form):
 //
-// Multi-line values (a PEM key) are also masked line by line and re-wrapped:
-// every line of at least lineMinLen bytes is registered (PEM armour lines
-// "-----BEGIN …" are not secret and are not), and any run of text made of
-// fragmentLen-byte windows of the joined body is masked, so the key joined
-// into one line or re-wrapped at another width is masked too. A re-wrapped
-// piece shorter than fragmentLen (the tail of a line) is not.
+//   - the value raw, and reversed (character by character);
+//   - JSON-escaped (with and without HTML escaping, and with non-ASCII as
+//     \uXXXX), URL-encoded (query and path escaping), hex;
+//   - base64 (standard and URL alphabets, padded and not) and base32
+//     (standard and extended-hex alphabets, padded and not) of the value
+//     alone;
+//   - base64 of user:value, an HTTP Basic credential, for every user name
+//     registered with AddUsers, for a one-line value (the whole credential
+//     is masked).
+//
+// A value of windowLen (12) bytes or more is also masked in part: every
+// run of 12 bytes or more of the value, or of any of its forms above but
+// the Basic credential, is masked wherever it occurs, and so are the characters of base64 (both alphabets) that the value
+// alone decides at any alignment inside a longer encoded text, so base64
+// of user:value for any user, or of a document that holds the value, is
+// masked where it encodes the value. These runs are matched across line
+// breaks (CR and LF are ignored within them), so a value split over lines
+// is masked, pieces and breaks together. A value shorter than 12 bytes is
+// masked only whole, in its forms, and not across line breaks: masking its
+// pieces would rewrite ordinary text.
+//
+// Multi-line values (a PEM key) are masked whole; every line of at least
+// lineMinLen (8) bytes is registered as a value (PEM armour lines
+// "-----BEGIN …" are not secret and are not), and so is the body (the lines
+// joined), so the key joined into one line or re-wrapped at any width is
+// masked too.
+//
+// A masked run is replaced by Mask, widened to whole UTF-8 characters.
+// Finding them all is one pass over the text, whatever the number of
+// values (AddPattern's expressions run after it).
 //
 // Redact works on text. For JSON, JSON and Value mask the decoded strings
 // (keys and values) before re-encoding, so the result stays valid JSON even
-// when a short secret also occurs in its syntax.
+// when a short secret also occurs in its syntax; a number that holds a
+// secret becomes the string Mask.
 package redact
 
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -73,21 +95,16 @@ const MinLen = 4
 // short lines of a key file ("Proc-Type: 4") are not secret by themselves.
 const lineMinLen = 8
 
-// fragmentLen is the window by which re-wrapped multi-line secrets are
-// recognised: 16 bytes of base64 never occur by chance.
-const fragmentLen = 16
-
 // ErrSecret marks text that holds a secret value or a credential.
 var ErrSecret = errors.New("holds a secret")
 
 // Redactor masks known secret values.
 type Redactor struct {
 	mu       sync.RWMutex
-	values   []string            // as registered
-	forms    []string            // every encoded form, longest first
-	replacer *strings.Replacer   // nil until something is registered
-	grams    map[string]struct{} // fragmentLen windows of multi-line bodies
-	patterns []*regexp.Regexp    // shapes of secrets no one registered (AddPattern)
+	values   map[string]struct{} // as registered
+	users    []string            // AddUsers
+	m        matcher
+	patterns []*regexp.Regexp // shapes of secrets no one registered (AddPattern)
 }
 
 // AddPattern masks every match of re, too: the shape of a credential the
@@ -195,69 +212,78 @@ var neverSecret = map[string]bool{"true": true, "false": true, "yes": true, "non
 func Maskable(s string) bool { return registrable(s) }
 
 func registrable(s string) bool {
-	return len(s) >= MinLen && !neverSecret[strings.ToLower(s)] && !strings.Contains(Mask, s)
+	return len(s) >= MinLen && !neverSecret[strings.ToLower(s)] && !strings.Contains(maskText, foldString(s))
 }
 
 // Add registers more secret values.
 func (r *Redactor) Add(secrets ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	forms := slices.Clone(r.forms)
 	for _, s := range secrets {
-		if !registrable(s) || slices.Contains(r.values, s) {
+		if _, ok := r.values[s]; ok || !registrable(s) {
 			continue
 		}
-		r.values = append(r.values, s)
-		forms = append(forms, encodings(s)...)
-		if !strings.ContainsAny(s, "\r\n") {
-			continue
+		if r.values == nil {
+			r.values = map[string]struct{}{}
 		}
-		var body strings.Builder
-		for line := range strings.Lines(s) {
-			line = strings.TrimSpace(line)
-			if strings.HasPrefix(line, "-----") {
-				continue // PEM armour: not secret, and common to every key
-			}
-			body.WriteString(line)
-			if len(line) >= lineMinLen {
-				forms = append(forms, encodings(line)...)
-			}
-		}
-		if b := body.String(); len(b) >= fragmentLen {
-			forms = append(forms, encodings(b)...)
-			if r.grams == nil {
-				r.grams = map[string]struct{}{}
-			}
-			for i := 0; i+fragmentLen <= len(b); i++ {
-				r.grams[b[i:i+fragmentLen]] = struct{}{}
-			}
-		}
+		r.values[s] = struct{}{}
+		r.add(s)
 	}
-	forms = slices.DeleteFunc(forms, func(f string) bool { return len(f) < MinLen })
-	// Longest first, so a form containing another is masked whole.
-	slices.SortFunc(forms, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
-	r.forms = slices.Compact(forms)
-	pairs := make([]string, 0, 2*len(r.forms))
-	for _, f := range r.forms {
-		pairs = append(pairs, f, Mask)
-	}
-	r.replacer = strings.NewReplacer(pairs...)
 }
 
-// encodings are the forms in which s can leave Bridle.
-func encodings(s string) []string {
-	out := []string{s, jsonEscape(s, true), jsonEscape(s, false), jsonASCII(s),
-		url.QueryEscape(s), url.PathEscape(s)}
-	for _, e := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
-		out = append(out, e.EncodeToString([]byte(s)))
+// AddUsers registers user names a secret may be paired with in an HTTP
+// Basic credential (base64 of user:secret, as an echoed Authorization or
+// Proxy-Authorization header shows it): every one-line value, registered
+// before or after, is also masked whole in that form for each of them.
+func (r *Redactor) AddUsers(names ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, u := range names {
+		if slices.Contains(r.users, u) {
+			continue
+		}
+		r.users = append(r.users, u)
+		for v := range r.values {
+			if !strings.ContainsAny(v, "\r\n") {
+				for _, f := range basic(u, v) {
+					r.m.addExact(f)
+				}
+			}
+		}
 	}
-	h := hex.EncodeToString([]byte(s))
-	return append(out, h, strings.ToUpper(h))
+}
+
+// add registers the forms of one value (r.mu held).
+func (r *Redactor) add(s string) {
+	if !strings.ContainsAny(s, "\r\n") {
+		r.m.addValue(s)
+		for _, u := range r.users {
+			for _, f := range basic(u, s) {
+				r.m.addExact(f)
+			}
+		}
+		return
+	}
+	// A multi-line value: whole, its short lines whole, and its body (the
+	// lines joined, PEM armour left out) as a one-line value, whose runs
+	// are matched across line breaks however it is wrapped.
+	for _, f := range forms(s) {
+		r.m.addExact(f)
+	}
+	var body strings.Builder
+	for line := range strings.Lines(s) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "-----") {
+			continue // PEM armour: not secret, and common to every key
+		}
+		body.WriteString(line)
+		if len(line) >= lineMinLen {
+			r.m.addValue(line)
+		}
+	}
+	if b := body.String(); len(b) >= lineMinLen {
+		r.m.addValue(b)
+	}
 }
 
 // jsonEscape is s as encoding/json writes it inside a string, without the
@@ -294,47 +320,14 @@ func (r *Redactor) Redact(s string) string {
 		return s
 	}
 	r.mu.RLock()
-	rep, grams, patterns := r.replacer, r.grams, r.patterns
+	spans := r.m.find(s)
+	patterns := r.patterns
 	r.mu.RUnlock()
-	if rep != nil {
-		s = rep.Replace(s)
-	}
-	if len(grams) > 0 {
-		s = maskFragments(s, grams)
-	}
+	s = mask(s, spans)
 	for _, re := range patterns {
 		s = re.ReplaceAllLiteralString(s, Mask)
 	}
 	return s
-}
-
-// maskFragments masks every run of s covered by windows of a multi-line
-// secret's body.
-func maskFragments(s string, grams map[string]struct{}) string {
-	var b strings.Builder
-	last, covered := 0, -1 // covered: end of the current masked run
-	start := 0
-	for i := 0; i+fragmentLen <= len(s); i++ {
-		if _, ok := grams[s[i:i+fragmentLen]]; !ok {
-			continue
-		}
-		if i > covered { // a new run
-			if covered >= 0 {
-				b.WriteString(s[last:start])
-				b.WriteString(Mask)
-				last = covered
-			}
-			start = i
-		}
-		covered = i + fragmentLen
-	}
-	if covered < 0 {
-		return s
-	}
-	b.WriteString(s[last:start])
-	b.WriteString(Mask)
-	b.WriteString(s[covered:])
-	return b.String()
 }
 
 // Contains reports whether s holds a registered secret in any form.
@@ -346,6 +339,11 @@ func (r *Redactor) Value(v any) any {
 	switch x := v.(type) {
 	case string:
 		return r.Redact(x)
+	case json.Number:
+		// A number that holds a secret (a PIN) becomes the mask, a string.
+		if r.Contains(string(x)) {
+			return Mask
+		}
 	case []any:
 		for i := range x {
 			x[i] = r.Value(x[i])
@@ -451,24 +449,27 @@ func Credentials(s string) []string {
 			out = append(out, dec)
 		}
 	}
-	for _, m := range urlUserinfo.FindAllStringSubmatch(s, -1) {
+	re := credentialPatterns()
+	for _, m := range re.urlUserinfo.FindAllStringSubmatch(s, -1) {
 		add(m[1])
 	}
-	for _, m := range mysqlDSN.FindAllStringSubmatch(s, -1) {
+	for _, m := range re.mysqlDSN.FindAllStringSubmatch(s, -1) {
 		add(m[1])
 	}
-	for _, m := range keyValuePassword.FindAllStringSubmatch(s, -1) {
+	for _, m := range re.keyValuePassword.FindAllStringSubmatch(s, -1) {
 		add(m[1] + m[2] + m[3])
 	}
 	return out
 }
 
-var (
+// credentialPatterns are compiled at first use.
+var credentialPatterns = sync.OnceValue(func() (re struct{ urlUserinfo, mysqlDSN, keyValuePassword *regexp.Regexp }) {
 	// The userinfo ends at the last '@' before the path: greedy, then back.
-	urlUserinfo      = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#]+)@[^\s/?#@]*`)
-	mysqlDSN         = regexp.MustCompile(`(?:^|[\s"'=])[^\s:@/"'=]+:([^\s@"']+)@(?:tcp|udp|unix)?\(`)
-	keyValuePassword = regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|pass)\s*=\s*(?:'([^']*)'|"([^"]*)"|([^\s;'"&]+))`)
-)
+	re.urlUserinfo = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#]+)@[^\s/?#@]*`)
+	re.mysqlDSN = regexp.MustCompile(`(?:^|[\s"'=])[^\s:@/"'=]+:([^\s@"']+)@(?:tcp|udp|unix)?\(`)
+	re.keyValuePassword = regexp.MustCompile(`(?i)\b(?:password|passwd|pwd|pass)\s*=\s*(?:'([^']*)'|"([^"]*)"|([^\s;'"&]+))`)
+	return re
+})
 
 func placeholder(pw string) bool {
 	if pw == "" || strings.Contains(pw, Mask) {
@@ -571,30 +572,14 @@ func (r *Redactor) hidden(s string) bool {
 	if r == nil {
 		return false
 	}
-	r.mu.RLock()
-	forms := r.forms
-	r.mu.RUnlock()
-	if len(forms) == 0 {
-		return false
-	}
-	lforms := make([]string, len(forms))
-	for i, f := range forms {
-		lforms[i] = strings.ToLower(f)
-	}
 	base := []string{s, strings.Map(dropInvisible, s)}
 	variants := slices.Clone(base)
 	for _, b := range base {
-		variants = append(variants, percentDecoded(b), unicodeUnescaped(b), reversed(b))
+		variants = append(variants, percentDecoded(b), unicodeUnescaped(b))
 	}
 	for _, v := range variants {
 		if v != s && r.Contains(v) {
 			return true
-		}
-		lv := strings.ToLower(v)
-		for _, f := range lforms {
-			if strings.Contains(lv, f) {
-				return true
-			}
 		}
 	}
 	return false

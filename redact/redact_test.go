@@ -184,9 +184,9 @@ func TestMultiLineFileSecret(t *testing.T) {
 				t.Errorf("%s: line %d leaked", name, i)
 			}
 		}
-		for i := 0; i+fragmentLen <= len(body); i += fragmentLen {
-			if strings.Contains(got, body[i:i+fragmentLen]) {
-				t.Errorf("%s: %d bytes of the body leaked at %d: %s", name, fragmentLen, i, got)
+		for i := 0; i+windowLen <= len(body); i += windowLen {
+			if strings.Contains(got, body[i:i+windowLen]) {
+				t.Errorf("%s: %d bytes of the body leaked at %d: %s", name, windowLen, i, got)
 				break
 			}
 		}
@@ -250,18 +250,32 @@ func TestHandler(t *testing.T) {
 	}
 }
 
-// FuzzRedact: whatever surrounds a secret, it never survives, and JSON
-// stays valid.
+// FuzzRedact: whatever surrounds a secret, it never survives, in any
+// case, nor does a run of windowLen bytes of it (line breaks ignored); and
+// JSON stays valid.
 func FuzzRedact(f *testing.F) {
 	f.Add("prefix", "suffix", hostile)
 	f.Add("", "", "abcd")
+	f.Add("token ", "\n", "gtea_4f9a1c77e2b04dQx9Zk")
+	f.Add("GTEA_4F9A1C77E2B0", "4DQX9ZK", "gtea_4f9a1c77e2b04dQx9Zk")
+	f.Add("a\r\n", "é", "é€p4ss-word-with-ünïcode")
+	f.Add("[", "]", "x]y[REDACTED]z-long-enough")
 	f.Fuzz(func(t *testing.T, pre, post, secret string) {
 		if !registrable(secret) || !utf8Valid(pre+secret+post) {
 			return
 		}
 		r := New(secret)
-		if got := r.Redact(pre + secret + post); strings.Contains(got, secret) {
+		got := r.Redact(pre + secret + post)
+		if strings.Contains(foldString(got), foldString(secret)) {
 			t.Fatalf("leaked: %q", got)
+		}
+		if len(secret) >= windowLen && !strings.ContainsAny(secret, "\r\n") {
+			flat := foldString(strings.NewReplacer("\r", "", "\n", "").Replace(got))
+			for i := 0; i+windowLen <= len(secret); i++ {
+				if w := foldString(secret[i : i+windowLen]); !strings.ContainsAny(w, "[]") && strings.Contains(flat, w) {
+					t.Fatalf("%d bytes at %d leaked: %q", windowLen, i, got)
+				}
+			}
 		}
 		doc, _ := json.Marshal(map[string]string{"k": pre + secret + post})
 		if out := r.JSON(doc); !json.Valid(out) {

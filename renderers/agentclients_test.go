@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -78,3 +79,52 @@ func TestRealCodexOnRenderedRules(t *testing.T) {
 		}
 	}
 }
+
+// OpenCode 1.18.33 merges the rendered .opencode/opencode.json over the
+// project's own opencode.json: its resolved configuration lists Bridle's
+// render under instructions, and its flattened bash rules end with
+// Bridle's, after the project's "*": "allow" (OpenCode takes the last
+// match).
+func TestRealOpenCodeOnRenderedConfig(t *testing.T) {
+	bin := agentclients.Bin(t, "BRIDLE_OPENCODE_BIN", "opencode")
+	proj := t.TempDir()
+	home := t.TempDir()
+	writeFile(t, proj, "opencode.json", `{"permission": {"bash": {"*": "allow"}}}`)
+	doc := harnessDoc("opencode", true)
+	n, err := RenderNative(proj, doc, NativeOptions{RulesPath: "rules"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(proj, n.Files); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "OPENCODE_DISABLE_AUTOUPDATE=1"}
+	out, errOut, err := agentclients.Run(t, proj, env, "", bin, "debug", "config")
+	if err != nil {
+		t.Fatalf("opencode debug config: %v\n%s", err, errOut)
+	}
+	var cfg struct {
+		Instructions []string `json:"instructions"`
+	}
+	if err := json.Unmarshal([]byte(out), &cfg); err != nil {
+		t.Fatalf("debug config is not JSON: %v\n%s", err, out)
+	}
+	if len(cfg.Instructions) != 1 || cfg.Instructions[0] != ".opencode/bridle.md" {
+		t.Errorf("instructions = %v", cfg.Instructions)
+	}
+	out, errOut, err = agentclients.Run(t, proj, env, "", bin, "debug", "agent", "build")
+	if err != nil {
+		t.Fatalf("opencode debug agent build: %v\n%s", err, errOut)
+	}
+	var rules []string
+	for _, m := range regexpRules.FindAllStringSubmatch(out, -1) {
+		rules = append(rules, m[1]+" "+m[2])
+	}
+	last := strings.Join(rules, "\n")
+	if i := strings.LastIndex(last, "* allow"); i < 0 || !strings.Contains(last[i:], "git push --force * deny") || !strings.Contains(last[i:], "npm publish ask") {
+		t.Errorf("bash rules in OpenCode's order:\n%s", last)
+	}
+}
+
+// regexpRules reads the bash rules of opencode debug agent's JSON.
+var regexpRules = regexp.MustCompile(`"permission":\s*"bash",\s*"pattern":\s*"([^"]*)",\s*"action":\s*"(\w+)"`)

@@ -130,6 +130,10 @@ func generated(content string) bool {
 	return strings.HasPrefix(stripFrontMatter(content), HeaderStart)
 }
 
+// StripFrontMatter returns a render without the front matter a harness
+// needs (FrontMatter): its markdown.
+func StripFrontMatter(content string) string { return stripFrontMatter(content) }
+
 // stripFrontMatter drops a leading "---" block (YAML front matter).
 func stripFrontMatter(s string) string {
 	if !strings.HasPrefix(s, "---\n") {

@@ -64,7 +64,7 @@ func CommandPrefixProblem(prefix string) (problem, fix string) {
 				"write the words without quotes; a prefix is matched word by word"
 		default:
 			return "has " + quote(c) + ": a command prefix is literal words, not a pattern",
-				"write the fixed leading words; every command that starts with them is matched"
+				"write the fixed leading words; a command with that program, subcommand and options (in any order) is matched"
 		}
 	}
 	if strings.HasPrefix(words[0], "#") {

@@ -133,13 +133,14 @@ func (e Enforce) IsZero() bool {
 	return len(e.Commands.Forbid)+len(e.Commands.Ask)+len(e.Paths.NoRead)+len(e.Paths.NoWrite) == 0
 }
 
-// CommandRules are command prefixes: literal words that a simple command
-// must start with, after its environment assignments and wrappers (sudo,
-// env, bash -c, …) are looked through.
+// CommandRules are commands: a program, its subcommand words and the
+// options a simple command must carry (in any order and spelling, for the
+// programs enforce knows), after its environment assignments and wrappers
+// (sudo, env, bash -c, …) are looked through.
 type CommandRules struct {
-	// Forbid lists command prefixes the agent must not run, as words: "git push --force" matches git push --force origin, not git push --force-with-lease.
+	// Forbid lists commands the agent must not run: "git push --force" matches git push --force origin, git push -f and git push origin main --force-with-lease; "rm -rf" matches rm -r -f x.
 	Forbid []string `yaml:"forbid,omitempty" json:"forbid,omitempty" jsonschema:"maxItems=50,minLength=1,maxLength=200"`
-	// Ask lists command prefixes the agent runs only with the human's OK; forbid wins over ask.
+	// Ask lists commands the agent runs only with the human's OK; forbid wins over ask.
 	Ask []string `yaml:"ask,omitempty" json:"ask,omitempty" jsonschema:"maxItems=50,minLength=1,maxLength=200"`
 }
 

@@ -97,7 +97,8 @@ for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposa
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
               enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
-              kanboard:FuzzDecode feed:FuzzExtract vault:FuzzParseConfig vault/sopsfile:FuzzDecrypt; do
+              kanboard:FuzzDecode feed:FuzzExtract vault:FuzzParseConfig vault/sopsfile:FuzzDecrypt \
+              enforce:FuzzRespellings enforce:FuzzProtocols internal/jsonc:FuzzSet renderers:FuzzMergeHookSettings; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that

@@ -18,6 +18,14 @@
 //     without loading anything, is skipped. A tool whose name another
 //     toolset holds is refused (logged, skipped): an upstream never shadows a
 //     Bridle tool.
+//   - What the upstream says about its tools never shows a secret: at every
+//     listing (on connecting, after a restart, on list_changed) the title
+//     (or the annotations' title), the description and every string and
+//     number of the input schema, walked as JSON, pass through the
+//     redactor that masks its results (Options.Redactor). A tool whose name,
+//     or a key of whose input schema (a property's name), holds a secret is
+//     skipped (logged): a name cannot be masked. Output schemas are not
+//     served.
 //   - A stdio child gets only PATH, HOME, LANG and LC_* from Bridle's
 //     environment, plus Config.Env and Config.Secrets: never the rest of it
 //     (Bridle's own tokens stay in Bridle). A *_FILE secret is written to a

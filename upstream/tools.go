@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/redact"
 )
 
 // Errors a call can end with; the agent reads them as tool errors.
@@ -63,6 +65,11 @@ func (u *Upstream) defs(listed []*sdk.Tool) []def {
 			u.log.Warn("upstream tool skipped: its name is not 1 or more of A-Z a-z 0-9 _ -", "tool", shown)
 			continue
 		}
+		if u.red.Contains(remote) {
+			// A name cannot be masked: it is what agents call.
+			u.log.Warn("upstream tool skipped: its name holds a secret", "tool", u.red.Redact(shown))
+			continue
+		}
 		name := u.cfg.Name + "_" + remote
 		if len(name) > MaxToolName {
 			u.log.Warn("upstream tool skipped: its name is too long once prefixed", "tool", shown, "max", MaxToolName)
@@ -100,14 +107,18 @@ func (u *Upstream) defs(listed []*sdk.Tool) []def {
 			u.log.Warn("upstream tool skipped: its input schema is missing or larger than the limit", "tool", shown, "bytes", len(in), "max", MaxSchema)
 			continue
 		}
+		if in, err = maskSchema(u.red, in); err != nil {
+			u.log.Warn("upstream tool skipped", "tool", shown, "err", err)
+			continue
+		}
 		title := t.Title
 		if title == "" && t.Annotations != nil {
 			title = t.Annotations.Title
 		}
 		tool, err := mcp.NewRawTool(mcp.Tool{
 			Name:        name,
-			Title:       proposals.OneLine(title, maxTitle),
-			Description: truncate(proposals.MultiLine(t.Description), maxDesc),
+			Title:       proposals.OneLine(maskText(u.red, title, true), maxTitle),
+			Description: truncate(maskText(u.red, t.Description, false), maxDesc),
 			Toolset:     mcp.ToolsetID(u.cfg.Name),
 			Permission:  u.cfg.permission(access),
 			ReadOnly:    access == Read,
@@ -130,6 +141,61 @@ func (u *Upstream) defs(listed []*sdk.Tool) []def {
 		}
 	}
 	return out
+}
+
+// maskText is an upstream's title (oneLine) or description as served:
+// without control characters, then masked, and for a title on one line,
+// then masked again (what was removed or joined could have hidden a
+// secret's pieces from the first pass). Truncating it afterwards cannot
+// bring a secret back.
+func maskText(red *redact.Redactor, s string, oneLine bool) string {
+	s = red.Redact(proposals.MultiLine(s))
+	if oneLine {
+		s = red.Redact(proposals.OneLine(s, len(s)))
+	}
+	return s
+}
+
+// errSecretKey is why an upstream tool whose input schema has a key that
+// holds a secret is skipped: a key cannot be masked (a property's name is
+// what the agent sends).
+var errSecretKey = errors.New("a key of its input schema holds a secret")
+
+// maskSchema is an upstream tool's input schema, every string in it (a
+// description, a default, an enum, an example, a pattern) masked, as is a
+// number that holds a secret; a key that holds one refuses the schema.
+func maskSchema(red *redact.Redactor, in json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	var secretKey func(any) bool
+	secretKey = func(v any) bool {
+		switch x := v.(type) {
+		case []any:
+			return slices.ContainsFunc(x, secretKey)
+		case map[string]any:
+			for k, e := range x {
+				if red.Contains(k) || secretKey(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if secretKey(v) {
+		return nil, errSecretKey
+	}
+	out, err := json.Marshal(red.Value(v))
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	if len(out) > MaxSchema {
+		return nil, fmt.Errorf("input schema: %d bytes once masked, more than %d", len(out), MaxSchema)
+	}
+	return out, nil
 }
 
 func safeName(s string) bool {

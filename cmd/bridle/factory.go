@@ -193,7 +193,12 @@ func (f *factory) Kanboard() (kanboard.Config, error) {
 	if c.TokenFromFile {
 		f.Redactor().Add(c.Token)
 	}
-	f.Redactor().Add(kanboard.BasicAuth(c.User, c.Token)) // as an echoed Authorization header shows it
+	// The token, and its user's Basic credential in every alphabet, as an
+	// echoed Authorization header shows it.
+	if c.Token != "" {
+		f.Redactor().Add(c.Token)
+		f.Redactor().AddUsers(c.User)
+	}
 	return c, err
 }
 
