@@ -293,7 +293,7 @@ func TestInstallRealClients(t *testing.T) {
 			}
 			check("stdio on the project's rules", nil, "connected")
 
-			if key, _ := envSpelling(c.agent); key != "" {
+			if cfg, _ := clientConfig(c.agent); cfg.Stdio.EnvKey != "" {
 				// A client that does not pass its environment on: the
 				// entry hands the server GITEA_TOKEN, and only what it
 				// lists.

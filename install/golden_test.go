@@ -258,8 +258,8 @@ model = "mini"
 		{Name: "in/malformed/" + file, Data: []byte(malformed)},
 		{Name: "in/notobject/" + file, Data: []byte(notObject)},
 	}
-	if files, instead := alsoReads(client); instead {
-		for _, f := range files {
+	if cfg.Instead {
+		for _, f := range cfg.AlsoReads {
 			out = append(out, txtar.File{Name: "in/shared/" + f, Data: []byte(fmt.Sprintf(`{
   // another harness's entry, which stays
   %q: {

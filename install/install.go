@@ -166,8 +166,8 @@ func path(o Options, cfg *agents.Config) (string, error) {
 			return "", fmt.Errorf("install %s: %w: %s reads no project's file, only the user's ~/%s (install without --project)", o.Client, ErrNoScope, o.Client, cfg.User)
 		}
 		names := append([]string{cfg.Project}, cfg.ProjectAlso...)
-		if files, instead := alsoReads(o.Client); instead {
-			names = append(files, names...) // read instead of its own when there
+		if cfg.Instead {
+			names = append(slices.Clone(cfg.AlsoReads), names...) // read instead of its own when there
 		}
 		for _, name := range names {
 			p := filepath.Join(o.ProjectDir, filepath.FromSlash(name))
@@ -198,7 +198,7 @@ func clientConfig(client string) (*agents.Config, error) {
 // harness's (Copilot CLI's goes into Claude Code's .mcp.json when there is
 // one), so that neither replaces nor shadows the other.
 func EntryName(client string) string {
-	if _, instead := alsoReads(client); instead {
+	if c, err := clientConfig(client); err == nil && c.Instead {
 		return ServerName + "-" + client
 	}
 	return ServerName
@@ -215,8 +215,7 @@ func ReadBy(client, file string) []string {
 			continue
 		}
 		c, _ := clientConfig(name)
-		files, _ := alsoReads(name)
-		if c.Project == file || slices.Contains(c.ProjectAlso, file) || slices.Contains(files, file) {
+		if c.Project == file || slices.Contains(c.ProjectAlso, file) || slices.Contains(c.AlsoReads, file) {
 			out = append(out, name)
 		}
 	}
@@ -229,49 +228,11 @@ func ReadBy(client, file string) []string {
 func ReadInstead(client, file string) []string {
 	var out []string
 	for _, name := range Clients() {
-		if files, instead := alsoReads(name); name != client && instead && slices.Contains(files, file) {
+		if c, _ := clientConfig(name); name != client && c.Instead && slices.Contains(c.AlsoReads, file) {
 			out = append(out, name)
 		}
 	}
 	return out
-}
-
-// alsoReads are the other harnesses' project files client also reads, and
-// whether, when one exists, it reads that instead of its own.
-//
-// TODO(lead): agents.Config.AlsoReads and Instead (see
-// /work/briefs/install-notes.md); until the registry says it, this is what
-// was seen here: Copilot CLI 1.0.102 reads the project's .mcp.json (Claude
-// Code's) when there is one, and then not .github/mcp.json; Qwen Code
-// 0.24.4 reads .mcp.json beside .qwen/settings.json, whose entries win.
-func alsoReads(client string) (files []string, instead bool) {
-	switch client {
-	case "copilot":
-		return []string{".mcp.json"}, true
-	case "qwen":
-		return []string{".mcp.json"}, false
-	}
-	return nil, false
-}
-
-// envSpelling is how client's stdio entry hands the server variables of
-// the client's environment: the entry's key, and the value with %s for the
-// name ("" for a list of names). key is "" for a client that passes its
-// whole environment on.
-//
-// TODO(lead): agents.Stdio.EnvKey and EnvValue (see
-// /work/briefs/install-notes.md); until the registry says it, these are
-// what was verified here: Codex 0.169.0 passes only HOME, PATH, … unless
-// env_vars names more; Gemini CLI 0.61.0 drops names holding TOKEN, KEY,
-// SECRET, … unless env lists them.
-func envSpelling(client string) (key, value string) {
-	switch client {
-	case "codex":
-		return "env_vars", ""
-	case "gemini":
-		return "env", "${%s}"
-	}
-	return "", ""
 }
 
 // EnvListing lists the installable agents whose entries list the variables
@@ -280,7 +241,7 @@ func envSpelling(client string) (key, value string) {
 func EnvListing() []string {
 	var out []string
 	for _, name := range Clients() {
-		if key, _ := envSpelling(name); key != "" {
+		if c, _ := clientConfig(name); c.Stdio.EnvKey != "" {
 			out = append(out, name)
 		}
 	}
@@ -393,7 +354,7 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 	}
 	if !res.HTTP {
 		e = entry{command: o.Command, args: o.args()}
-		if key, _ := envSpelling(o.Client); key != "" {
+		if cfg.Stdio.EnvKey != "" {
 			e.env = o.env()
 			res.Env = e.env
 		}
@@ -401,9 +362,9 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 	var after []byte
 	switch cfg.Format {
 	case agents.TOML:
-		after, err = mergeTOML(p, before, cfg.Servers, res.Entry, tomlBody(o.Client, cfg, e))
+		after, err = mergeTOML(p, before, cfg.Servers, res.Entry, tomlBody(cfg, e))
 	default:
-		after, err = mergeJSON(p, before, []string{cfg.Servers, res.Entry}, jsonEntry(o.Client, cfg, e))
+		after, err = mergeJSON(p, before, []string{cfg.Servers, res.Entry}, jsonEntry(cfg, e))
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("install %s: %w", o.Client, err)
@@ -573,7 +534,7 @@ func (obj jsonObject) MarshalJSON() ([]byte, error) {
 // members spells e as client does: type, command and args (or one command
 // list), its environment, url, headers (or the bearer variable's key), and
 // the constant keys the client also needs.
-func members(client string, cfg *agents.Config, e entry) []member {
+func members(cfg *agents.Config, e entry) []member {
 	var out []member
 	var extra map[string]any
 	if e.url != "" {
@@ -599,7 +560,7 @@ func members(client string, cfg *agents.Config, e entry) []member {
 		} else {
 			out = append(out, member{"command", e.command}, member{"args", e.args})
 		}
-		if key, value := envSpelling(client); key != "" && len(e.env) > 0 {
+		if key, value := s.EnvKey, s.EnvValue; key != "" && len(e.env) > 0 {
 			if value == "" {
 				out = append(out, member{key, e.env})
 			} else {
@@ -626,14 +587,14 @@ func members(client string, cfg *agents.Config, e entry) []member {
 }
 
 // jsonEntry is the entry as a JSON object.
-func jsonEntry(client string, cfg *agents.Config, e entry) jsonObject {
-	return jsonObject(members(client, cfg, e))
+func jsonEntry(cfg *agents.Config, e entry) jsonObject {
+	return jsonObject(members(cfg, e))
 }
 
 // tomlBody is the body of the entry's TOML table.
-func tomlBody(client string, cfg *agents.Config, e entry) string {
+func tomlBody(cfg *agents.Config, e entry) string {
 	var b strings.Builder
-	for _, m := range members(client, cfg, e) {
+	for _, m := range members(cfg, e) {
 		fmt.Fprintf(&b, "%s = %s\n", tomlKey(m.key), tomlValue(m.value))
 	}
 	return b.String()

@@ -131,7 +131,7 @@ func FuzzMerge(f *testing.F) {
 	codex, _ := clientConfig("codex")
 	e := entry{command: "bridle", args: []string{"mcp", "--agent", "claude"}}
 	f.Fuzz(func(t *testing.T, js, tm []byte) {
-		want := jsonEntry("claude", claude, e)
+		want := jsonEntry(claude, e)
 		if out, err := mergeJSON("f.json", js, []string{"mcpServers", ServerName}, want); err == nil {
 			doc, err := jsonc.Parse("out", out)
 			if err != nil {
@@ -153,7 +153,7 @@ func FuzzMerge(f *testing.F) {
 				}
 			}
 		}
-		if out, err := mergeTOML("f.toml", tm, "mcp_servers", ServerName, tomlBody("codex", codex, e)); err == nil {
+		if out, err := mergeTOML("f.toml", tm, "mcp_servers", ServerName, tomlBody(codex, e)); err == nil {
 			var v map[string]any
 			if toml.Unmarshal(out, &v) != nil {
 				t.Fatalf("bad TOML merge: %s", out)
@@ -336,7 +336,8 @@ func TestPaths(t *testing.T) {
 func TestEntryNames(t *testing.T) {
 	for _, name := range Clients() {
 		n := EntryName(name)
-		files, instead := alsoReads(name)
+		c, _ := clientConfig(name)
+		files, instead := c.AlsoReads, c.Instead
 		if (n != ServerName) != instead {
 			t.Errorf("%s: entry %s", name, n)
 		}

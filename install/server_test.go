@@ -38,7 +38,7 @@ func TestBridgeEntry(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s: no --token-file-env:\n%s", client, b)
 		}
-		if key, _ := envSpelling(client); key != "" && !slices.Equal(res.Env, []string{res.TokenEnv}) {
+		if cfg.Stdio.EnvKey != "" && !slices.Equal(res.Env, []string{res.TokenEnv}) {
 			t.Errorf("%s: the entry does not pass %s: %v\n%s", client, res.TokenEnv, res.Env, b)
 		}
 	}
