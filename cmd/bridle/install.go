@@ -127,17 +127,8 @@ not go with --server; --agent NAME there only names the variable
 			if err != nil {
 				return installErr(err)
 			}
-			for _, st := range res.Settings {
-				switch {
-				case !st.Changed:
-					fmt.Fprintf(io.errOut, "%s already has Bridle's entries; nothing to do\n", st.Path)
-				case o.DryRun:
-					fmt.Fprint(io.out, st.Diff)
-					fmt.Fprintf(io.errOut, "dry run: %s not changed\n", st.Path)
-				default:
-					fmt.Fprintf(io.errOut, "wired %s\n", st.Path)
-				}
-			}
+			// The MCP config first: a native file may be the same file,
+			// changed again over it.
 			switch {
 			case !res.Changed:
 				fmt.Fprintf(io.errOut, "%s already has bridle configured; nothing to do\n", res.Path)
@@ -149,8 +140,19 @@ not go with --server; --agent NAME there only names the variable
 					fmt.Fprintf(io.errOut, "%s holds no path of this machine: commit it for your teammates\n", res.Path)
 				}
 			}
+			for _, st := range res.Settings {
+				switch {
+				case !st.Changed:
+					fmt.Fprintf(io.errOut, "%s already has Bridle's entries; nothing to do\n", st.Path)
+				case o.DryRun:
+					fmt.Fprint(io.out, st.Diff)
+					fmt.Fprintf(io.errOut, "dry run: %s not changed\n", st.Path)
+				default:
+					fmt.Fprintf(io.errOut, "wired %s\n", st.Path)
+				}
+			}
 			if len(res.Env) > 0 {
-				fmt.Fprintf(io.errOut, "the entry passes %s from the environment %s starts in (it passes no others to its servers)\n", strings.Join(res.Env, " and "), o.Client)
+				fmt.Fprintf(io.errOut, "the entry passes %s on from the environment %s starts in (the client would not pass them on by itself)\n", strings.Join(res.Env, " and "), o.Client)
 			}
 			afterInstall(io, o, res)
 			return nil
