@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,3 +129,50 @@ func TestRealOpenCodeOnRenderedConfig(t *testing.T) {
 
 // regexpRules reads the bash rules of opencode debug agent's JSON.
 var regexpRules = regexp.MustCompile(`"permission":\s*"bash",\s*"pattern":\s*"([^"]*)",\s*"action":\s*"(\w+)"`)
+
+// Copilot CLI 1.0.102 loads the rendered
+// .github/instructions/bridle.instructions.md for every file (its applyTo
+// front matter), beside the person's own copilot-instructions.md:
+// copilot instruction list, which needs no model and no trust. (Copilot
+// also loads AGENTS.md, CLAUDE.md and GEMINI.md at the root: explain says
+// so.)
+func TestRealCopilotLoadsTheRender(t *testing.T) {
+	bin := agentclients.Bin(t, "BRIDLE_COPILOT_BIN", "copilot")
+	proj := t.TempDir()
+	home := t.TempDir()
+	writeFile(t, proj, ".github/copilot-instructions.md", "# Ours\n")
+	doc := harnessDoc("copilot", true)
+	f, err := Render(doc, "copilot", Meta{BridleVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(proj, []File{f}); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := agentclients.Run(t, proj, nil, "", "git", "init", "-q"); err != nil {
+		t.Fatalf("git init: %v %s %s", err, out, errOut)
+	}
+	out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "COPILOT_HOME=" + filepath.Join(home, ".copilot")}, "", bin, "instruction", "list", "--json")
+	if err != nil {
+		t.Fatalf("copilot instruction list: %v\n%s\n%s", err, out, errOut)
+	}
+	var list []struct {
+		SourcePath string   `json:"sourcePath"`
+		ApplyTo    []string `json:"applyTo"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "["):]), &list); err != nil {
+		t.Fatalf("not a JSON list: %v\n%s", err, out)
+	}
+	got := map[string][]string{}
+	for _, i := range list {
+		got[i.SourcePath] = i.ApplyTo
+	}
+	// applyTo "**" is listed as no restriction at all (a narrower one,
+	// "**/*.go", is listed as such).
+	if a, ok := got[".github/instructions/bridle.instructions.md"]; !ok || len(a) != 0 && !slices.Equal(a, []string{"**"}) {
+		t.Errorf("Bridle's render is not loaded for every file: %v\n%s", got, out)
+	}
+	if _, ok := got[".github/copilot-instructions.md"]; !ok {
+		t.Errorf("the person's own instructions are not loaded beside it: %v", got)
+	}
+}
