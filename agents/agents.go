@@ -68,6 +68,13 @@ type Config struct {
 	// (opencode.jsonc beside opencode.json): install changes the first of
 	// Project and these that exists, else creates Project.
 	ProjectAlso []string
+	// AlsoReads are other harnesses' project files the client also reads
+	// (Copilot CLI and Qwen Code read Claude Code's .mcp.json).
+	AlsoReads []string
+	// Instead: when one of AlsoReads exists, the client reads it instead of
+	// its own project file (Copilot CLI); install then writes Bridle's entry
+	// there, named bridle-AGENT beside the other harness's bridle.
+	Instead bool
 	// User is the user's own file, slash path relative to the home
 	// directory.
 	User string
@@ -93,6 +100,15 @@ type Stdio struct {
 	// Extra are constant keys the entry also needs (Copilot CLI's
 	// "tools": ["*"]).
 	Extra map[string]any
+	// EnvKey is the key under which the entry passes variables of the
+	// client's own environment to the server, for a client that does not
+	// pass them itself ("env" for Gemini CLI, which strips names holding
+	// TOKEN, KEY, …; "env_vars" for Codex, which passes only HOME, PATH, …);
+	// "" when the client passes its whole environment.
+	EnvKey string
+	// EnvValue spells a reference to a variable, %s for its name
+	// ("${%s}"); "" when EnvKey holds a list of names (Codex's env_vars).
+	EnvValue string
 }
 
 // HTTP is how a client spells a streamable-HTTP server whose bearer token
@@ -128,6 +144,9 @@ type Harness struct {
 	// another profile renders one of them, the harness reads that render
 	// too, and explain says so.
 	Reads []string
+	// ReadsFirst: the harness reads only the first of Reads that exists
+	// (OpenCode: AGENTS.md, else CLAUDE.md).
+	ReadsFirst bool
 	// Pointer names how Bridle points the harness at its own render when
 	// Instructions is not a file the harness reads unasked: "" for none;
 	// the native renderings that do it say so (OpenCode's instructions).
@@ -213,7 +232,10 @@ var list = []Agent{
 		Harness: &Harness{
 			Instructions: AgentsMD,
 			Config: &Config{Format: TOML, Project: ".codex/config.toml", User: ".codex/config.toml", Servers: "mcp_servers",
-				HTTP: &HTTP{URL: "url", BearerEnv: "bearer_token_env_var"}},
+				// Codex passes a stdio server only HOME, LANG, PATH, …:
+				// env_vars names the others it needs.
+				Stdio: Stdio{EnvKey: "env_vars"},
+				HTTP:  &HTTP{URL: "url", BearerEnv: "bearer_token_env_var"}},
 			SessionEnv: []string{"CODEX_SANDBOX", "CODEX_THREAD_ID"},
 			Trust:      "Codex reads a project's .codex/config.toml and .codex/rules only once the project is trusted: answer yes when Codex asks, or set [projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml",
 			Native:     "codex-rules",
@@ -235,7 +257,7 @@ var list = []Agent{
 				// (httpUrl is the deprecated spelling). Variables whose
 				// names hold TOKEN, SECRET, KEY, … are not passed to a
 				// stdio server unless its env lists them.
-				Stdio: Stdio{},
+				Stdio: Stdio{EnvKey: "env", EnvValue: "${%s}"},
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
 			SessionEnv: []string{"GEMINI_CLI"},
 			Trust:      "Gemini CLI loads a project's .gemini/settings.json (MCP servers, hooks, policies) only in a trusted folder: trust it when Gemini asks, or add it to ~/.gemini/trustedFolders.json as \"TRUST_FOLDER\"",
@@ -252,6 +274,7 @@ var list = []Agent{
 			// instructions: Bridle renders its own file and lists it there.
 			Instructions: ".opencode/bridle.md",
 			Reads:        []string{AgentsMD, ClaudeMD},
+			ReadsFirst:   true,
 			Pointer:      "instructions",
 			Config: &Config{Format: JSON, Project: "opencode.json", ProjectAlso: []string{"opencode.jsonc"}, User: ".config/opencode/opencode.json", Servers: "mcp",
 				// {env:VAR} is its interpolation (${VAR} is sent as is);
@@ -277,8 +300,9 @@ var list = []Agent{
 			FrontMatter:  "---\napplyTo: \"**\"\n---\n",
 			Reads:        []string{AgentsMD, ClaudeMD, "GEMINI.md", ".github/copilot-instructions.md"},
 			Config: &Config{Format: JSON, Project: ".github/mcp.json", User: ".copilot/mcp-config.json", Servers: "mcpServers",
-				// Copilot also lists the project's .mcp.json (Claude
-				// Code's) as its own: see docs/agents/copilot.md.
+				// Copilot reads the project's .mcp.json (Claude Code's)
+				// instead of .github/mcp.json when there is one.
+				AlsoReads: []string{".mcp.json"}, Instead: true,
 				Stdio: Stdio{Type: "local", Extra: map[string]any{"tools": []string{"*"}}},
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}", Extra: map[string]any{"tools": []string{"*"}}}},
 			SessionEnv: []string{"COPILOT_CLI", "COPILOT_AGENT_SESSION_ID"},
@@ -322,6 +346,9 @@ var list = []Agent{
 			Instructions: "QWEN.md",
 			Reads:        []string{AgentsMD},
 			Config: &Config{Format: JSON, Project: ".qwen/settings.json", User: ".qwen/settings.json", Servers: "mcpServers",
+				// Qwen also reads .mcp.json; its own entry of the same
+				// name wins.
+				AlsoReads: []string{".mcp.json"},
 				// Expanded from the environment at load like Gemini's;
 				// httpUrl is streamable HTTP (url alone is SSE).
 				Stdio: Stdio{},
@@ -498,6 +525,7 @@ func (a Agent) clone() Agent {
 		if h.Config != nil {
 			c := *h.Config
 			c.ProjectAlso = slices.Clone(c.ProjectAlso)
+			c.AlsoReads = slices.Clone(c.AlsoReads)
 			if c.HTTP != nil {
 				x := *c.HTTP
 				c.HTTP = &x

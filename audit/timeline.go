@@ -74,6 +74,8 @@ func proposer(m compiler.Merge) string {
 		return fmt.Sprintf("proposed by agent %s in session %s", m.Agent, m.Session)
 	case m.Source == string(schema.SourceAgent):
 		return "proposed by agent " + m.Agent
+	case m.Source == string(schema.SourceVendor) && m.ProposedBy == "":
+		return fmt.Sprintf("suggestions of the %s profile's vendor", m.Agent)
 	case m.Source == string(schema.SourceVendor):
 		return fmt.Sprintf("a %s vendor suggestion promoted by %s", m.Agent, orUnknown(m.ProposedBy))
 	}

@@ -46,11 +46,13 @@ func TestMergeSummaryNamesTheProposer(t *testing.T) {
 		{Title: "Add guardrail a", PullRequest: "3", ApprovedBy: "alice", Source: "user", ProposedBy: "jonas"},
 		{Title: "Add guardrail b", ApprovedBy: "alice", Source: "agent", Agent: "claude", Session: "s-1"},
 		{Title: "Promote", ApprovedBy: "alice", Source: "vendor", Agent: "claude", ProposedBy: "mira"},
+		{Title: "Vendor suggestions", ApprovedBy: "mira", Source: "vendor", Agent: "claude"}, // a vendor sync's, whoever ran it
 	})
 	for i, want := range []string{
 		"merged #3: Add guardrail a (proposed by jonas, approved by alice)",
 		"merged: Add guardrail b (proposed by agent claude in session s-1, approved by alice)",
 		"merged: Promote (a claude vendor suggestion promoted by mira, approved by alice)",
+		"merged: Vendor suggestions (suggestions of the claude profile's vendor, approved by mira)",
 	} {
 		if got := es[len(es)-1-i].Summary; got != want { // oldest first
 			t.Errorf("summary = %q, want %q", got, want)

@@ -391,7 +391,7 @@ func (b *bridge) fail(req *jsonrpc.Request, err error) {
 	case mayHaveArrived(err):
 		code, msg = CodeInterrupted, interrupted
 	case errors.Is(err, ErrTokenRefused):
-		code, msg = CodeTokenRefused, "Bridle's gateway refused this agent's token (HTTP 401): it is unknown, rotated or revoked. Get a new one with bridle agents add --server URL --project P --agent NAME, put it in the token file (BRIDLE_TOKEN_FILE), and restart the agent"
+		code, msg = CodeTokenRefused, "Bridle's gateway refused this agent's token (HTTP 401): it is unknown, rotated or revoked. Get a new one with bridle agents add --server URL --project P --agent NAME, put it in the token file the agent's config names (bridle mcp --token-file, or the variable of --token-file-env), and restart the agent"
 	case errors.Is(err, ErrNoEndpoint):
 		msg = "Bridle's gateway has no MCP endpoint at " + b.opts.URL + " (HTTP 404): check --server and --project"
 	default:

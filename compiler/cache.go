@@ -28,7 +28,7 @@ type Cache struct {
 // Key identifies one compilation of in by bridleVersion.
 func Key(in Input, bridleVersion string, forge, strict bool) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "v2\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
+	fmt.Fprintf(h, "v3\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
 		in.Source.Ref, in.Source.Dirty, in.Source.Path)
 	if bridleVersion == "" || bridleVersion == "dev" {
 		if exe, err := os.Executable(); err == nil {

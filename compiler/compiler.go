@@ -10,6 +10,11 @@
 //     instead, all of them, sorted by position.
 //   - With a ref, the rules are read from git objects (go-git), never from
 //     the work tree.
+//   - With the history, a part of the document is approved only when the
+//     owner's baseline or an approved merge produced it, and a merge approves
+//     only when a person made it: never an agent, and on a forge never the
+//     bot whose token Bridle uses, whoever opened the pull request or the
+//     proposal's recorded proposer (PRLookup says exactly).
 //
 // Every entry point — `bridle compile`, `bridle render`, CI and `bridle mcp` —
 // calls Compile, so all of them see the same rules.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/bridle-dev/bridle/schema"
 )
 
 func firstLine(s string) string {
@@ -44,6 +46,8 @@ type Merge struct {
 
 // Timeline lists the merges on the first-parent line of the rules at opts
 // (opts.Ref, or HEAD), newest first: who proposed what, who approved it.
+// A merge that approves nothing (see PRLookup) is not listed: what it
+// brought in is unapproved in the snapshot's review.
 func Timeline(opts Options) ([]Merge, error) {
 	in, diags, err := Read(Options{Rules: opts.Rules, Ref: opts.Ref, File: opts.File, NoHistory: true})
 	if err != nil {
@@ -70,10 +74,15 @@ func Timeline(opts Options) ([]Merge, error) {
 	}
 	err = nil
 	onChain := func(h plumbing.Hash) bool { return chain[h] }
+	var doc map[string]string
+	if f, _ := schema.Parse(in.Name, in.Data); f != nil {
+		doc = subjects(&f.Doc)
+	}
+	isAgent := agentNames(doc)
 	c := head
 	var out []Merge
 	for i := 0; err == nil && i < maxHistory && c != nil; i++ {
-		if prov, proposal, aerr := approval(repo, c, opts.PRLookup, onChain); aerr == nil && prov != nil {
+		if prov, proposal, _, aerr := approval(repo, c, opts.PRLookup, onChain, isAgent); aerr == nil && prov != nil {
 			from := proposal
 			if from == nil {
 				from = c

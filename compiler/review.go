@@ -15,14 +15,20 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/schema"
 )
 
 // PR is a merged pull request, as the forge records it.
 type PR struct {
 	Number   int
-	MergedBy string
+	MergedBy string // the forge user who merged it
 	MergedAt time.Time
+	Poster   string // the forge user who opened it
+	// Bot is the forge user whose token Bridle reads the forge with (the
+	// proposals bot, through which agents' changes reach the forge), "" when
+	// it has none. Its merges approve nothing.
+	Bot string
 }
 
 // PRLookup answers which merged pull request produced commit on main (its
@@ -30,10 +36,24 @@ type PR struct {
 // set when the forge could not be asked, and then the result is not cached.
 //
 // With a PRLookup the forge is the only judge of approval: a commit on main
-// is approved when, and only when, a merged pull request produced it.
+// is approved when, and only when, a merged pull request produced it and a
+// person other than its proposer merged it — never the bot (PR.Bot), an
+// agent, whoever opened the pull request, or the person or agent its
+// proposal commit records as proposing it (a person's own proposal counts
+// when the merge records their explicit choice, SelfApprovedTrailer).
 // Without one (a local repository), a merge commit made by `bridle approve`
-// (it carries a Bridle-Proposal trailer) is an approval.
+// (it carries a Bridle-Proposal trailer) is an approval, unless an agent
+// made it.
 type PRLookup func(commit string) (pr PR, ok bool, err error)
+
+// SelfApprovedTrailer, in a merge commit, records that the person who
+// merged their own proposal chose to (a sole maintainer's --self): its value
+// is their forge user.
+const SelfApprovedTrailer = "Bridle-Self-Approved"
+
+// AgentApprover is how a merge made for an agent names its approver
+// (locally, "claude (agent)"): such a merge approves nothing.
+const AgentApprover = " (agent)"
 
 // NoClient is the mcp_clients entry of a profile no approval produced: a
 // name no MCP client sends, so the profile identifies nobody.
@@ -177,6 +197,11 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 		return s, s != nil
 	}
 
+	var head map[string]string // the served document's subjects, for its agents
+	if len(chain) > 0 {
+		head, _ = subjectsAt(chain[len(chain)-1])
+	}
+	isAgent := agentNames(head)
 	var prev map[string]string // the last parsed document on the line
 	seen := map[plumbing.Hash]bool{}
 	onChain := func(h plumbing.Hash) bool { return seen[h] }
@@ -207,7 +232,7 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 				continue // present but unparseable: changes nothing
 			}
 		}
-		approvedBy, proposal, err := approval(repo, c, lookup, onChain)
+		approvedBy, proposal, refused, err := approval(repo, c, lookup, onChain, isAgent)
 		if err != nil {
 			r.complete = false
 		}
@@ -238,6 +263,8 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 				it.ok, it.commit, it.at, it.reason = false, c.Hash.String(), c.Committer.When, "changed by the merge commit beyond its proposal"
 			case err != nil:
 				it.ok, it.commit, it.at, it.reason = false, c.Hash.String(), c.Committer.When, "the forge could not be asked whether a pull request produced it"
+			case refused != "":
+				it.ok, it.commit, it.at, it.reason = false, c.Hash.String(), c.Committer.When, refused
 			default:
 				it.ok, it.commit, it.at, it.reason = false, c.Hash.String(), c.Committer.When, bypass(c, lookup)
 			}
@@ -248,47 +275,113 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 }
 
 // approval says whether c is an approved change on main: the merge's
-// provenance, and the proposal commit when c is a merge commit. A merged
-// proposal must be one commit made on main itself (its parent on main's
-// first-parent line, onChain): otherwise a commit hidden beneath the
-// proposal would ride in with the approval.
-func approval(repo *git.Repository, c *object.Commit, lookup PRLookup, onChain func(plumbing.Hash) bool) (*schema.Provenance, *object.Commit, error) {
-	var proposal *object.Commit
+// provenance, and the proposal commit when c is a merge commit; or, for a
+// merge that is no approval because of who made it, why (refused). A
+// merged proposal must be one commit made on main itself (its parent on
+// main's first-parent line, onChain): otherwise a commit hidden beneath the
+// proposal would ride in with the approval. isAgent says whether a name is
+// an agent's.
+func approval(repo *git.Repository, c *object.Commit, lookup PRLookup, onChain func(plumbing.Hash) bool, isAgent func(string) bool) (prov *schema.Provenance, proposal *object.Commit, refused string, err error) {
 	if len(c.ParentHashes) >= 2 {
 		p, err := repo.CommitObject(c.ParentHashes[1])
 		if err != nil {
-			return nil, nil, nil // a merge of history we do not have: not provable
+			return nil, nil, "", nil // a merge of history we do not have: not provable
 		}
 		if len(c.ParentHashes) != 2 || len(p.ParentHashes) != 1 || !onChain(p.ParentHashes[0]) {
-			return nil, nil, nil
+			return nil, nil, "", nil
 		}
 		proposal = p
 	}
 	if lookup != nil {
 		pr, ok, err := lookup(c.Hash.String())
 		if err != nil || !ok {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
-		prov := mergeProvenance(c, proposal)
-		prov.PullRequest = strconv.Itoa(pr.Number)
-		if pr.MergedBy != "" {
-			prov.ApprovedBy = pr.MergedBy
-		}
+		p := mergeProvenance(c, proposal)
+		p.PullRequest = strconv.Itoa(pr.Number)
+		p.ApprovedBy = pr.MergedBy
 		if !pr.MergedAt.IsZero() {
-			prov.ApprovedAt = pr.MergedAt.UTC().Format(time.RFC3339)
+			p.ApprovedAt = pr.MergedAt.UTC().Format(time.RFC3339)
 		}
-		return &prov, proposal, nil
+		if why := pr.notApproval(c, proposal, isAgent); why != "" {
+			return nil, nil, why, nil
+		}
+		return &p, proposal, "", nil
 	}
 	if proposal == nil {
-		return nil, nil, nil
+		return nil, nil, "", nil
 	}
 	n := Trailers(c.Message)["Bridle-Proposal"]
 	if _, err := strconv.Atoi(n); err != nil {
-		return nil, nil, nil
+		return nil, nil, "", nil
 	}
-	prov := mergeProvenance(c, proposal)
-	prov.PullRequest = n
-	return &prov, proposal, nil
+	p := mergeProvenance(c, proposal)
+	p.PullRequest = n
+	if by := p.ApprovedBy; strings.HasSuffix(by, AgentApprover) || isAgent(by) {
+		return nil, nil, fmt.Sprintf("merged by an agent (%s): only a person approves a change to the rules", oneLine(by)), nil
+	}
+	return &p, proposal, "", nil
+}
+
+// notApproval says why the forge's merge of pr into c (with its proposal
+// commit, nil for a squash) approves nothing because of who merged it; ""
+// when it approves.
+func (pr PR) notApproval(c, proposal *object.Commit, isAgent func(string) bool) string {
+	by := pr.MergedBy
+	from := proposal
+	if from == nil {
+		from = c
+	}
+	t := Trailers(from.Message)
+	same := func(name string) bool { return name != "" && strings.EqualFold(strings.TrimSpace(name), by) }
+	// A person may merge their own proposal when the merge says they chose
+	// to (--self); an agent's proposal, never.
+	self := t["Bridle-Source"] != string(schema.SourceAgent) && same(Trailers(c.Message)[SelfApprovedTrailer])
+	switch {
+	case strings.TrimSpace(by) == "":
+		return "the forge does not say who merged it"
+	case same(pr.Bot):
+		return fmt.Sprintf("merged by %s, Bridle's own user on the forge (the proposals bot, whose token agents' changes go through): only a person's merge approves", oneLine(by))
+	case strings.HasSuffix(by, AgentApprover) || isAgent(by):
+		return fmt.Sprintf("merged by %s, an agent's name: only a person approves a change to the rules", oneLine(by))
+	case t["Bridle-Source"] == string(schema.SourceAgent) && same(t["Bridle-Agent"]):
+		return fmt.Sprintf("merged by %s, the agent that proposed it: someone else must approve it", oneLine(by))
+	case self:
+		return ""
+	case same(pr.Poster):
+		return fmt.Sprintf("merged by %s, who opened the pull request: someone else must approve it", oneLine(by))
+	case t["Bridle-Source"] != string(schema.SourceAgent) && t["Bridle-Source"] != string(schema.SourceVendor) &&
+		(same(t["Bridle-Author"]) || t["Bridle-Author"] == "" && same(from.Author.Name)):
+		return fmt.Sprintf("merged by %s, who proposed it: someone else must approve it", oneLine(by))
+	}
+	return ""
+}
+
+// agentNames says whether a name is an agent's: one Bridle knows, or one
+// with a profile or permissions in subjects (a document's, as subjects
+// gives them). Case does not matter.
+func agentNames(subjects map[string]string) func(string) bool {
+	names := map[string]bool{}
+	for _, a := range agents.Names() {
+		names[a] = true
+	}
+	for k := range subjects {
+		for _, prefix := range []string{"profile:", "permissions:"} {
+			if a, ok := strings.CutPrefix(k, prefix); ok {
+				names[strings.ToLower(a)] = true
+			}
+		}
+	}
+	return func(name string) bool { return names[strings.ToLower(strings.TrimSpace(name))] }
+}
+
+// oneLine is a forge or git name as a reason quotes it.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
 }
 
 // bypass says how an unapproved commit came onto main.

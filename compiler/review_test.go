@@ -530,3 +530,74 @@ func TestReviewKeepsApprovedCommands(t *testing.T) {
 		t.Errorf("the changed commands are not listed as unapproved: %+v", snap.Approval)
 	}
 }
+
+// Who merged decides, on a forge: the bot's own user (whose token agents'
+// changes go through), an agent, whoever opened the pull request and the
+// proposal's recorded proposer approve nothing (issue 23: an agent merged
+// its own proposal with the bot's token and it was served as approved by
+// the bot). A person's own merge counts when the merge records their choice.
+func TestReviewForgeMergerIsAPersonOtherThanTheProposer(t *testing.T) {
+	const userMsg = "Add guardrail x\n\nBridle-Source: user\nBridle-Author: Mira Okafor\nBridle-Kind: guardrail\nBridle-Subject: guardrail:x\n"
+	added := strings.Replace(baseRules, "    memory: {read: true}\n", "    memory: {read: true, write: true}\n", 1)
+	mergeMsg := "Merge proposal #2: x\n\nBridle-Proposal: 2\n"
+	for _, tc := range []struct {
+		name      string
+		proposal  string // its message
+		mergeMsg  string
+		pr        PR
+		approved  bool
+		reasonHas string
+	}{
+		{"a person merges an agent's proposal the bot opened", proposalMsg, mergeMsg, PR{MergedBy: "alice", Poster: "bridle-bot", Bot: "bridle-bot"}, true, ""},
+		{"the bot merges it", proposalMsg, mergeMsg, PR{MergedBy: "bridle-bot", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "the proposals bot"},
+		{"the bot, spelled otherwise", proposalMsg, mergeMsg, PR{MergedBy: "Bridle-Bot", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "the proposals bot"},
+		{"the proposing agent's own forge user", proposalMsg, mergeMsg, PR{MergedBy: "claude", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "agent"},
+		{"another agent's forge user", proposalMsg, mergeMsg, PR{MergedBy: "codex", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "an agent's name"},
+		{"whoever opened it", proposalMsg, mergeMsg, PR{MergedBy: "dev-helper", Poster: "dev-helper", Bot: "bridle-bot"}, false, "who opened the pull request"},
+		{"nobody is named", proposalMsg, mergeMsg, PR{Poster: "bridle-bot", Bot: "bridle-bot"}, false, "does not say who merged"},
+		{"the proposing person", userMsg, mergeMsg, PR{MergedBy: "mira okafor", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "who proposed it"},
+		{"the proposing person, by their choice", userMsg, mergeMsg + SelfApprovedTrailer + ": mira okafor\n", PR{MergedBy: "mira okafor", Poster: "bridle-bot", Bot: "bridle-bot"}, true, ""},
+		{"an agent may not choose so", proposalMsg, mergeMsg + SelfApprovedTrailer + ": claude\n", PR{MergedBy: "claude", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "agent"},
+		{"nor the bot", userMsg, mergeMsg + SelfApprovedTrailer + ": bridle-bot\n", PR{MergedBy: "bridle-bot", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "the proposals bot"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHist(t)
+			base := h.commit(baseRules, "baseline", "owner")
+			prop := h.commit(added, tc.proposal, "bridle (agent claude)", base)
+			merge := h.commit(added, tc.mergeMsg, "gitea", base, prop)
+			h.main(merge)
+			pr := tc.pr
+			pr.Number, pr.MergedAt = 2, time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+			lookup := func(c string) (PR, bool, error) { return pr, c == merge.String(), nil }
+			snap := h.compile(Options{Ref: "main", PRLookup: lookup})
+			u, unok := unapproved(snap)["permissions:claude"]
+			if tc.approved != !unok || tc.approved != snap.Document.Permissions["claude"].Memory.Write {
+				t.Fatalf("merged by %q: unapproved %+v, memory.write %t; want approved %t", pr.MergedBy, snap.Approval.Unapproved,
+					snap.Document.Permissions["claude"].Memory.Write, tc.approved)
+			}
+			if !tc.approved && !strings.Contains(u.Reason, tc.reasonHas) {
+				t.Errorf("reason %q, want it to say %q", u.Reason, tc.reasonHas)
+			}
+			tl, err := Timeline(Options{Rules: h.dir, Ref: "main", PRLookup: lookup})
+			if err != nil || (len(tl) == 1) != tc.approved {
+				t.Errorf("timeline = %+v, %v; want the merge listed: %t", tl, err, tc.approved)
+			}
+		})
+	}
+}
+
+// Locally, a merge made for an agent (bridle approve from an agent's
+// session before agents were refused, or a forged one) approves nothing.
+func TestReviewAgentMergeApprovesNothing(t *testing.T) {
+	added := strings.Replace(baseRules, "    memory: {read: true}\n", "    memory: {read: true, write: true}\n", 1)
+	for _, approver := range []string{"codex (agent)", "codex", "Claude"} {
+		h := newHist(t)
+		base := h.commit(baseRules, "baseline", "owner")
+		prop := h.commit(added, proposalMsg, "bridle (agent claude)", base)
+		h.main(h.commit(added, "Merge proposal #1: x\n\nBridle-Proposal: 1\nBridle-Approved-By: "+approver+"\n", approver, base, prop))
+		snap := h.compile(Options{Ref: "main"})
+		if u, ok := unapproved(snap)["permissions:claude"]; !ok || !strings.Contains(u.Reason, "merged by an agent") || snap.Document.Permissions["claude"].Memory.Write {
+			t.Errorf("a merge approved by %q: %+v", approver, snap.Approval.Unapproved)
+		}
+	}
+}

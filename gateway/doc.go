@@ -12,10 +12,13 @@
 //     is stored; a token is shown once, when it is minted or rotated, and a
 //     revoked or rotated-away token fails on its next request.
 //   - Every refusal of the MCP endpoint is the same bare 401; an address
-//     that failed too often lately gets 429 for a wrong credential, while a
-//     valid one always passes (one client failing on purpose locks nobody
-//     else out); one token holds at most Options.MaxSessions sessions;
-//     bodies are size- and time-limited; a browser's cross-origin request is
+//     that failed too often lately (the loopback and an IPv6 /64 are one
+//     address each), or a server that answered too many failures from every
+//     address together, gets 429 for a wrong credential, while a valid one
+//     always passes (one client failing on purpose locks nobody else out); a
+//     request with two Authorization headers is refused (400); one token
+//     holds at most Options.MaxSessions sessions, counted with the sessions
+//     being opened; bodies are size- and time-limited; a browser's cross-origin request is
 //     refused (Origin is checked) and a loopback listener refuses a
 //     non-loopback Host on every endpoint (DNS rebinding). Revoking or
 //     rotating a token closes its sessions.
@@ -26,5 +29,10 @@
 //   - Tokens (by their shape, even after a restart), the admin credential
 //     and every known secret never appear in a response, a log line or a
 //     metric label; client-sent names are cut to mcp.MaxClientString.
+//   - Only a person approves: an agent's approve_proposal is refused (and
+//     audited) whatever the rules grant it. At start, a Gitea project whose
+//     bot token can merge into the rules branch (or push to it, or change its
+//     protection), or whose upstream is given the bot's token, is warned
+//     about in the log.
 //   - Shutdown lets in-flight calls finish.
 package gateway

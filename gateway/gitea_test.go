@@ -124,3 +124,84 @@ func TestGiteaProjectThroughTheGateway(t *testing.T) {
 		t.Error("a Gitea token is in the gateway's log")
 	}
 }
+
+// Issue 23: where the bot's token can merge (a writer, and main's
+// protection has no merge allow-list), an agent holding gitea.write
+// through an upstream that runs with that token merged its own proposal,
+// and Bridle served it as approved by the bot. The gateway warns at start;
+// the merge is served as NOT APPROVED and grants nothing.
+func TestGiteaBotMergeIsNoApproval(t *testing.T) {
+	srv := giteatest.Shared(t)
+	ctx := context.Background()
+	botTok := srv.CreateUser(t, "bridle-bot")
+	repo := fmt.Sprintf("gw-bot-%d", time.Now().UnixNano()%1e9)
+	admin, _ := proposals.NewGitea(proposals.GiteaOptions{URL: srv.URL, Token: srv.AdminToken, Owner: srv.AdminUser, Repo: repo})
+	files, err := scaffold.Files("runic", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No approvers: main refuses pushes, but every writer may merge.
+	if _, err := admin.Bootstrap(ctx, proposals.BootstrapOptions{Files: files, Writers: []string{"bridle-bot"}}); err != nil {
+		t.Fatal(err)
+	}
+	target, _ := url.Parse(srv.URL)
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target)) // taken down at the end: no refresh outlives the test
+	defer proxy.Close()
+	botFile := filepath.Join(t.TempDir(), "gitea_token")
+	os.WriteFile(botFile, []byte(botTok+"\n"), 0o600)
+	g := start(t, nil, func(c *Config, o *Options) {
+		c.Projects = map[string]ProjectConfig{"runic": {Gitea: &GiteaConfig{URL: proxy.URL, Repo: srv.AdminUser + "/" + repo, TokenFile: botFile},
+			Upstreams: map[string]UpstreamConfig{"gitea": {Command: []string{"true"}, Secrets: map[string]string{"GITEA_ACCESS_TOKEN_FILE": botFile}}}}}
+		o.Refresh = 200 * time.Millisecond
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(g.logs.String(), "can merge pull requests into it") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if logs := g.logs.String(); !strings.Contains(logs, "can merge pull requests into it") || !strings.Contains(logs, "an upstream is given the proposals bot's Gitea token") {
+		t.Errorf("no warning at start that the bot's token can merge, or that an upstream holds it:\n%s", logs)
+	}
+	cs := g.mustConnect(t, "runic", g.mint(t, "runic", "claude"), "claude-code")
+	if text, isErr := callText(t, cs, "propose_guardrail", map[string]any{"id": "agents-may-skip-review", "statement": "Skip review for small changes.",
+		"severity": "guidance", "why": "Faster."}); isErr {
+		t.Fatalf("propose: %s", text)
+	}
+	var list []proposals.Proposal
+	g.api(t, adminToken, "GET", "/api/v1/projects/runic/proposals", nil, &list)
+	if len(list) != 1 {
+		t.Fatalf("proposals = %+v", list)
+	}
+	// What gitea_merge_pull_request does with the bot's token.
+	bot, _ := proposals.NewGitea(proposals.GiteaOptions{URL: srv.URL, Token: botTok, Owner: srv.AdminUser, Repo: repo})
+	merged, err := bot.Merge(ctx, list[0].Number, "", "")
+	if err != nil || merged.MergedBy != "bridle-bot" {
+		t.Fatalf("the bot's merge (the exploit needs it to succeed): %v %+v", err, merged)
+	}
+	var text string
+	for deadline = time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if text, _ = callText(t, cs, "get_rules", nil); strings.Contains(text, "agents-may-skip-review") {
+			break
+		}
+	}
+	if !strings.Contains(text, "agents-may-skip-review") {
+		t.Fatalf("the merged guardrail never reached the session:\n%.600s", text)
+	}
+	if !strings.Contains(text, "UNAPPROVED") || !strings.Contains(text, "proposals bot") || strings.Contains(text, "approved by bridle-bot") {
+		t.Errorf("the bot's merge is served as approved:\n%s", text)
+	}
+	var ps ProjectStatus
+	if g.api(t, adminToken, "GET", "/api/v1/projects/runic", nil, &ps); ps.Approved {
+		t.Errorf("the project is reported approved after the bot's merge: %+v", ps)
+	}
+	// Gitea goes away; once the rules are stale, no refresh is writing the
+	// mirror any more.
+	proxy.CloseClientConnections()
+	proxy.Close()
+	for deadline = time.Now().Add(10 * time.Second); !ps.Stale && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		callText(t, cs, "get_rules", nil)
+		g.api(t, adminToken, "GET", "/api/v1/projects/runic", nil, &ps)
+	}
+	if !ps.Stale {
+		t.Errorf("the rules are not stale 10 s after Gitea went away: %+v", ps)
+	}
+}

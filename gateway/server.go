@@ -44,7 +44,9 @@ type Options struct {
 	Grace time.Duration
 	// MaxFailures is how many failed authentications an address may make
 	// within FailureWindow before it is refused (429) until the window has
-	// passed; 10 a minute.
+	// passed; 10 a minute. The loopback (127.0.0.0/8, ::1) is one address,
+	// and so is an IPv6 /64; every address together may make ten times as
+	// many.
 	MaxFailures int
 	// MaxSessions is how many MCP sessions one agent's token may hold
 	// open in its project at once; 64. A new one beyond is refused (429).
@@ -89,10 +91,15 @@ type Server struct {
 	ids         []string // sorted
 
 	sessions *sessions
-	metrics  *metrics
-	limiter  *limiter
-	origins  *http.CrossOriginProtection
-	ui       http.Handler // the web panel, nil without one
+	// slotsMu orders taking a session slot and recording the session it
+	// opened; opening counts the requests holding a slot, by project and
+	// agent.
+	slotsMu sync.Mutex
+	opening map[string]int
+	metrics *metrics
+	limiter *limiter
+	origins *http.CrossOriginProtection
+	ui      http.Handler // the web panel, nil without one
 
 	ctx    context.Context // the server's lifetime: upstream children run under it
 	cancel context.CancelFunc
@@ -142,7 +149,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
 	s := &Server{cfg: cfg, opts: opts, log: log, red: opts.Redactor, now: opts.Now, start: opts.Now(),
-		projects: map[string]*Project{}, sessions: newSessions(), limiter: newLimiter(opts.Now, opts.MaxFailures)}
+		projects: map[string]*Project{}, sessions: newSessions(), opening: map[string]int{}, limiter: newLimiter(opts.Now, opts.MaxFailures)}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var err error
 	if s.tokens, err = OpenTokens(filepath.Join(cfg.StateDir, "gateway", "agents.json"), opts.Now); err != nil {
@@ -204,7 +211,20 @@ func (s *Server) Handler() http.Handler {
 		// waits for its requests in flight.
 		mux.Handle("/", s.track(s.ui))
 	}
-	return s.hostCheck(s.origins.Handler(mux))
+	return s.hostCheck(oneCredential(s.origins.Handler(mux)))
+}
+
+// oneCredential refuses a request with more than one Authorization header
+// (400), before any credential is checked: which one counts would be up to
+// each reader of the request (Go's first, a proxy's or a log's another).
+func oneCredential(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.Header.Values("Authorization")) > 1 {
+			refusal(w, "bad request: more than one Authorization header", http.StatusBadRequest)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // adminAPI is the admin API: the admin credential, then the routes.
@@ -322,12 +342,17 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
-		if n := s.agentSessions(p, a.Agent); n >= s.opts.MaxSessions {
+		// A request without a session may open one: its slot is taken
+		// before the session exists, so initializes sent together cannot
+		// all pass the count.
+		n, ok := s.reserveSession(p, a.Agent)
+		if !ok {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, fmt.Sprintf("agent %s already has %d sessions open in project %s: close one first (idle sessions close after %s)",
 				a.Agent, n, p.ID, s.opts.SessionTimeout), http.StatusTooManyRequests)
 			return
 		}
+		defer s.settleSession(p, a.Agent, w)
 	}
 	info := &auth.TokenInfo{UserID: a.Project + "/" + a.Agent, Extra: map[string]any{mcp.TokenAgent: a.Agent},
 		Expiration: s.now().Add(24 * time.Hour)}
@@ -386,6 +411,36 @@ func (s *Server) openSessions() map[string]bool {
 	return open
 }
 
+// reserveSession takes one of agent's session slots in p for a request
+// that may open a session, when the open sessions and the slots already
+// taken leave one; n is how many are held.
+func (s *Server) reserveSession(p *Project, agent string) (n int, ok bool) {
+	s.slotsMu.Lock()
+	defer s.slotsMu.Unlock()
+	key := p.ID + "\x00" + agent
+	n = s.agentSessions(p, agent) + s.opening[key]
+	if n >= s.opts.MaxSessions {
+		return n, false
+	}
+	s.opening[key]++
+	return n, true
+}
+
+// settleSession gives back the slot reserveSession took, once the request
+// is answered; a session it opened (the SDK names it in the response) is
+// recorded as agent's first, so that it is counted from then on.
+func (s *Server) settleSession(p *Project, agent string, w http.ResponseWriter) {
+	s.slotsMu.Lock()
+	defer s.slotsMu.Unlock()
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		s.sessions.claim(p.ID, id, agent, s.now())
+	}
+	key := p.ID + "\x00" + agent
+	if s.opening[key]--; s.opening[key] <= 0 {
+		delete(s.opening, key)
+	}
+}
+
 // agentSessions is how many open sessions agent holds in p.
 func (s *Server) agentSessions(p *Project, agent string) int {
 	n := 0
@@ -411,8 +466,9 @@ func (s *Server) closeSessions(p *Project, agent string) int {
 }
 
 // limitKey is whose failures a request's count among: its IPv4 address,
-// or its IPv6 /64 (one host commonly holds a whole /64, and would otherwise
-// rotate through it for fresh guesses).
+// its IPv6 /64 (one host commonly holds a whole /64, and would otherwise
+// rotate through it for fresh guesses), or the loopback: 127.0.0.0/8 and
+// ::1 are all this machine, one client.
 func limitKey(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
@@ -423,6 +479,9 @@ func limitKey(r *http.Request) string {
 		return host
 	}
 	addr = addr.Unmap()
+	if addr.IsLoopback() {
+		return "loopback"
+	}
 	if addr.Is6() {
 		if p, err := addr.Prefix(64); err == nil {
 			return p.String()
@@ -621,6 +680,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.background.Go(func() { s.vendorLoop(s.ctx, every) })
 	}
 	s.background.Go(func() { s.warmMemory(s.ctx) })
+	s.background.Go(func() { s.checkBots(s.ctx) })
 	errc := make(chan error, 1)
 	go func() {
 		if tlsOn {

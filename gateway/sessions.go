@@ -48,23 +48,7 @@ func (ss *sessions) observe(project string, o mcp.Observation, now time.Time) {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	key := project + "\x00" + o.Session
-	s, ok := ss.byID[key]
-	if !ok {
-		if len(ss.byID) >= MaxTrackedSessions && ss.live != nil {
-			open := ss.live()
-			for k := range ss.byID {
-				if !open[k] {
-					delete(ss.byID, k)
-				}
-			}
-		}
-		if len(ss.byID) >= MaxTrackedSessions {
-			ss.evictOldest()
-		}
-		s = &Session{ID: o.Session, Project: project, Started: now}
-		ss.byID[key] = s
-	}
+	s := ss.entry(project, o.Session, now)
 	s.Agent = o.Agent
 	if o.Client != "" {
 		s.Client = o.Client
@@ -82,6 +66,38 @@ func (ss *sessions) observe(project string, o mcp.Observation, now time.Time) {
 			s.Refusals++
 		}
 	}
+}
+
+// claim records that session id of project is agent's, as soon as it is
+// opened (before its initialize is observed, or when it never is).
+func (ss *sessions) claim(project, id, agent string, now time.Time) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if s := ss.entry(project, id, now); s.Agent == "" {
+		s.Agent = agent
+	}
+}
+
+// entry is the session's row, made when missing. ss.mu is held.
+func (ss *sessions) entry(project, id string, now time.Time) *Session {
+	key := project + "\x00" + id
+	if s, ok := ss.byID[key]; ok {
+		return s
+	}
+	if len(ss.byID) >= MaxTrackedSessions && ss.live != nil {
+		open := ss.live()
+		for k := range ss.byID {
+			if !open[k] {
+				delete(ss.byID, k)
+			}
+		}
+	}
+	if len(ss.byID) >= MaxTrackedSessions {
+		ss.evictOldest()
+	}
+	s := &Session{ID: id, Project: project, Started: now}
+	ss.byID[key] = s
+	return s
 }
 
 func (ss *sessions) evictOldest() {

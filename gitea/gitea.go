@@ -98,6 +98,16 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 	return c.o.HTTP.Do(req)
 }
 
+// User is the token's user name (GET /user).
+func (c *Client) User(ctx context.Context) (string, error) {
+	s := c.SDK(ctx)
+	u, err := Retry(ctx, c, "read the token's user", func() (*sdk.User, *sdk.Response, error) { return s.GetMyUserInfo() })
+	if err != nil {
+		return "", err
+	}
+	return u.UserName, nil
+}
+
 // RepoURL is the git URL of a repository, for clone and fetch.
 func (c *Client) RepoURL(owner, repo string) string {
 	return c.o.URL + "/" + url.PathEscape(owner) + "/" + url.PathEscape(repo) + ".git"

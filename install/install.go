@@ -1,30 +1,48 @@
 // Package install adds Bridle's MCP server to a coding agent's MCP
 // configuration, with the agent bound at launch (bridle mcp --agent NAME).
+// What it writes where is read from the agents registry (agents.Config):
+// the project's file (the first of Project and ProjectAlso that exists,
+// else Project) or the user's, the key that holds the servers, and how the
+// client spells a stdio entry and a streamable-HTTP entry. Adding an agent
+// there needs no code here.
 //
-// For claude in a project (ProjectDir set) with a rules document (Doc), it
-// also wires the project's .claude/settings.json the way render --all does,
-// with the same merge (renderers.RenderNative): Bridle's permission rules
-// and its bridle hook claude PreToolUse hook, recorded in
-// .claude/bridle.json. Those entries are shareable: the hook runs bridle
-// from PATH with --rules "$CLAUDE_PROJECT_DIR"/RULES, RULES relative to the
-// project. A project's own MCP config is shareable too (Options.Shared):
-// the rules path in it is relative to the project, and the caller passes
-// "bridle" (from PATH) as the command; a user's config gets absolute
-// paths. Codex needs no wiring:
-// it loads <project>/.codex/rules/*.rules, which render writes, once the
-// project is trusted.
+// A project's own MCP config is shareable (Options.Shared): the rules path
+// in it is relative to the project, and the caller passes "bridle" (from
+// PATH) as the command; a user's config gets absolute paths. In a project
+// with a rules document (Doc), install also wires the harness's native
+// rendering (agents.Harness.Native: Claude Code's .claude/settings.json,
+// Codex's .codex/rules, …) the way render --all does, with the same merge
+// (renderers.RenderNative), over the MCP config as install leaves it (some
+// harnesses keep both in one file).
 //
 // With Server (a Bridle gateway) the client reaches the gateway's project
-// instead: a client that speaks streamable HTTP itself (agents.Config.HTTP:
-// Claude Code, Codex) gets its native remote entry, whose bearer token comes
-// from the BRIDLE_TOKEN environment variable, so the file holds no token and
-// can be committed; any other client gets the stdio bridge, bridle mcp
-// --server URL --project P, which reads the token from the file
-// BRIDLE_TOKEN_FILE names. Either way the variable is the user's to set.
+// instead: a client that speaks streamable HTTP itself (agents.Config.HTTP)
+// gets its native remote entry, whose bearer token comes from the agent's
+// own environment variable, agents.TokenEnv (BRIDLE_TOKEN_CLAUDE), so the
+// file holds no token and can be committed, and no two agents' entries read
+// one variable; any other client gets the stdio bridge, bridle mcp --server
+// URL --project P --token-file-env V, which reads the token from the file
+// the agent's variable V = agents.TokenFileEnv names. The variable is the
+// user's to set.
 //
-// Promises: it merges with what is there and never removes or changes
-// another server; a file it cannot parse is left untouched and reported;
-// writes are atomic; with DryRun nothing is written.
+// A client that does not pass its own environment on to the servers it
+// starts (Codex passes HOME, PATH and a few more; Gemini CLI drops names
+// holding TOKEN, KEY, SECRET, …) gets the variables Bridle's entry needs
+// listed in the entry, spelled as the client spells them (GITEA_TOKEN with
+// Gitea rules, the token file's variable for the bridge). A client that
+// reads another harness's project file instead of its own when there is one
+// (Copilot CLI reads Claude Code's .mcp.json, and then not .github/mcp.json)
+// gets its entry there, under a name of its own, bridle-AGENT (EntryName),
+// beside the other harness's: each harness's entry names its own agent, and
+// who reads which file is said by ReadBy and ReadInstead.
+//
+// Promises: JSON files (JSON with comments too) are merged through
+// internal/jsonc, keeping every other server, key, comment and the file's
+// layout; TOML files are merged as text, keeping comments and every other
+// table; an entry already as Bridle would write it is left byte for byte; a
+// file that does not parse is left untouched and reported with its
+// file:line:column; writes are atomic and keep the file's mode; with DryRun
+// nothing is written.
 package install
 
 import (
@@ -36,8 +54,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/google/renameio/v2"
@@ -45,48 +65,50 @@ import (
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/bridge"
-	"github.com/bridle-dev/bridle/internal/lazyregexp"
+	"github.com/bridle-dev/bridle/internal/jsonc"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
 
-// Clients Bridle can install into: the agents registry's installable agents.
-var Clients = agents.Installable()
+// Clients lists the agents Bridle can install into: the agents registry's
+// installable agents, sorted.
+func Clients() []string { return agents.Installable() }
 
-// ServerName is the name Bridle's entry gets in every config.
+// ServerName is the name Bridle's entry gets in a client's config (but see
+// EntryName).
 const ServerName = "bridle"
 
-// The environment variables a gateway entry leaves to the user: the token
-// itself for a client that reaches the gateway over HTTP, the file holding
-// it for the stdio bridge.
-const (
-	TokenEnv     = "BRIDLE_TOKEN"
-	TokenFileEnv = "BRIDLE_TOKEN_FILE"
-)
+// BridgeTokenFileEnv is the variable the stdio bridge reads the token
+// file's path from when its entry names none of its own (configs written
+// before agents had their own variables).
+const BridgeTokenFileEnv = "BRIDLE_TOKEN_FILE"
 
 // Options says what to install where.
 type Options struct {
-	Client     string // claude, codex or kimi
-	ProjectDir string // project-scoped config when set (claude: .mcp.json, codex: .codex/config.toml, kimi: .kimi/mcp.json)
+	Client     string // an installable agent (Clients)
+	ProjectDir string // project-scoped config when set (the agent's agents.Config.Project)
 	Home       string // the user's home, for user-scoped configs
 	ConfigPath string // overrides the config file
 	Command    string // the bridle executable
 	Rules      string // rules path passed to bridle mcp (relative to ProjectDir when Shared, else absolute)
 	Ref        string // optional git ref
-	Agent      string // agent to bind; defaults to Client
-	GiteaURL   string // serve a Gitea rules repository instead of Rules
-	GiteaRepo  string // OWNER/NAME
-	DryRun     bool
-	// Doc is the rules document whose enforce entries are wired into a
-	// claude project's .claude/settings.json; nil wires nothing.
+	// Agent is the agent to bind; defaults to Client. With Server it only
+	// names the token's variable (agents.TokenEnv): the token is the
+	// identity.
+	Agent     string
+	GiteaURL  string // serve a Gitea rules repository instead of Rules
+	GiteaRepo string // OWNER/NAME
+	DryRun    bool
+	// Doc is the rules document whose enforce entries are wired into the
+	// project's native files (Harness.Native); nil wires nothing.
 	Doc *schema.Document
 	// RulesPath is the hook's rules path relative to ProjectDir; empty
 	// means Rules made relative to ProjectDir.
 	RulesPath string
 	// Server is a Bridle gateway's base URL: the client is set up to reach
 	// GatewayProject there instead of running the sidecar on local rules
-	// (Rules, Ref, Agent, Gitea and Doc are then unused: the token is the
-	// agent's identity).
+	// (Rules, Ref, Gitea and Doc are then unused: the token is the agent's
+	// identity).
 	Server         string
 	GatewayProject string
 }
@@ -95,34 +117,69 @@ type Options struct {
 type Result struct {
 	Path    string
 	Changed bool
+	Created bool   // the file was not there before
 	Diff    string // unified diff of the change
+	// Entry is the name of Bridle's entry in the file (EntryName).
+	Entry string
 	// Settings are the project's native files install wired too
-	// (.claude/bridle.json, .claude/settings.json), each with its change.
+	// (.claude/bridle.json, .claude/settings.json, …), each with its change.
 	Settings []Result
 	// HTTP reports a gateway entry the client connects over HTTP itself
-	// (token from TokenEnv); false with Server is the stdio bridge (token
-	// file from TokenFileEnv).
+	// (the token from TokenEnv); false with Server is the stdio bridge
+	// (the token file from TokenEnv).
 	HTTP bool
+	// TokenEnv is, with Server, the variable the person sets where the
+	// client starts: the token itself (HTTP), or the path of a file
+	// holding it (the bridge).
+	TokenEnv string
+	// Env are the variables the entry lists for a client that does not
+	// pass its own environment to the servers it starts.
+	Env []string
 }
 
-// ErrUnknownClient is returned for a client Bridle cannot configure.
-var ErrUnknownClient = errors.New("unknown client")
+var (
+	// ErrUnknownClient is returned for a client Bridle cannot configure.
+	ErrUnknownClient = errors.New("unknown client")
+	// ErrNoScope is returned for a scope the client has no file for (a
+	// project's, for a client that reads only the user's).
+	ErrNoScope = errors.New("no such configuration")
+)
 
 // Path returns the config file Install would change: --config, else the
-// agent's project-scoped or user file from the agents registry.
+// agent's project file (the first that exists of another harness's file
+// the client reads instead of its own, agents.Config.Project and
+// ProjectAlso; else Project) or its user file.
 func Path(o Options) (string, error) {
 	cfg, err := clientConfig(o.Client)
 	if err != nil {
 		return "", err
 	}
+	return path(o, cfg)
+}
+
+func path(o Options, cfg *agents.Config) (string, error) {
 	switch {
 	case o.ConfigPath != "":
 		return o.ConfigPath, nil
-	case o.ProjectDir != "" && cfg.Project == "":
-		return "", fmt.Errorf("install %q --project: %w: it reads MCP servers from the user's ~/%s only", o.Client, ErrUnknownClient, cfg.User)
 	case o.ProjectDir != "":
+		if cfg.Project == "" {
+			return "", fmt.Errorf("install %s: %w: %s reads no project's file, only the user's ~/%s (install without --project)", o.Client, ErrNoScope, o.Client, cfg.User)
+		}
+		names := append([]string{cfg.Project}, cfg.ProjectAlso...)
+		if cfg.Instead {
+			names = append(slices.Clone(cfg.AlsoReads), names...) // read instead of its own when there
+		}
+		for _, name := range names {
+			p := filepath.Join(o.ProjectDir, filepath.FromSlash(name))
+			if _, err := os.Lstat(p); err == nil {
+				return p, nil
+			}
+		}
 		return filepath.Join(o.ProjectDir, filepath.FromSlash(cfg.Project)), nil
 	default:
+		if cfg.User == "" {
+			return "", fmt.Errorf("install %s: %w: %s reads no user's file, only a project's %s (install with --project DIR)", o.Client, ErrNoScope, o.Client, cfg.Project)
+		}
 		return filepath.Join(o.Home, filepath.FromSlash(cfg.User)), nil
 	}
 }
@@ -131,14 +188,78 @@ func Path(o Options) (string, error) {
 func clientConfig(client string) (*agents.Config, error) {
 	a, ok := agents.Lookup(client)
 	if !ok || a.Harness == nil || a.Harness.Config == nil {
-		return nil, fmt.Errorf("install %q: %w (use one of %s)", client, ErrUnknownClient, strings.Join(Clients, ", "))
+		return nil, fmt.Errorf("install %q: %w (use one of %s)", client, ErrUnknownClient, strings.Join(Clients(), ", "))
 	}
 	return a.Harness.Config, nil
 }
 
+// EntryName is the name of Bridle's entry in client's config: ServerName,
+// or bridle-CLIENT for a client whose entry may share a file with another
+// harness's (Copilot CLI's goes into Claude Code's .mcp.json when there is
+// one), so that neither replaces nor shadows the other.
+func EntryName(client string) string {
+	if c, err := clientConfig(client); err == nil && c.Instead {
+		return ServerName + "-" + client
+	}
+	return ServerName
+}
+
+// ReadBy lists the installable agents other than client whose clients
+// read file (a slash path relative to the project) and start the servers
+// it holds as their own: the harness whose project file it is, and those
+// that also read it (Copilot CLI and Qwen Code read .mcp.json).
+func ReadBy(client, file string) []string {
+	var out []string
+	for _, name := range Clients() {
+		if name == client {
+			continue
+		}
+		c, _ := clientConfig(name)
+		if c.Project == file || slices.Contains(c.ProjectAlso, file) || slices.Contains(c.AlsoReads, file) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// ReadInstead lists the installable agents other than client whose clients
+// read file, when it exists, instead of their own project file (Copilot
+// CLI reads .mcp.json, when there is one, and not .github/mcp.json).
+func ReadInstead(client, file string) []string {
+	var out []string
+	for _, name := range Clients() {
+		if c, _ := clientConfig(name); name != client && c.Instead && slices.Contains(c.AlsoReads, file) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// EnvListing lists the installable agents whose entries list the variables
+// the server needs from the client's environment (the client passes it no
+// others).
+func EnvListing() []string {
+	var out []string
+	for _, name := range Clients() {
+		if c, _ := clientConfig(name); c.Stdio.EnvKey != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// tokenAgent is the agent whose token variable a gateway entry reads.
+func (o Options) tokenAgent() string {
+	if o.Agent != "" {
+		return o.Agent
+	}
+	return o.Client
+}
+
 func (o Options) args() []string {
 	if o.Server != "" {
-		return []string{"mcp", "--server", strings.TrimRight(o.Server, "/"), "--project", o.GatewayProject}
+		return []string{"mcp", "--server", strings.TrimRight(o.Server, "/"), "--project", o.GatewayProject,
+			"--token-file-env", agents.TokenFileEnv(o.tokenAgent())}
 	}
 	agent := o.Agent
 	if agent == "" {
@@ -156,6 +277,18 @@ func (o Options) args() []string {
 		ref = "main"
 	}
 	return []string{"mcp", "--rules", o.rulesArg(), "--ref", ref, "--agent", agent}
+}
+
+// env are the variables of the client's environment the stdio entry's
+// server needs: the Gitea token's, or the bridge's token file's.
+func (o Options) env() []string {
+	switch {
+	case o.Server != "":
+		return []string{agents.TokenFileEnv(o.tokenAgent())}
+	case o.GiteaURL != "":
+		return []string{"GITEA_TOKEN", "GITEA_TOKEN_FILE"}
+	}
+	return nil
 }
 
 // Shared reports whether the config is a project's own file, committed for
@@ -185,9 +318,19 @@ func (o Options) rulesArg() string {
 	return rules
 }
 
-// Install adds or updates Bridle's entry in the client's MCP config.
+// Install adds or updates Bridle's entry in the client's MCP config, then
+// wires the project's native files.
 func Install(o Options) (Result, error) {
-	p, err := Path(o)
+	cfg, err := clientConfig(o.Client)
+	if err != nil {
+		return Result{}, err
+	}
+	return install(o, cfg)
+}
+
+// install is Install with the client's configuration given.
+func install(o Options, cfg *agents.Config) (Result, error) {
+	p, err := path(o, cfg)
 	if err != nil {
 		return Result{}, err
 	}
@@ -195,91 +338,137 @@ func Install(o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	cfg, _ := clientConfig(o.Client) // Path checked it
-	jsonEntry, tomlBody := stdioEntry(o.Command, o.args())
-	remote := o.Server != "" && cfg.HTTP != nil
+	res := Result{Path: p, Entry: EntryName(o.Client)}
+	var e entry
 	if o.Server != "" {
 		endpoint, err := bridge.Endpoint(o.Server, o.GatewayProject)
 		if err != nil {
 			return Result{}, fmt.Errorf("install %s: %w", o.Client, err)
 		}
-		if remote {
-			jsonEntry, tomlBody = httpEntry(endpoint)
+		if cfg.HTTP != nil {
+			res.HTTP, res.TokenEnv = true, agents.TokenEnv(o.tokenAgent())
+			e = entry{url: endpoint, tokenEnv: res.TokenEnv}
+		} else {
+			res.TokenEnv = agents.TokenFileEnv(o.tokenAgent())
+		}
+	}
+	if !res.HTTP {
+		e = entry{command: o.Command, args: o.args()}
+		if cfg.Stdio.EnvKey != "" {
+			e.env = o.env()
+			res.Env = e.env
 		}
 	}
 	var after []byte
 	switch cfg.Format {
-	case agents.TOMLServers:
-		after, err = mergeTOML(before, tomlBody)
+	case agents.TOML:
+		after, err = mergeTOML(p, before, cfg.Servers, res.Entry, tomlBody(cfg, e))
 	default:
-		after, err = mergeJSON(before, jsonEntry)
+		after, err = mergeJSON(p, before, []string{cfg.Servers, res.Entry}, jsonEntry(cfg, e))
 	}
 	if err != nil {
-		return Result{}, fmt.Errorf("install into %s: %w", p, err)
+		return Result{}, fmt.Errorf("install %s: %w", o.Client, err)
 	}
-	res := Result{Path: p, Changed: !bytes.Equal(before, after), HTTP: remote}
+	res.Changed = !bytes.Equal(before, after)
+	res.Created = before == nil
 	if res.Changed {
 		res.Diff = udiff.Unified(p, p, string(before), string(after))
 	}
-	if o.Client == "claude" && o.ProjectDir != "" && o.Doc != nil && o.Server == "" {
-		if res.Settings, err = wireClaude(o); err != nil {
+	var native renderers.Native
+	if o.ProjectDir != "" && o.Doc != nil && o.Server == "" {
+		if native, res.Settings, err = renderNative(o, p, after); err != nil {
 			return res, err
 		}
 	}
-	if o.DryRun || !res.Changed {
+	if o.DryRun {
 		return res, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return res, fmt.Errorf("install into %s: %w", p, err)
+	if res.Changed {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return res, fmt.Errorf("install into %s: %w", p, err)
+		}
+		if err := renameio.WriteFile(p, after, mode); err != nil {
+			return res, fmt.Errorf("install into %s: %w", p, err)
+		}
 	}
-	if err := renameio.WriteFile(p, after, mode); err != nil {
-		return res, fmt.Errorf("install into %s: %w", p, err)
+	// After the MCP config: a native file may be the same file, rendered
+	// over what install just wrote there.
+	if _, err := renderers.Write(o.ProjectDir, native.Files); err != nil {
+		return res, fmt.Errorf("install: %w", err)
+	}
+	if _, err := renderers.RemoveOrphans(o.ProjectDir, native.Orphans); err != nil {
+		return res, fmt.Errorf("install: %w", err)
 	}
 	return res, nil
 }
 
-// wireClaude merges Bridle's entries into the project's settings.json
-// (renderers.RenderNative, limited to Claude's settings) and writes them
-// unless DryRun.
-func wireClaude(o Options) ([]Result, error) {
+// renderNative renders the harness's native files for the project
+// (renderers.RenderNative, limited to its kind), over the MCP config
+// (at p) as install leaves it, and reports each file's change.
+func renderNative(o Options, p string, config []byte) (renderers.Native, []Result, error) {
+	a, _ := agents.Lookup(o.Client)
+	if a.Harness == nil || a.Harness.Native == "" {
+		return renderers.Native{}, nil, nil
+	}
 	rulesPath := o.RulesPath
 	if rulesPath == "" {
 		proj, err1 := filepath.Abs(o.ProjectDir)
 		rules, err2 := filepath.Abs(o.Rules)
 		rel, err3 := filepath.Rel(proj, rules)
 		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, fmt.Errorf("install: the rules path relative to the project: %w", err)
+			return renderers.Native{}, nil, fmt.Errorf("install: the rules path relative to the project: %w", err)
 		}
 		rulesPath = filepath.ToSlash(rel)
 	}
-	n, err := renderers.RenderNative(o.ProjectDir, o.Doc, renderers.NativeOptions{RulesPath: rulesPath, Kinds: []renderers.NativeKind{renderers.ClaudeSettings}})
+	configRel, err := filepath.Rel(o.ProjectDir, p)
 	if err != nil {
-		return nil, fmt.Errorf("install into %s: %w", o.ProjectDir, err)
+		return renderers.Native{}, nil, fmt.Errorf("install: %w", err)
+	}
+	configRel = filepath.ToSlash(configRel)
+	var root *os.Root
+	if r, err := os.OpenRoot(o.ProjectDir); err == nil {
+		root = r
+		defer root.Close()
+	}
+	readFile := func(rel string) ([]byte, error) {
+		if rel == configRel {
+			return config, nil
+		}
+		if root == nil {
+			return nil, nil
+		}
+		b, err := root.ReadFile(filepath.FromSlash(rel))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("install: %w", err)
+		}
+		return b, nil
+	}
+	n, err := renderers.RenderNativeFrom(readFile, o.Doc, renderers.NativeOptions{RulesPath: rulesPath,
+		Kinds: []renderers.NativeKind{renderers.NativeKind(a.Harness.Native)}})
+	if err != nil {
+		return n, nil, fmt.Errorf("install into %s: %w", o.ProjectDir, err)
 	}
 	var out []Result
 	for _, f := range n.Files {
-		p := filepath.Join(o.ProjectDir, filepath.FromSlash(f.Path))
-		before, _ := os.ReadFile(p) // RenderNative read it through the safe-path checks
-		r := Result{Path: p, Changed: string(before) != f.Content}
+		before, _ := readFile(f.Path)
+		fp := filepath.Join(o.ProjectDir, filepath.FromSlash(f.Path))
+		r := Result{Path: fp, Changed: string(before) != f.Content}
 		if r.Changed {
-			r.Diff = udiff.Unified(p, p, string(before), f.Content)
+			r.Diff = udiff.Unified(fp, fp, string(before), f.Content)
 		}
 		out = append(out, r)
 	}
 	for _, orphan := range n.Orphans {
 		out = append(out, Result{Path: filepath.Join(o.ProjectDir, filepath.FromSlash(orphan.Path)), Changed: orphan.Intact, Diff: "removed " + orphan.Path + "\n"})
 	}
-	if o.DryRun {
-		return out, nil
-	}
-	if _, err := renderers.Write(o.ProjectDir, n.Files); err != nil {
-		return out, fmt.Errorf("install: %w", err)
-	}
-	if _, err := renderers.RemoveOrphans(o.ProjectDir, n.Orphans); err != nil {
-		return out, fmt.Errorf("install: %w", err)
-	}
-	return out, nil
+	return n, out, nil
 }
+
+// maxConfig bounds the config files install reads.
+const maxConfig = 16 << 20
 
 func read(p string) ([]byte, fs.FileMode, error) {
 	st, err := os.Stat(p)
@@ -289,95 +478,246 @@ func read(p string) ([]byte, fs.FileMode, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("install: %w", err)
 	}
-	if st.Size() > 64<<20 {
-		return nil, 0, fmt.Errorf("install: %s is larger than 64 MiB; not touching it", p)
+	if !st.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("install: %s is not a regular file; not touching it", p)
+	}
+	if st.Size() > maxConfig {
+		return nil, 0, fmt.Errorf("install: %s is larger than %d MiB; not touching it", p, maxConfig>>20)
 	}
 	b, err := os.ReadFile(p)
-	return b, st.Mode().Perm(), err
+	if err != nil {
+		return nil, 0, fmt.Errorf("install: %w", err)
+	}
+	return b, st.Mode().Perm(), nil
 }
 
-// stdioEntry is the entry that launches command args: as JSON, and as the
-// body of a TOML table.
-func stdioEntry(command string, args []string) (map[string]any, string) {
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = strconv.Quote(a)
-	}
-	return map[string]any{"type": "stdio", "command": command, "args": args},
-		fmt.Sprintf("command = %s\nargs = [%s]\n", strconv.Quote(command), strings.Join(quoted, ", "))
+// entry is what Bridle's entry says, before a client spells it: a command
+// to launch (with the variables it needs from the client's environment), or
+// a streamable-HTTP endpoint whose bearer token is in tokenEnv.
+type entry struct {
+	command  string
+	args     []string
+	env      []string
+	url      string
+	tokenEnv string
 }
 
-// httpEntry is the entry of a streamable HTTP server at url whose bearer
-// token the client reads from TokenEnv: Claude Code's headers expand
-// ${VAR}, Codex has bearer_token_env_var.
-func httpEntry(url string) (map[string]any, string) {
-	return map[string]any{"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer ${" + TokenEnv + "}"}},
-		fmt.Sprintf("url = %s\nbearer_token_env_var = %s\n", strconv.Quote(url), strconv.Quote(TokenEnv))
+// member is one key of an entry, in the order Bridle writes them.
+type member struct {
+	key   string
+	value any
 }
 
-// mergeJSON sets mcpServers.bridle to entry in a JSON config, keeping every
-// other key.
-func mergeJSON(before []byte, entry map[string]any) ([]byte, error) {
-	doc := map[string]json.RawMessage{}
-	if len(bytes.TrimSpace(before)) > 0 {
-		if err := json.Unmarshal(before, &doc); err != nil {
-			return nil, fmt.Errorf("the file is not a JSON object (%w); fix or move it, then run install again", err)
+// jsonObject is a JSON object whose keys keep their order.
+type jsonObject []member
+
+func (obj jsonObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range obj {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// members spells e as client does: type, command and args (or one command
+// list), its environment, url, headers (or the bearer variable's key), and
+// the constant keys the client also needs.
+func members(cfg *agents.Config, e entry) []member {
+	var out []member
+	var extra map[string]any
+	if e.url != "" {
+		h := cfg.HTTP
+		if h.Type != "" {
+			out = append(out, member{"type", h.Type})
+		}
+		out = append(out, member{h.URL, e.url})
+		if h.Header != "" {
+			out = append(out, member{"headers", jsonObject{{"Authorization", fmt.Sprintf(h.Header, e.tokenEnv)}}})
+		}
+		if h.BearerEnv != "" {
+			out = append(out, member{h.BearerEnv, e.tokenEnv})
+		}
+		extra = h.Extra
+	} else {
+		s := cfg.Stdio
+		if s.Type != "" {
+			out = append(out, member{"type", s.Type})
+		}
+		if s.CommandList {
+			out = append(out, member{"command", append([]string{e.command}, e.args...)})
+		} else {
+			out = append(out, member{"command", e.command}, member{"args", e.args})
+		}
+		if key, value := s.EnvKey, s.EnvValue; key != "" && len(e.env) > 0 {
+			if value == "" {
+				out = append(out, member{key, e.env})
+			} else {
+				var env jsonObject
+				for _, name := range e.env {
+					env = append(env, member{name, fmt.Sprintf(value, name)})
+				}
+				out = append(out, member{key, env})
+			}
+		}
+		extra = s.Extra
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.ContainsFunc(out, func(m member) bool { return m.key == k }) {
+			out = append(out, member{k, extra[k]})
 		}
 	}
-	if doc == nil { // the file held a bare `null`: nothing to keep
-		doc = map[string]json.RawMessage{}
+	return out
+}
+
+// jsonEntry is the entry as a JSON object.
+func jsonEntry(cfg *agents.Config, e entry) jsonObject {
+	return jsonObject(members(cfg, e))
+}
+
+// tomlBody is the body of the entry's TOML table.
+func tomlBody(cfg *agents.Config, e entry) string {
+	var b strings.Builder
+	for _, m := range members(cfg, e) {
+		fmt.Fprintf(&b, "%s = %s\n", tomlKey(m.key), tomlValue(m.value))
 	}
-	servers := map[string]json.RawMessage{}
-	if raw, ok := doc["mcpServers"]; ok && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &servers); err != nil {
-			return nil, fmt.Errorf("mcpServers is not an object: %w", err)
-		}
-		if servers == nil {
-			servers = map[string]json.RawMessage{}
+	return b.String()
+}
+
+// tomlKey is k as a TOML key: bare when it can be, else quoted.
+func tomlKey(k string) string {
+	bare := k != ""
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			bare = false
+			break
 		}
 	}
-	raw, _ := json.Marshal(entry)
-	servers[ServerName] = raw
-	s, _ := json.Marshal(servers)
-	doc["mcpServers"] = s
-	out, err := json.MarshalIndent(doc, "", "  ")
+	if bare {
+		return k
+	}
+	return strconv.Quote(k)
+}
+
+// tomlValue spells v (a string, bool, number, list or object of those) as
+// an inline TOML value.
+func tomlValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case []string:
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	case []any:
+		q := make([]string, len(v))
+		for i, s := range v {
+			q[i] = tomlValue(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	case jsonObject:
+		q := make([]string, len(v))
+		for i, m := range v {
+			q[i] = tomlKey(m.key) + " = " + tomlValue(m.value)
+		}
+		return "{ " + strings.Join(q, ", ") + " }"
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		obj := make(jsonObject, len(keys))
+		for i, k := range keys {
+			obj[i] = member{k, v[k]}
+		}
+		return tomlValue(obj)
+	default:
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+}
+
+// mergeJSON sets the member at path to entry in the JSON (with comments)
+// file name holding before, through internal/jsonc: everything else stays
+// as it was. An entry already equal to entry is left as it is.
+func mergeJSON(name string, before []byte, path []string, e jsonObject) ([]byte, error) {
+	doc, err := jsonc.Parse(name, before)
 	if err != nil {
 		return nil, err
 	}
-	if len(before) > 0 && jsonEqual(before, out) {
+	if got, ok := doc.Get(path...); ok && jsonEqual(got, e) {
 		return before, nil
 	}
-	return append(out, '\n'), nil
+	if err := doc.Set(e, path...); err != nil {
+		return nil, err
+	}
+	return doc.Bytes(), nil
 }
 
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+// jsonEqual reports whether got holds the same JSON value as want.
+func jsonEqual(got []byte, want any) bool {
+	w, err := json.Marshal(want)
+	if err != nil {
 		return false
 	}
-	xa, _ := json.Marshal(x)
-	ya, _ := json.Marshal(y)
-	return bytes.Equal(xa, ya)
+	var x, y any
+	if json.Unmarshal(got, &x) != nil || json.Unmarshal(w, &y) != nil {
+		return false
+	}
+	a, _ := json.Marshal(x)
+	b, _ := json.Marshal(y)
+	return bytes.Equal(a, b)
 }
 
-var tableRe = lazyregexp.New(`(?m)^\s*\[`)
+// tableRe finds the next table header.
+var tableRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*\[`) })
 
-// mergeTOML replaces or appends the [mcp_servers.bridle] table, whose body
-// is given, as text, so comments and the layout of everything else survive.
-func mergeTOML(before []byte, body string) ([]byte, error) {
+// mergeTOML replaces or appends the [SERVERS.NAME] table, whose body is
+// given, as text, so comments and the layout of everything else survive.
+func mergeTOML(file string, before []byte, servers, name, body string) ([]byte, error) {
 	var check map[string]any
 	if err := toml.Unmarshal(before, &check); err != nil {
-		return nil, fmt.Errorf("the file is not valid TOML (%v); fix it, then run install again", err)
+		return nil, tomlErr(file, err)
 	}
-	block := fmt.Sprintf("[mcp_servers.%s]\n%s", ServerName, body)
+	if v, ok := check[servers]; ok {
+		if _, table := v.(map[string]any); !table {
+			return nil, fmt.Errorf("%s: %s is a TOML %s, not a table (fix it by hand, then run again)", file, servers, tomlKind(v))
+		}
+	}
+	block := fmt.Sprintf("[%s.%s]\n%s", tomlKey(servers), tomlKey(name), body)
 
 	text := string(before)
-	header := regexp.MustCompile(`(?m)^[ \t]*\[\s*mcp_servers\s*\.\s*"?` + ServerName + `"?\s*\]\s*$`)
+	header := regexp.MustCompile(`(?m)^[ \t]*\[\s*"?` + regexp.QuoteMeta(servers) + `"?\s*\.\s*"?` + regexp.QuoteMeta(name) + `"?\s*\][ \t]*(#.*)?$`)
 	var out string
 	if loc := header.FindStringIndex(text); loc != nil {
 		rest := text[loc[1]:]
 		end := len(rest)
-		if next := tableRe.FindStringIndex(rest); next != nil {
+		if next := tableRe().FindStringIndex(rest); next != nil {
 			end = next[0]
 		}
 		tail := strings.TrimLeft(rest[end:], "\n")
@@ -395,17 +735,45 @@ func mergeTOML(before []byte, body string) ([]byte, error) {
 		}
 		out += block
 	}
+	if out == text {
+		return before, nil
+	}
 	var after map[string]any
 	if err := toml.Unmarshal([]byte(out), &after); err != nil {
-		return nil, fmt.Errorf("merged config would not parse (%v); add the [mcp_servers.%s] table by hand", err, ServerName)
+		return nil, fmt.Errorf("%s: merged, the file would not parse (%v); add the [%s.%s] table by hand", file, err, servers, name)
 	}
-	if servers, ok := check["mcp_servers"].(map[string]any); ok {
-		got, _ := after["mcp_servers"].(map[string]any)
-		for name := range servers {
-			if name != ServerName && got[name] == nil {
-				return nil, fmt.Errorf("merging would lose server %q; add the [mcp_servers.%s] table by hand", name, ServerName)
+	if list, ok := check[servers].(map[string]any); ok {
+		got, _ := after[servers].(map[string]any)
+		for other := range list {
+			if other != name && got[other] == nil {
+				return nil, fmt.Errorf("%s: merging would lose server %q; add the [%s.%s] table by hand", file, other, servers, name)
 			}
 		}
 	}
 	return []byte(out), nil
+}
+
+func tomlKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64, float64:
+		return "number"
+	default:
+		return "value"
+	}
+}
+
+// tomlErr names the file, line and column of a TOML syntax error.
+func tomlErr(file string, err error) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%s:%d:%d: %s (fix the file, or move it away, and run again)", file, row, col, de.Error())
+	}
+	return fmt.Errorf("%s: not valid TOML (%w); fix the file, or move it away, and run again", file, err)
 }

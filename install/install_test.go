@@ -12,6 +12,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/bridle-dev/bridle/agents"
+	"github.com/bridle-dev/bridle/internal/jsonc"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -96,38 +97,63 @@ func TestDryRunAndBadFiles(t *testing.T) {
 		t.Error("dry run wrote the file")
 	}
 	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte("{not json"), 0o644)
-	if _, err := Install(Options{Client: "claude", ConfigPath: bad, Command: "b", Rules: "."}); err == nil || !strings.Contains(err.Error(), "not a JSON object") {
+	os.WriteFile(bad, []byte("{\n  \"a\": not json"), 0o644)
+	if _, err := Install(Options{Client: "claude", ConfigPath: bad, Command: "b", Rules: "."}); err == nil || !strings.Contains(err.Error(), bad+":2:8: ") {
 		t.Errorf("bad JSON: %v", err)
 	}
-	if b, _ := os.ReadFile(bad); string(b) != "{not json" {
+	if b, _ := os.ReadFile(bad); string(b) != "{\n  \"a\": not json" {
 		t.Error("a file that could not be parsed was changed")
 	}
 	badToml := filepath.Join(dir, "bad.toml")
-	os.WriteFile(badToml, []byte("[[[["), 0o644)
-	if _, err := Install(Options{Client: "codex", ConfigPath: badToml, Command: "b", Rules: "."}); err == nil {
-		t.Error("bad TOML accepted")
+	os.WriteFile(badToml, []byte("a = 1\n[[[["), 0o644)
+	if _, err := Install(Options{Client: "codex", ConfigPath: badToml, Command: "b", Rules: "."}); err == nil || !strings.Contains(err.Error(), badToml+":2:") {
+		t.Errorf("bad TOML: %v", err)
 	}
-	if _, err := Install(Options{Client: "vim"}); err == nil {
-		t.Error("unknown client accepted")
+	if _, err := Install(Options{Client: "vim"}); !errors.Is(err, ErrUnknownClient) {
+		t.Errorf("unknown client: %v", err)
+	}
+	if _, err := Install(Options{Client: "claude", ConfigPath: dir, Command: "b", Rules: "."}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("a directory as the config: %v", err)
 	}
 }
 
-// FuzzMerge: whatever is in a client's config file, merging never panics,
-// and when it succeeds the bridle entry is there and the result parses.
+// FuzzMerge: whatever is in a client's config file (JSON with comments, or
+// TOML), merging never panics, and when it succeeds the result parses, the
+// bridle entry is there as Bridle spells it, and every other server is kept.
 func FuzzMerge(f *testing.F) {
 	f.Add([]byte(`{"mcpServers":{"x":{"command":"y"}}}`), []byte("[mcp_servers.x]\ncommand = \"y\"\n"))
 	f.Add([]byte(`[]`), []byte("[mcp_servers.bridle]\nargs = 1\n[a]\n"))
 	f.Add([]byte(`{"mcpServers":null}`), []byte("x = \"\"\"\n[mcp_servers.bridle]\n\"\"\"\n"))
+	f.Add([]byte("// c\n{\"mcpServers\": {\"a\": 1, /* b */ \"bridle\": [],},}"), []byte("[mcp_servers.bridle] # c\ncommand = \"x\"\n"))
+	f.Add([]byte("{\"mcpServers\": {\"a\": {\"b\": \"\\u0000\"}}}\n\n"), []byte("[\"mcp_servers\".\"bridle\"]\n"))
+	f.Add([]byte("{\"x\": 1 /* unterminated"), []byte("[mcp_servers]\nbridle = 1\n"))
+	claude, _ := clientConfig("claude")
+	codex, _ := clientConfig("codex")
+	e := entry{command: "bridle", args: []string{"mcp", "--agent", "claude"}}
 	f.Fuzz(func(t *testing.T, js, tm []byte) {
-		entry, body := stdioEntry("bridle", []string{"mcp"})
-		if out, err := mergeJSON(js, entry); err == nil {
-			var v map[string]any
-			if json.Unmarshal(out, &v) != nil || v["mcpServers"] == nil {
-				t.Fatalf("bad JSON merge: %s", out)
+		want := jsonEntry(claude, e)
+		if out, err := mergeJSON("f.json", js, []string{"mcpServers", ServerName}, want); err == nil {
+			doc, err := jsonc.Parse("out", out)
+			if err != nil {
+				t.Fatalf("the merge does not parse: %v\n%s", err, out)
+			}
+			if got, ok := doc.Get("mcpServers", ServerName); !ok || !jsonEqual(got, want) {
+				t.Fatalf("no bridle entry: %s", out)
+			}
+			if old, err := jsonc.Parse("in", js); err == nil {
+				for _, k := range old.Keys("mcpServers") {
+					if !slices.Contains(doc.Keys("mcpServers"), k) {
+						t.Fatalf("lost server %q: %s", k, out)
+					}
+				}
+				for _, k := range old.Keys() {
+					if !slices.Contains(doc.Keys(), k) {
+						t.Fatalf("lost key %q: %s", k, out)
+					}
+				}
 			}
 		}
-		if out, err := mergeTOML(tm, body); err == nil {
+		if out, err := mergeTOML("f.toml", tm, "mcp_servers", ServerName, tomlBody(codex, e)); err == nil {
 			var v map[string]any
 			if toml.Unmarshal(out, &v) != nil {
 				t.Fatalf("bad TOML merge: %s", out)
@@ -188,20 +214,20 @@ func TestClaudeWiresProjectSettings(t *testing.T) {
 }
 
 // TestAgentRegistryDrivesEverything: each registered agent's defaults are
-// what a bare profile resolves to, its renderer is the one its format and
-// style pick, and install writes the config file the registry names.
+// what a bare profile resolves to, and its renderer is the one its format
+// and style pick (install's files are its goldens', TestGoldens).
 func TestAgentRegistryDrivesEverything(t *testing.T) {
-	want := map[string]struct{ renderer, output, project, user string }{
-		"claude":   {"claude-md", "CLAUDE.md", ".mcp.json", ".claude.json"},
-		"codex":    {"agents-md", "AGENTS.md", ".codex/config.toml", ".codex/config.toml"},
-		"kimi":     {"agents-md-stepwise", "agents/kimi/AGENTS.md", ".kimi-code/mcp.json", ".kimi-code/mcp.json"},
-		"qwen":     {"agents-md", "QWEN.md", ".qwen/settings.json", ".qwen/settings.json"},
-		"copilot":  {"agents-md", ".github/instructions/bridle.instructions.md", ".github/mcp.json", ".copilot/mcp-config.json"},
-		"cursor":   {"agents-md", ".cursor/rules/bridle.mdc", ".cursor/mcp.json", ".cursor/mcp.json"},
-		"windsurf": {"agents-md", ".windsurf/rules/bridle.md", "", ""},
-		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md", "", ""},
-		"gemini":   {"agents-md", "GEMINI.md", ".gemini/settings.json", ".gemini/settings.json"},
-		"opencode": {"agents-md", ".opencode/bridle.md", "opencode.json", ".config/opencode/opencode.json"},
+	want := map[string]struct{ renderer, output string }{
+		"claude":   {"claude-md", "CLAUDE.md"},
+		"codex":    {"agents-md", "AGENTS.md"},
+		"kimi":     {"agents-md-stepwise", "agents/kimi/AGENTS.md"},
+		"qwen":     {"agents-md", "QWEN.md"},
+		"copilot":  {"agents-md", ".github/instructions/bridle.instructions.md"},
+		"cursor":   {"agents-md", ".cursor/rules/bridle.mdc"},
+		"windsurf": {"agents-md", ".windsurf/rules/bridle.md"},
+		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md"},
+		"gemini":   {"agents-md", "GEMINI.md"},
+		"opencode": {"agents-md", ".opencode/bridle.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
@@ -210,7 +236,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 	for _, a := range agents.All() {
 		w, ok := want[a.Name]
 		if !ok {
-			t.Errorf("agent %s: add its expected renderer and paths to this table", a.Name)
+			t.Errorf("agent %s: add its expected renderer and output to this table", a.Name)
 			continue
 		}
 		p := doc.Resolved(a.Name)
@@ -220,16 +246,144 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		if r := renderers.For(p).Name(); r != w.renderer {
 			t.Errorf("%s renders with %s, want %s", a.Name, r, w.renderer)
 		}
-		proj, err1 := Path(Options{Client: a.Name, ProjectDir: "/p"})
-		user, err2 := Path(Options{Client: a.Name, Home: "/h"})
-		if w.project == "" {
-			if !errors.Is(err1, ErrUnknownClient) {
-				t.Errorf("%s: install without a client config: %v", a.Name, err1)
-			}
+		if _, err := Path(Options{Client: a.Name, ProjectDir: "/p"}); (a.Harness == nil || a.Harness.Config == nil) != errors.Is(err, ErrUnknownClient) {
+			t.Errorf("%s: install: %v", a.Name, err)
+		}
+	}
+}
+
+// TestNativeWiringIsRegistryDriven: install --project wires the native
+// rendering the harness's registry entry names, whatever the agent: Codex's
+// .codex/rules/bridle.rules as well as Claude Code's settings.
+func TestNativeWiringIsRegistryDriven(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Install(Options{Client: "codex", ProjectDir: dir, Command: "bridle", Rules: filepath.Join(dir, "rules"), Doc: enforceDoc()})
+	if err != nil || len(res.Settings) != 1 || !res.Settings[0].Changed {
+		t.Fatalf("%+v %v", res, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".codex", "rules", "bridle.rules"))
+	if err != nil || !strings.Contains(string(b), `"git", "push", "--force"`) {
+		t.Errorf("codex rules: %v\n%s", err, b)
+	}
+}
+
+// TestNativeOverTheConfig: when the native rendering's file is the MCP
+// config itself (Gemini CLI and OpenCode keep both in one file; here
+// Claude's settings given as --config), it is rendered over the config as
+// install leaves it: neither change loses the other, in a dry run's diff
+// and on disk.
+func TestNativeOverTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte("{\n  \"model\": \"opus\"\n}\n"), 0o644)
+	o := Options{Client: "claude", ProjectDir: dir, ConfigPath: settings, Command: "bridle", Rules: filepath.Join(dir, "rules"), Doc: enforceDoc()}
+	dry := o
+	dry.DryRun = true
+	res, err := Install(dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diff string
+	for _, s := range res.Settings {
+		if s.Path == settings {
+			diff = s.Diff
+		}
+	}
+	if !strings.Contains(diff, "Bash(git push --force:*)") || strings.Contains(diff, "-  \"mcpServers\"") {
+		t.Errorf("dry run's settings diff, over the MCP entry:\n%s", diff)
+	}
+	if _, err := Install(o); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(settings)
+	for _, want := range []string{`"mcpServers"`, `"--agent",`, "Bash(git push --force:*)", `"model": "opus"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("settings.json lacks %s:\n%s", want, b)
+		}
+	}
+}
+
+// TestPaths: the project's file is the first of the registry's names that
+// exists (opencode.jsonc beside opencode.json); a scope the agent has no file
+// for is ErrNoScope, naming the file it has.
+func TestPaths(t *testing.T) {
+	dir := t.TempDir()
+	if p, _ := Path(Options{Client: "opencode", ProjectDir: dir}); p != filepath.Join(dir, "opencode.json") {
+		t.Errorf("no file yet: %s", p)
+	}
+	os.WriteFile(filepath.Join(dir, "opencode.jsonc"), []byte("{}"), 0o644)
+	if p, _ := Path(Options{Client: "opencode", ProjectDir: dir}); p != filepath.Join(dir, "opencode.jsonc") {
+		t.Errorf("opencode.jsonc there: %s", p)
+	}
+	for _, a := range agents.All() {
+		if a.Harness == nil || a.Harness.Config == nil {
 			continue
 		}
-		if err1 != nil || err2 != nil || proj != "/p/"+w.project || user != "/h/"+w.user {
-			t.Errorf("%s: install paths %s %s (%v %v)", a.Name, proj, user, err1, err2)
+		c := a.Harness.Config
+		if _, err := Path(Options{Client: a.Name, ProjectDir: dir}); (c.Project == "") != errors.Is(err, ErrNoScope) || c.Project == "" && !strings.Contains(err.Error(), c.User) {
+			t.Errorf("%s --project: %v", a.Name, err)
 		}
+		if _, err := Path(Options{Client: a.Name, Home: dir}); (c.User == "") != errors.Is(err, ErrNoScope) {
+			t.Errorf("%s user: %v", a.Name, err)
+		}
+	}
+}
+
+// TestEntryNames: an agent whose entry may go into another harness's file
+// (one it reads instead of its own) gets an entry name of its own, so that
+// neither replaces the other.
+func TestEntryNames(t *testing.T) {
+	for _, name := range Clients() {
+		n := EntryName(name)
+		c, _ := clientConfig(name)
+		files, instead := c.AlsoReads, c.Instead
+		if (n != ServerName) != instead {
+			t.Errorf("%s: entry %s", name, n)
+		}
+		for _, f := range files {
+			for _, other := range ReadBy(name, f) {
+				if p, _ := Path(Options{Client: other, ProjectDir: "/p"}); instead && p == "/p/"+f && EntryName(other) == n {
+					t.Errorf("%s reads %s's %s instead of its own, and both name their entry %s", name, other, f, n)
+				}
+			}
+		}
+	}
+	if got := ReadBy("claude", ".mcp.json"); !slices.Contains(got, "copilot") || !slices.Contains(got, "qwen") || slices.Contains(got, "claude") {
+		t.Errorf("ReadBy .mcp.json: %v", got)
+	}
+	if got := ReadBy("copilot", ".mcp.json"); !slices.Contains(got, "claude") {
+		t.Errorf("ReadBy .mcp.json, from copilot: %v", got)
+	}
+	if got := ReadInstead("claude", ".mcp.json"); !slices.Equal(got, []string{"copilot"}) {
+		t.Errorf("ReadInstead .mcp.json: %v", got)
+	}
+}
+
+// TestNativeSharesTheConfig: Gemini CLI keeps its MCP servers and its hooks
+// and policies in one .gemini/settings.json; install --project writes
+// Bridle's entry and its native rendering there, and a second install
+// changes nothing.
+func TestNativeSharesTheConfig(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte("{\n  // mine\n  \"theme\": \"dark\",\n}\n"), 0o644)
+	doc := enforceDoc()
+	doc.AgentProfiles["gemini"] = schema.AgentProfile{}
+	o := Options{Client: "gemini", ProjectDir: dir, Command: "bridle", Rules: filepath.Join(dir, "rules"), Doc: doc}
+	res, err := Install(o)
+	if err != nil || len(res.Settings) == 0 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	b, _ := os.ReadFile(settings)
+	for _, want := range []string{`"mcpServers"`, `"--agent",`, "bridle hook gemini", "// mine", `"theme": "dark"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("settings.json lacks %s:\n%s", want, b)
+		}
+	}
+	again, err := Install(o)
+	if err != nil || again.Changed || slices.ContainsFunc(again.Settings, func(r Result) bool { return r.Changed }) {
+		t.Errorf("a second install changed something: %+v %v", again, err)
 	}
 }

@@ -261,8 +261,8 @@ func getProposal(d proposalDeps) Tool {
 func approveProposal(d proposalDeps) Tool {
 	return newTool(Tool{
 		Name: "approve_proposal", Title: "Approve (merge) a proposal",
-		Description: "Merge a proposal into the rules. Only agents whose profile grants rules.approve may; everyone else never sees this tool. " +
-			"No agent approves a proposal it made (or one made in this session): another principal must.",
+		Description: "Agents never approve proposals: only a person does, by merging it (bridle approve, the gateway's panel or admin API, or Gitea). " +
+			"This tool is listed only where the rules grant rules.approve, and it always refuses, saying so.",
 		Toolset: ToolsetProposals, Permission: schema.PermRulesApprove, AuditsItself: true,
 	}, nil, func(ctx context.Context, req *sdk.CallToolRequest, in numberInput) (*sdk.CallToolResult, ProposalView, error) {
 		c := callFrom(ctx)
@@ -271,9 +271,13 @@ func approveProposal(d proposalDeps) Tool {
 			return nil, ProposalView{}, err
 		}
 		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Agent: c.id.Agent, Session: c.session})
-		if errors.Is(err, proposals.ErrSelfApproval) {
+		switch {
+		case errors.Is(err, proposals.ErrSelfApproval):
 			c.audit(audit.Event{Kind: audit.KindRefusal, Tool: "approve_proposal",
 				ID: fmt.Sprint(in.Number), Summary: fmt.Sprintf("refused self-approval of #%d", in.Number)})
+		case errors.Is(err, proposals.ErrAgentApproval):
+			c.audit(audit.Event{Kind: audit.KindRefusal, Tool: "approve_proposal",
+				ID: fmt.Sprint(in.Number), Summary: fmt.Sprintf("refused an agent's approval of #%d", in.Number)})
 		}
 		if err != nil {
 			return nil, ProposalView{}, proposalError(err)

@@ -5,7 +5,9 @@
 // Promises: Sync first asks the Gitea API for main's commit (one small
 // request) and fetches only when it changed; a failed sync leaves the mirror
 // as it was; the token is sent as HTTP basic auth and never appears in
-// errors.
+// errors. Its PRLookup names who merged and who opened each merged pull
+// request, and the token's own user as the bot (read from Gitea once),
+// whose merges the history review never counts as approvals.
 package mirror
 
 import (
@@ -50,6 +52,7 @@ type Mirror struct {
 	mu     sync.Mutex
 	merged map[string]compiler.PR // merged pull requests by merge commit; nil until read
 	last   string                 // main's commit at the last sync
+	bot    *string                // the token's user, once read
 }
 
 // New returns a mirror of the repository o names, kept under cacheDir.
@@ -126,7 +129,9 @@ func (m *Mirror) Sync(ctx context.Context) (string, error) {
 
 // PRLookup answers which merged pull request produced a commit on main,
 // matched by the pull request's own merge commit as Gitea records it (never
-// by text in a commit message). The merged pull requests are listed once,
+// by text in a commit message), with who merged and who opened it, and the
+// mirror token's own user as the bot (compiler.PR.Bot: read from Gitea once,
+// its merges approve nothing). The merged pull requests are listed once,
 // and again when a commit is not among them (a merge newer than the list),
 // at most once per returned lookup.
 func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
@@ -139,14 +144,24 @@ func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
 		if ok || (have && relisted) {
 			return pr, ok, nil
 		}
+		bot, err := m.botUser(ctx)
+		if err != nil {
+			return compiler.PR{}, false, err
+		}
 		relisted = true
-		prs, err := m.repo.MergedPullRequests(ctx)
+		m.mu.Lock()
+		known := make(map[string]gitea.Merged, len(m.merged))
+		for c, p := range m.merged {
+			known[c] = gitea.Merged{Number: p.Number, MergeCommit: c, MergedBy: p.MergedBy}
+		}
+		m.mu.Unlock()
+		prs, err := m.repo.MergedPullRequests(ctx, known)
 		if err != nil {
 			return compiler.PR{}, false, fmt.Errorf("list merged pull requests: %w", err)
 		}
 		merged := make(map[string]compiler.PR, len(prs))
 		for _, p := range prs {
-			merged[p.MergeCommit] = compiler.PR{Number: p.Number, MergedBy: p.MergedBy, MergedAt: p.MergedAt}
+			merged[p.MergeCommit] = compiler.PR{Number: p.Number, MergedBy: p.MergedBy, MergedAt: p.MergedAt, Poster: p.Poster, Bot: bot}
 		}
 		m.mu.Lock()
 		m.merged = merged
@@ -154,4 +169,27 @@ func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
 		pr, ok = merged[commit]
 		return pr, ok, nil
 	}
+}
+
+// botUser is the token's user, read from Gitea the first time it is
+// asked; "" without a token. Until Gitea answers, nothing is approved: the
+// lookup fails, and the review is incomplete.
+func (m *Mirror) botUser(ctx context.Context) (string, error) {
+	m.mu.Lock()
+	bot := m.bot
+	m.mu.Unlock()
+	if bot != nil {
+		return *bot, nil
+	}
+	var name string
+	if c := m.repo.Client(); c.HasToken() {
+		var err error
+		if name, err = c.User(ctx); err != nil {
+			return "", fmt.Errorf("read the mirror token's user: %w", err)
+		}
+	}
+	m.mu.Lock()
+	m.bot = &name
+	m.mu.Unlock()
+	return name, nil
 }

@@ -1,6 +1,7 @@
 package proposals
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -73,7 +74,7 @@ func PrepareIn(before []byte, base string, d Draft, version string, l Layout) (P
 		return Prepared{}, &InvalidError{Diagnostics: diags}
 	}
 	d.Change.Rationale = strings.TrimSpace(MultiLine(d.Change.Rationale))
-	d.Change = d.Change.Recorded(before)
+	d.Change = d.Change.Recorded(before).stamped(d.Origin)
 	after, err := Apply(before, d.Change, d.Origin)
 	if err != nil {
 		return Prepared{}, err
@@ -141,7 +142,9 @@ const (
 	TrailerSession = "Bridle-Session"
 	TrailerKind    = "Bridle-Kind"
 	TrailerSubject = "Bridle-Subject"
-	TrailerAuthor  = "Bridle-Author" // the proposing human, for sources user and vendor
+	TrailerAuthor  = "Bridle-Author" // the proposing human, for source user
+	// TrailerTriggeredBy is who started a vendor sync (Origin.TriggeredBy).
+	TrailerTriggeredBy = "Bridle-Triggered-By"
 	// TrailerDraft carries the whole draft (change and origin), base64 JSON:
 	// rebase and approval read it from the commit, checked against the
 	// branch's content, never from the editable pull-request body.
@@ -163,6 +166,9 @@ func message(title string, d Draft) string {
 	}
 	if a := d.Origin.Author; a != "" && d.Origin.Source != schema.SourceAgent {
 		fmt.Fprintf(&b, "%s: %s\n", TrailerAuthor, OneLine(a, 80))
+	}
+	if a := d.Origin.TriggeredBy; a != "" {
+		fmt.Fprintf(&b, "%s: %s\n", TrailerTriggeredBy, OneLine(a, 80))
 	}
 	fmt.Fprintf(&b, "%s: %s\n", TrailerKind, d.Change.Kind)
 	fmt.Fprintf(&b, "%s: %s\n", TrailerSubject, OneLine(d.Change.Subject(), 200))
@@ -214,7 +220,11 @@ func body(d Draft, before []byte, old, snap *compiler.Snapshot) string {
 	case schema.SourceAgent:
 		fmt.Fprintf(&b, "Agent %s, session %s.\n\n", CodeSpan(OneLine(d.Origin.Agent, 80)), CodeSpan(OneLine(d.Origin.Session, 120)))
 	case schema.SourceVendor:
-		fmt.Fprintf(&b, "A vendor suggestion from the %s profile, promoted by %s.\n\n", CodeSpan(OneLine(d.Origin.Agent, 80)), orSomeone(d.Origin.Author))
+		fmt.Fprintf(&b, "The vendor of the %s profile, in its published guidance", CodeSpan(OneLine(d.Origin.Agent, 80)))
+		if by := cmp.Or(d.Origin.TriggeredBy, d.Origin.Author); by != "" {
+			fmt.Fprintf(&b, " (a sync started by %s)", CodeSpan(OneLine(by, 80)))
+		}
+		b.WriteString(".\n\n")
 	default:
 		fmt.Fprintf(&b, "%s.\n\n", orSomeone(d.Origin.Author))
 	}

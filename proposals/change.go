@@ -90,6 +90,10 @@ type Origin struct {
 	Agent   string        `json:"agent,omitempty"`   // proposing agent (source agent), or the vendor's profile
 	Session string        `json:"session,omitempty"` // agent session
 	Author  string        `json:"author,omitempty"`  // the human, for source user
+	// TriggeredBy is who started the vendor sync that found a vendor's
+	// suggestions (source vendor): a human, or the scheduled sync. It is
+	// not the proposer, so it does not stop them approving the vendor's text.
+	TriggeredBy string `json:"triggered_by,omitempty"`
 }
 
 // Errors a proposal can fail with, for errors.Is.
@@ -311,6 +315,25 @@ func (o Origin) provenance() schema.Provenance {
 	return p
 }
 
+// stamped returns c with the provenance of the item it adds (a guardrail,
+// a pattern) replaced by o's: whatever a caller put there — an approval, a
+// pull request, another proposer — is dropped, here for every caller (the
+// MCP tools, the admin API, the CLI), before anything is recorded or shown
+// to a reviewer. c itself is not changed.
+func (c Change) stamped(o Origin) Change {
+	if c.Guardrail != nil {
+		g := *c.Guardrail
+		g.Provenance = o.provenance()
+		c.Guardrail = &g
+	}
+	if c.Pattern != nil {
+		p := *c.Pattern
+		p.Provenance = o.provenance()
+		c.Pattern = &p
+	}
+	return c
+}
+
 // Apply applies c, proposed by o, to the rules document src and returns the
 // new document. It edits the YAML node tree, so comments and key order
 // survive. It fails with ErrConflict when the change collides with what the
@@ -330,20 +353,17 @@ func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 		return nil, fmt.Errorf("%w: main's bridle.yaml is not a mapping", ErrInvalid)
 	}
 	doc := root.Content[0]
+	c = c.stamped(o)
 	var err error
 	switch c.Kind {
 	case KindGuardrail:
-		g := *c.Guardrail
-		g.Provenance = o.provenance()
-		err = addGuardrail(doc, g)
+		err = addGuardrail(doc, *c.Guardrail)
 	case KindPromote:
 		err = promote(doc, *c.Promote, o)
 	case KindVendor:
 		err = vendorUpdate(doc, *c.Vendor)
 	case KindPattern:
-		p := *c.Pattern
-		p.Provenance = o.provenance()
-		err = setPattern(doc, p, c.Was)
+		err = setPattern(doc, *c.Pattern, c.Was)
 	case KindRules:
 		err = setSection(doc, c.Section, c.Value, c.Was)
 	}

@@ -10,8 +10,14 @@
 //   - A failure midway leaves nothing half-made: no branch without its pull
 //     request.
 //   - Provenance (source, agent, session) comes from the caller's session
-//     (Origin), never from proposal content; approval fields are never taken
-//     from a proposer.
+//     (Origin), never from proposal content: whatever provenance a proposed
+//     guardrail or pattern carries is replaced before anything is recorded
+//     or shown; approval fields are never taken from a proposer. A vendor
+//     sync's proposal is the vendor's; who ran the sync only started it.
+//   - Only a person approves: Approve refuses an agent (ErrAgentApproval, or
+//     ErrSelfApproval for its own proposal), whatever the rules grant it, and
+//     a person their own proposal unless they choose to (SelfOK), which the
+//     merge then records.
 //   - Branch names, titles and trailers built from agent text are sanitised.
 //   - Changes apply at the document level, so a proposal can be re-applied to
 //     a newer main ("a guardrail added is still a guardrail added"), or is

@@ -17,7 +17,9 @@ import (
 
 	"code.gitea.io/sdk/gitea"
 
+	"github.com/bridle-dev/bridle/compiler"
 	bgitea "github.com/bridle-dev/bridle/gitea"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // Errors from the Gitea backend, for errors.Is, besides ErrNotFound and
@@ -198,8 +200,8 @@ func (g *Gitea) Create(ctx context.Context, p Prepared) (Proposal, error) {
 		branch = fmt.Sprintf("%s-%d", p.Branch, i)
 	}
 	who := gitea.Identity{Name: "bridle", Email: "bridle@localhost"}
-	if p.Draft.Origin.Source == "agent" {
-		who.Name = "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")"
+	if s := p.Draft.Origin.Source; s == schema.SourceAgent || s == schema.SourceVendor {
+		who.Name = "bridle (" + string(s) + " " + Slug(p.Draft.Origin.Agent, 40) + ")"
 	} else if p.Draft.Origin.Author != "" {
 		who.Name = OneLine(p.Draft.Origin.Author, 80)
 	}
@@ -402,12 +404,8 @@ func (g *Gitea) OnMain(ctx context.Context, commit string) (bool, error) {
 
 // Whoami is the token's user: the approver of a merge made through it.
 func (g *Gitea) Whoami(ctx context.Context) (string, error) {
-	c := g.Client(ctx)
-	u, err := retry(ctx, g, "read the token's user", func() (*gitea.User, *gitea.Response, error) { return c.GetMyUserInfo() })
-	if err != nil {
-		return "", err
-	}
-	return u.UserName, nil
+	u, err := g.c.User(ctx)
+	return u, known(err)
 }
 
 func shortSHA(s string) string {
@@ -457,6 +455,22 @@ func (g *Gitea) Update(ctx context.Context, n int, p Prepared) (Proposal, error)
 // account may not merge ("User not allowed to merge PR"); the call is made
 // directly so that the two can be told apart.
 func (g *Gitea) Merge(ctx context.Context, n int, _, head string) (Proposal, error) {
+	return g.merge(ctx, n, head, "")
+}
+
+// MergeOwn is Merge of a person's own proposal, by their choice (a sole
+// maintainer's --self): the merge commit records it
+// (compiler.SelfApprovedTrailer, with the token's user), without which the
+// history review does not count a merge by the proposal's author.
+func (g *Gitea) MergeOwn(ctx context.Context, n int, _, head string) (Proposal, error) {
+	me, err := g.Whoami(ctx)
+	if err != nil {
+		return Proposal{}, err
+	}
+	return g.merge(ctx, n, head, me)
+}
+
+func (g *Gitea) merge(ctx context.Context, n int, head, self string) (Proposal, error) {
 	cur, err := g.Get(ctx, n)
 	if err != nil {
 		return Proposal{}, err
@@ -464,8 +478,12 @@ func (g *Gitea) Merge(ctx context.Context, n int, _, head string) (Proposal, err
 	if cur.State != Open {
 		return Proposal{}, fmt.Errorf("approve #%d: %w (it is %s)", n, ErrState, cur.State)
 	}
+	msg := fmt.Sprintf("Bridle-Proposal: %d\n", n)
+	if self != "" {
+		msg += compiler.SelfApprovedTrailer + ": " + OneLine(self, 80) + "\n"
+	}
 	form := map[string]any{"Do": "merge", "MergeTitleField": fmt.Sprintf("Merge proposal #%d: %s", n, cur.Title),
-		"MergeMessageField": fmt.Sprintf("Bridle-Proposal: %d\n", n), "delete_branch_after_merge": true}
+		"MergeMessageField": msg, "delete_branch_after_merge": true}
 	if head != "" {
 		if cur.Head != head {
 			return Proposal{}, fmt.Errorf("approve #%d: %w: the proposal changed after it was checked; check it again", n, ErrConflict)

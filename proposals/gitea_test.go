@@ -358,4 +358,14 @@ func TestGiteaTrustsTheCommitNotTheBody(t *testing.T) {
 	if _, err := (Service{Backend: env.alice}).Approve(ctx, mine.Number, Principal{}); !errors.Is(err, ErrSelfApproval) {
 		t.Errorf("alice approving her own proposal: %v, want ErrSelfApproval", err)
 	}
+	// As a sole maintainer she may (--self), and the merge says so: the
+	// history review counts a merge by the proposal's author only then.
+	merged, err := (Service{Backend: env.alice}).Approve(ctx, mine.Number, Principal{SelfOK: true})
+	if err != nil {
+		t.Fatalf("alice approving her own proposal with SelfOK: %v", err)
+	}
+	mc, err := env.alice.Commit(ctx, merged.MergeCommit)
+	if err != nil || compiler.Trailers(mc.Message)[compiler.SelfApprovedTrailer] != "alice" {
+		t.Errorf("the self-approved merge does not record the choice: %v\n%s", err, mc.Message)
+	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/internal/gittree"
 	"github.com/bridle-dev/bridle/internal/identity"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // Local keeps proposals in a local git repository: a proposal is a branch
@@ -304,8 +305,8 @@ func (l *Local) Create(_ context.Context, p Prepared) (Proposal, error) {
 	}
 	base := plumbing.NewHash(p.Base)
 	var author *object.Signature
-	if p.Draft.Origin.Source == "agent" {
-		author = &object.Signature{Name: "bridle (agent " + Slug(p.Draft.Origin.Agent, 40) + ")", Email: "bridle@localhost", When: l.now()}
+	if s := p.Draft.Origin.Source; s == schema.SourceAgent || s == schema.SourceVendor {
+		author = &object.Signature{Name: "bridle (" + string(s) + " " + Slug(p.Draft.Origin.Agent, 40) + ")", Email: "bridle@localhost", When: l.now()}
 	} else if author, err = l.signature(p.Draft.Origin.Author, identity.Author); err != nil {
 		return Proposal{}, fmt.Errorf("create proposal: %w", err)
 	}

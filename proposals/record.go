@@ -24,6 +24,9 @@ var (
 	ErrTampered = errors.New("the proposal's branch is not what Bridle recorded")
 	// ErrSelfApproval: the approver originated the proposal.
 	ErrSelfApproval = errors.New("a proposal cannot be approved by whoever proposed it")
+	// ErrAgentApproval: an agent tried to approve. Only a person changes the
+	// rules, whatever permissions the rules grant the agent.
+	ErrAgentApproval = errors.New("an agent cannot approve a proposal")
 	// ErrAgentSession: approving and rejecting are a human's acts; the CLI
 	// refuses them inside a coding agent's session.
 	ErrAgentSession = errors.New("this runs inside a coding agent's session")
@@ -97,7 +100,7 @@ func recorded(msg string, before, after []byte) (Draft, error) {
 		author = d.Origin.Author
 	}
 	if string(d.Origin.Source) != t[TrailerSource] || d.Origin.Agent != t[TrailerAgent] || d.Origin.Session != t[TrailerSession] ||
-		OneLine(author, 80) != t[TrailerAuthor] {
+		OneLine(author, 80) != t[TrailerAuthor] || OneLine(d.Origin.TriggeredBy, 80) != t[TrailerTriggeredBy] {
 		return Draft{}, fmt.Errorf("%w: the recorded origin does not match the commit's trailers", ErrTampered)
 	}
 	if before == nil || after == nil {
@@ -110,9 +113,10 @@ func recorded(msg string, before, after []byte) (Draft, error) {
 	return d, nil
 }
 
-// Principal is who approves: an agent in a session, or a human.
+// Principal is who approves: a human. An agent (through the MCP tool) is
+// named so that its refusal can say who tried: Approve refuses it.
 type Principal struct {
-	Agent   string // the approving agent, through the MCP tool
+	Agent   string // an agent trying to approve, through the MCP tool
 	Session string // its session
 	Human   string // the approving human (CLI); "" when the forge decides
 	// SelfOK lets a human approve a proposal of their own: a sole
@@ -121,10 +125,13 @@ type Principal struct {
 }
 
 // Approve merges proposal n as p, after checking from the proposal's own
-// commit that p did not originate it: no agent approves a proposal made by
-// the same agent or in the same session, and no human one of their own
-// unless SelfOK. A proposal whose commit is not what Bridle recorded is
-// ErrTampered and is not merged by Bridle.
+// commit that p did not originate it. Only a person approves: an agent is
+// refused (ErrSelfApproval for its own proposal or one of its session,
+// ErrAgentApproval for any other), even when the rules grant it
+// rules.approve; a human may not approve one of their own unless SelfOK,
+// and then the merge records that choice (on Gitea, the
+// compiler.SelfApprovedTrailer the review needs). A proposal whose commit
+// is not what Bridle recorded is ErrTampered and is not merged by Bridle.
 func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, error) {
 	pr, err := s.Backend.Get(ctx, n)
 	if err != nil {
@@ -148,12 +155,15 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 	if err := p.mayApprove(rec.Draft.Origin); err != nil {
 		return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
 	}
-	name := p.Human
-	if p.Agent != "" {
-		name = p.Agent + " (agent)"
-	}
 	// Merge exactly the commit checked above: a push in between is refused.
-	return s.Backend.Merge(ctx, n, name, pr.Head)
+	if own := p.SelfOK && rec.Draft.Origin.Source != schema.SourceAgent; own {
+		if b, ok := s.Backend.(interface {
+			MergeOwn(ctx context.Context, n int, approver, head string) (Proposal, error)
+		}); ok {
+			return b.MergeOwn(ctx, n, p.Human, pr.Head)
+		}
+	}
+	return s.Backend.Merge(ctx, n, p.Human, pr.Head)
 }
 
 // Reject closes proposal n without merging it, as by; with by empty, as the
@@ -183,14 +193,15 @@ func (s Service) whoami(ctx context.Context) (string, error) {
 func (p Principal) mayApprove(o Origin) error {
 	switch {
 	case p.Agent != "" && o.Source == schema.SourceAgent && o.Agent == p.Agent:
-		return fmt.Errorf("%w: agent %s proposed it, so another principal must approve it", ErrSelfApproval, p.Agent)
+		return fmt.Errorf("%w: agent %s proposed it, so a person must approve it", ErrSelfApproval, p.Agent)
 	case p.Agent != "" && p.Session != "" && o.Session == p.Session:
 		return fmt.Errorf("%w: it was proposed in this session (%s)", ErrSelfApproval, p.Session)
-	case p.Agent != "" && o.Source != schema.SourceAgent:
-		// Provenance other than an agent's is a claim an agent can make
-		// from a shell; only a human approves a human's or a vendor's proposal.
-		return fmt.Errorf("%w: it is a %s proposal, which only a human may approve", ErrSelfApproval, o.Source)
-	case p.Agent == "" && p.Human != "" && !p.SelfOK && o.Source != schema.SourceAgent && strings.EqualFold(o.Author, p.Human):
+	case p.Agent != "":
+		// Only a person changes the rules: an agent approving another
+		// agent's proposal is agents changing their own rules, rules.approve
+		// or not.
+		return fmt.Errorf("%w (agent %s): only a person approves, by merging it (bridle approve, the gateway's admin API or panel, or a merge in Gitea)", ErrAgentApproval, p.Agent)
+	case p.Human != "" && !p.SelfOK && o.Source != schema.SourceAgent && strings.EqualFold(o.Author, p.Human):
 		return fmt.Errorf("%w: %s proposed it; another maintainer must approve it (a sole maintainer may pass --self)", ErrSelfApproval, p.Human)
 	}
 	return nil

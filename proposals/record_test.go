@@ -19,23 +19,26 @@ import (
 )
 
 // TestNoSelfApproval: four eyes on every approval, read from the proposal's
-// own commit.
+// own commit, and only a person approves: an agent never does, whatever
+// the rules grant it (issue 23: codex, granted rules.approve, merged
+// claude's proposal with no human involved).
 func TestNoSelfApproval(t *testing.T) {
 	tests := []struct {
 		name   string
 		origin Origin
 		by     Principal
-		self   bool // want ErrSelfApproval
+		want   error // nil: approved
 	}{
-		{"same agent, another session", agentOrigin(), Principal{Agent: "claude", Session: "s-999"}, true},
-		{"another agent, same session", agentOrigin(), Principal{Agent: "codex", Session: "s-123"}, true},
-		{"another agent and session", agentOrigin(), Principal{Agent: "codex", Session: "s-999"}, false},
-		{"a human, an agent's proposal", agentOrigin(), Principal{Human: "claude"}, false},
-		{"the proposing human", Origin{Source: schema.SourceUser, Author: "Ann"}, Principal{Human: "ann"}, true},
-		{"the proposing human, sole maintainer", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "ann", SelfOK: true}, false},
-		{"an agent may not use SelfOK", agentOrigin(), Principal{Agent: "claude", Session: "s-1", SelfOK: true}, true},
-		{"another human", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "bob"}, false},
-		{"an agent, a human's proposal", Origin{Source: schema.SourceUser, Author: "alice"}, Principal{Agent: "claude", Session: "s-9"}, true},
+		{"same agent, another session", agentOrigin(), Principal{Agent: "claude", Session: "s-999"}, ErrSelfApproval},
+		{"another agent, same session", agentOrigin(), Principal{Agent: "codex", Session: "s-123"}, ErrSelfApproval},
+		{"another agent and session", agentOrigin(), Principal{Agent: "codex", Session: "s-999"}, ErrAgentApproval},
+		{"a human, an agent's proposal", agentOrigin(), Principal{Human: "claude"}, nil},
+		{"the proposing human", Origin{Source: schema.SourceUser, Author: "Ann"}, Principal{Human: "ann"}, ErrSelfApproval},
+		{"the proposing human, sole maintainer", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "ann", SelfOK: true}, nil},
+		{"an agent may not use SelfOK", agentOrigin(), Principal{Agent: "claude", Session: "s-1", SelfOK: true}, ErrSelfApproval},
+		{"another agent may not use SelfOK", agentOrigin(), Principal{Agent: "codex", Session: "s-1", SelfOK: true}, ErrAgentApproval},
+		{"another human", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "bob"}, nil},
+		{"an agent, a human's proposal", Origin{Source: schema.SourceUser, Author: "alice"}, Principal{Agent: "claude", Session: "s-9"}, ErrAgentApproval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,10 +54,10 @@ func TestNoSelfApproval(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = svc.Approve(ctx, pr.Number, tt.by)
-			if got := errors.Is(err, ErrSelfApproval); got != tt.self {
-				t.Fatalf("approve by %+v: %v, want self-approval refused = %t", tt.by, err, tt.self)
+			if (tt.want == nil) != (err == nil) || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("approve by %+v: %v, want %v", tt.by, err, tt.want)
 			}
-			if _, commit, _ := l.Main(ctx); tt.self && commit != pr.Base {
+			if _, commit, _ := l.Main(ctx); tt.want != nil && commit != pr.Base {
 				t.Error("a refused approval moved main")
 			}
 		})

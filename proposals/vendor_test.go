@@ -33,7 +33,7 @@ func TestVendorUpdate(t *testing.T) {
 	if !strings.Contains(p.Title, "Vendor suggestions for claude: 2 new") || !strings.Contains(p.Body, "Ask before large changes.") {
 		t.Errorf("title %q, body:\n%s", p.Title, p.Body)
 	}
-	if _, err := svc.Approve(ctx, p.Number, Principal{Agent: "codex"}); !errors.Is(err, ErrSelfApproval) {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Agent: "codex"}); !errors.Is(err, ErrAgentApproval) {
 		t.Errorf("an agent approved a vendor proposal: %v", err)
 	}
 	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); err != nil {

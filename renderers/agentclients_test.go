@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +78,101 @@ func TestRealCodexOnRenderedRules(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &c); err != nil || c.Decision != tc.decision {
 			t.Errorf("%v: decision %q, want %q (%v)\n%s", tc.argv, c.Decision, tc.decision, err, out)
 		}
+	}
+}
+
+// OpenCode 1.18.33 merges the rendered .opencode/opencode.json over the
+// project's own opencode.json: its resolved configuration lists Bridle's
+// render under instructions, and its flattened bash rules end with
+// Bridle's, after the project's "*": "allow" (OpenCode takes the last
+// match).
+func TestRealOpenCodeOnRenderedConfig(t *testing.T) {
+	bin := agentclients.Bin(t, "BRIDLE_OPENCODE_BIN", "opencode")
+	proj := t.TempDir()
+	home := t.TempDir()
+	writeFile(t, proj, "opencode.json", `{"permission": {"bash": {"*": "allow"}}}`)
+	doc := harnessDoc("opencode", true)
+	n, err := RenderNative(proj, doc, NativeOptions{RulesPath: "rules"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(proj, n.Files); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "OPENCODE_DISABLE_AUTOUPDATE=1"}
+	out, errOut, err := agentclients.Run(t, proj, env, "", bin, "debug", "config")
+	if err != nil {
+		t.Fatalf("opencode debug config: %v\n%s", err, errOut)
+	}
+	var cfg struct {
+		Instructions []string `json:"instructions"`
+	}
+	if err := json.Unmarshal([]byte(out), &cfg); err != nil {
+		t.Fatalf("debug config is not JSON: %v\n%s", err, out)
+	}
+	if len(cfg.Instructions) != 1 || cfg.Instructions[0] != ".opencode/bridle.md" {
+		t.Errorf("instructions = %v", cfg.Instructions)
+	}
+	out, errOut, err = agentclients.Run(t, proj, env, "", bin, "debug", "agent", "build")
+	if err != nil {
+		t.Fatalf("opencode debug agent build: %v\n%s", err, errOut)
+	}
+	var rules []string
+	for _, m := range regexpRules.FindAllStringSubmatch(out, -1) {
+		rules = append(rules, m[1]+" "+m[2])
+	}
+	last := strings.Join(rules, "\n")
+	if i := strings.LastIndex(last, "* allow"); i < 0 || !strings.Contains(last[i:], "git push --force * deny") || !strings.Contains(last[i:], "npm publish ask") {
+		t.Errorf("bash rules in OpenCode's order:\n%s", last)
+	}
+}
+
+// regexpRules reads the bash rules of opencode debug agent's JSON.
+var regexpRules = regexp.MustCompile(`"permission":\s*"bash",\s*"pattern":\s*"([^"]*)",\s*"action":\s*"(\w+)"`)
+
+// Copilot CLI 1.0.102 loads the rendered
+// .github/instructions/bridle.instructions.md for every file (its applyTo
+// front matter), beside the person's own copilot-instructions.md:
+// copilot instruction list, which needs no model and no trust. (Copilot
+// also loads AGENTS.md, CLAUDE.md and GEMINI.md at the root: explain says
+// so.)
+func TestRealCopilotLoadsTheRender(t *testing.T) {
+	bin := agentclients.Bin(t, "BRIDLE_COPILOT_BIN", "copilot")
+	proj := t.TempDir()
+	home := t.TempDir()
+	writeFile(t, proj, ".github/copilot-instructions.md", "# Ours\n")
+	doc := harnessDoc("copilot", true)
+	f, err := Render(doc, "copilot", Meta{BridleVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(proj, []File{f}); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, err := agentclients.Run(t, proj, nil, "", "git", "init", "-q"); err != nil {
+		t.Fatalf("git init: %v %s %s", err, out, errOut)
+	}
+	out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "COPILOT_HOME=" + filepath.Join(home, ".copilot")}, "", bin, "instruction", "list", "--json")
+	if err != nil {
+		t.Fatalf("copilot instruction list: %v\n%s\n%s", err, out, errOut)
+	}
+	var list []struct {
+		SourcePath string   `json:"sourcePath"`
+		ApplyTo    []string `json:"applyTo"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "["):]), &list); err != nil {
+		t.Fatalf("not a JSON list: %v\n%s", err, out)
+	}
+	got := map[string][]string{}
+	for _, i := range list {
+		got[i.SourcePath] = i.ApplyTo
+	}
+	// applyTo "**" is listed as no restriction at all (a narrower one,
+	// "**/*.go", is listed as such).
+	if a, ok := got[".github/instructions/bridle.instructions.md"]; !ok || len(a) != 0 && !slices.Equal(a, []string{"**"}) {
+		t.Errorf("Bridle's render is not loaded for every file: %v\n%s", got, out)
+	}
+	if _, ok := got[".github/copilot-instructions.md"]; !ok {
+		t.Errorf("the person's own instructions are not loaded beside it: %v", got)
 	}
 }

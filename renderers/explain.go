@@ -1,8 +1,10 @@
 package renderers
 
 import (
+	"strconv"
 	"strings"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/enforce"
 	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/schema"
@@ -30,6 +32,21 @@ type Explanation struct {
 	// that applies to the agent is enforced for it (native, hook or prose
 	// only) and why.
 	Enforcement []enforce.Translation `json:"enforcement,omitempty"`
+	// Harness is the harness the profile runs in ("" for none).
+	Harness string `json:"harness,omitempty"`
+	// Reads are the instruction files the harness reads by itself, and
+	// whose render each is: a harness reading a file rendered for another
+	// profile (AGENTS.md is read by many) is told so plainly.
+	Reads []Read `json:"reads,omitempty"`
+}
+
+// Read is one instruction file a harness reads.
+type Read struct {
+	Path string `json:"path"`
+	// Agent is the profile the file is rendered for; "" when no profile
+	// renders it (the harness reads whatever the person keeps there).
+	Agent string `json:"agent,omitempty"`
+	Own   bool   `json:"own"` // rendered for this profile
 }
 
 // Section is one heading of a rendered file and the size of its text.
@@ -84,6 +101,27 @@ func Explain(doc *schema.Document, f File) Explanation {
 			e.NotApplied = append(e.NotApplied, g.ID)
 		}
 	}
+	e.Harness = Harness(p)
+	if a, ok := agents.Lookup(e.Harness); ok && a.Harness != nil {
+		read := []string{a.Harness.Instructions}
+		if a.Harness.Pointer != "" {
+			read = []string{p.Output} // Bridle points the harness at the profile's own file
+		}
+		found := false
+		for i, path := range append(read, a.Harness.Reads...) {
+			if i >= len(read) && a.Harness.ReadsFirst && found {
+				break // it reads only the first of these that exists
+			}
+			r := Read{Path: path}
+			for _, other := range doc.Agents() {
+				if doc.Resolved(other).Output == path {
+					r.Agent, r.Own = other, other == f.Agent
+					found = found || i >= len(read)
+				}
+			}
+			e.Reads = append(e.Reads, r)
+		}
+	}
 	perms := doc.Permissions[f.Agent]
 	for _, n := range schema.PermissionNames {
 		if perms.Allows(n) {
@@ -102,9 +140,16 @@ func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
 	if err != nil {
 		return e, err
 	}
-	target := Harness(doc.Resolved(f.Agent))
-	if target == "" {
+	p := doc.Resolved(f.Agent)
+	target := Harness(p)
+	kind := NativeKindOf(p)
+	switch kind {
+	case ClaudeSettings, CodexRules:
+	case "":
 		target = enforce.TargetOther
+	default:
+		e.Enforcement = hookReport(rules, target, kind)
+		return e, nil
 	}
 	for _, t := range rules.Report() {
 		if t.Target == target {
@@ -112,4 +157,32 @@ func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
 		}
 	}
 	return e, nil
+}
+
+// hookReport says, for a harness whose enforcement is Bridle's hook (with,
+// for some, static rules beside it), how each entry is enforced.
+func hookReport(rules *enforce.Rules, harness string, kind NativeKind) []enforce.Translation {
+	a, _ := agents.Lookup(harness)
+	asks := "asks the person"
+	switch kind {
+	case GeminiSettings, OpenCodeConfig, WindsurfHooks:
+		asks = "denies what needs a human's OK, saying so (the harness's hook cannot ask)"
+	}
+	var out []enforce.Translation
+	for _, en := range rules.Entries() {
+		t := enforce.Translation{Guardrail: en.Guardrail, Entry: en.String(), Target: harness, Mechanism: enforce.Hook}
+		t.Why = "bridle hook " + harness + " checks every call " + a.DisplayName + " makes (commands by meaning, files with links resolved) and " + asks
+		if en.Kind == enforce.Command {
+			switch kind {
+			case GeminiSettings:
+				t.Rules = []string{"commandPrefix = " + strconv.Quote(en.Pattern)}
+				t.Why = "written to .gemini/policies/bridle.toml (as spelled); " + t.Why
+			case OpenCodeConfig:
+				t.Rules = []string{"permission.bash " + strconv.Quote(en.Pattern+" *")}
+				t.Why = "written to " + OpenCodeConfigPath + " (as spelled); " + t.Why
+			}
+		}
+		out = append(out, t)
+	}
+	return out
 }

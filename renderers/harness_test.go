@@ -2,6 +2,7 @@ package renderers
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -194,4 +195,149 @@ func writeFile(t *testing.T, dir, p, content string) {
 	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestExplainSaysWhatEachHarnessReads: a harness that reads another
+// profile's render (AGENTS.md) is told so, and a hook harness's entries are
+// reported as enforced by its hook.
+func TestExplainSaysWhatEachHarnessReads(t *testing.T) {
+	doc := harnessDoc("codex", true)
+	for _, a := range []string{"opencode", "kimi", "gemini", "cursor"} {
+		doc.AgentProfiles[a] = schema.AgentProfile{}
+	}
+	doc.Normalize()
+	reads := func(agent string) map[string]Read {
+		f, err := Render(doc, agent, Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := ExplainAll(doc, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]Read{}
+		for _, r := range e.Reads {
+			m[r.Path] = r
+		}
+		if agent == "gemini" {
+			if len(e.Enforcement) != 4 || e.Enforcement[0].Mechanism != enforce.Hook || !strings.Contains(e.Enforcement[0].Why, "bridle hook gemini") {
+				t.Errorf("gemini's enforcement: %+v", e.Enforcement)
+			}
+		}
+		return m
+	}
+	if r := reads("opencode"); !r[".opencode/bridle.md"].Own || r["AGENTS.md"].Agent != "codex" {
+		t.Errorf("opencode reads %+v", r)
+	}
+	if r := reads("kimi"); r["AGENTS.md"].Agent != "codex" || r["AGENTS.md"].Own {
+		t.Errorf("kimi reads %+v", r)
+	}
+	if r := reads("cursor"); !r[".cursor/rules/bridle.mdc"].Own || r["AGENTS.md"].Agent != "codex" {
+		t.Errorf("cursor reads %+v", r)
+	}
+	if r := reads("gemini"); len(r) != 1 || !r["GEMINI.md"].Own {
+		t.Errorf("gemini reads %+v", r)
+	}
+}
+
+// TestReadmeAgents: the README's agent table is the registry's.
+func TestReadmeAgents(t *testing.T) {
+	const begin, end = "<!-- agents:begin (generated from the agents registry by go test ./renderers -run ReadmeAgents -update) -->\n", "<!-- agents:end -->"
+	var b strings.Builder
+	b.WriteString(begin)
+	b.WriteString("| agent | reads | MCP configuration | enforcement | checked with |\n|---|---|---|---|---|\n")
+	for _, a := range agents.All() {
+		h := a.Harness
+		if h == nil {
+			fmt.Fprintf(&b, "| [%s](docs/agents/%s.md) `%s` | a model: `agents/%s/AGENTS.md`, or its harness's file (`harness:`) | its harness's | its harness's | — |\n", a.DisplayName, a.Name, a.Name, a.Name)
+			continue
+		}
+		reads := "`" + h.Instructions + "`"
+		if len(h.Reads) > 0 {
+			reads += " (also " + strings.Join(h.Reads, ", ") + ")"
+		}
+		mcpCfg := "—"
+		if c := h.Config; c != nil {
+			var files []string
+			if c.Project != "" {
+				files = append(files, "`"+c.Project+"`")
+			}
+			files = append(files, "`~/"+c.User+"`")
+			mcpCfg = strings.Join(files, ", ")
+		}
+		enf := "prose; `check_command` / `check_path`"
+		if h.Native != "" {
+			enf = "`" + h.Native + "`"
+			if h.Hook != "" {
+				enf += " + `bridle hook " + a.Name + "`"
+			}
+		}
+		checked := "its documented format"
+		if h.Client != "" {
+			checked = "`" + h.Client + "`"
+		}
+		fmt.Fprintf(&b, "| [%s](docs/agents/%s.md) `%s` | %s | %s | %s | %s |\n", a.DisplayName, a.Name, a.Name, reads, mcpCfg, enf, checked)
+	}
+	b.WriteString(end)
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatal("README.md has no agents block")
+	}
+	got := s[:i] + b.String() + s[j+len(end):]
+	if got == s {
+		return
+	}
+	if *update {
+		if err := os.WriteFile("../README.md", []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's agent table is not the registry's (go test ./renderers -run ReadmeAgents -update):\n%s", b.String())
+}
+
+// FuzzMergeHookSettings: whatever a person's .gemini/settings.json holds,
+// rendering Bridle's hook into it either refuses with an error or keeps
+// every other top-level key and holds the hook once; rendering again
+// changes nothing.
+func FuzzMergeHookSettings(f *testing.F) {
+	for _, s := range []string{"", "{}", userFiles[".gemini/settings.json"], `{"hooks": []}`, `{"hooks": {"BeforeTool": {}}}`,
+		`{"hooks": {"BeforeTool": [{"hooks": [{"command": "bridle hook gemini --rules old"}]}]}, "policyPaths": "x"}`, "// c\n{\"a\": [1,],}"} {
+		f.Add([]byte(s))
+	}
+	doc := harnessDoc("gemini", true)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		read := func(files map[string][]byte) func(string) ([]byte, error) {
+			return func(p string) ([]byte, error) { return files[p], nil }
+		}
+		files := map[string][]byte{".gemini/settings.json": data}
+		n, err := RenderNativeFrom(read(files), doc, NativeOptions{RulesPath: "rules"})
+		if err != nil {
+			return
+		}
+		var out []byte
+		for _, file := range n.Files {
+			files[file.Path] = []byte(file.Content)
+			if file.Path == ".gemini/settings.json" {
+				out = []byte(file.Content)
+			}
+		}
+		if strings.Count(string(out), "bridle hook gemini") != 1 {
+			t.Fatalf("the hook is not there once:\n%s", out)
+		}
+		again, err := RenderNativeFrom(read(files), doc, NativeOptions{RulesPath: "rules"})
+		if err != nil {
+			t.Fatalf("a second render refused what the first wrote: %v\n%s", err, out)
+		}
+		for _, file := range again.Files {
+			if string(files[file.Path]) != file.Content {
+				t.Fatalf("a second render changed %s:\n%s\n---\n%s", file.Path, files[file.Path], file.Content)
+			}
+		}
+	})
 }

@@ -163,7 +163,8 @@ func hasCommands(r *enforce.Rules) bool {
 // by Bridle is removed.
 func setHookList(d *jsonc.Doc, p []string, on bool, entry any) error {
 	var list []json.RawMessage
-	if raw, ok := d.Get(p...); ok && string(raw) != "null" {
+	raw, ok := d.Get(p...)
+	if ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &list); err != nil {
 			return fmt.Errorf("%s is not a list: %w (fix it by hand, then render again)", strings.Join(p, "."), jsonc.ErrNotObject)
 		}
@@ -178,6 +179,9 @@ func setHookList(d *jsonc.Doc, p []string, on bool, entry any) error {
 	if !on && removed == 0 {
 		return nil
 	}
+	if ok && sameJSON(raw, list) {
+		return nil // as it is: keep the person's layout
+	}
 	if len(list) == 0 {
 		d.Delete(p...)
 		if keys := d.Keys(p[:len(p)-1]...); len(keys) == 0 && len(p) > 1 {
@@ -186,6 +190,21 @@ func setHookList(d *jsonc.Doc, p []string, on bool, entry any) error {
 		return nil
 	}
 	return d.Set(list, p...)
+}
+
+// sameJSON reports whether raw holds the same JSON value as v.
+func sameJSON(raw json.RawMessage, v any) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(raw, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
 }
 
 // ours reports an entry Bridle wrote: one whose command (anywhere in it)

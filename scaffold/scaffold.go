@@ -95,6 +95,52 @@ type Layout struct {
 	// default (a binary to download, or a go install argument); the
 	// repository variables of the same names override them.
 	BridleURL, BridleModule string
+	// Agents are the agents the project uses, each a known agent
+	// (agents.Names); nil means DefaultAgents.
+	Agents []string
+}
+
+// DefaultAgents are the agents a scaffold has profiles for when none are
+// chosen.
+var DefaultAgents = []string{"claude", "codex", "kimi", "deepseek"}
+
+// ErrUnknownAgent is returned for an agent the registry does not know.
+var ErrUnknownAgent = errors.New("unknown agent")
+
+// CheckAgents refuses names the agents registry does not know, and
+// duplicates.
+func CheckAgents(names []string) error {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if _, ok := agents.Lookup(n); !ok {
+			hint := ""
+			if s := schema.Suggest(n, agents.Names()); s != "" {
+				hint = fmt.Sprintf("did you mean %q? ", s)
+			}
+			return fmt.Errorf("%w %q (%sknown: %s)", ErrUnknownAgent, n, hint, strings.Join(agents.Names(), ", "))
+		}
+		if seen[n] {
+			return fmt.Errorf("agent %q is listed twice", n)
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// scaffoldAgent is one agent's profile and permissions in the scaffold.
+type scaffoldAgent struct{ Name, Sources, Perms string }
+
+// permsFor is an agent's scaffold permissions: harnesses propose and keep
+// memory (Kimi, stepwise, reads it only), a model only reads memory.
+func permsFor(name string) string {
+	a, _ := agents.Lookup(name)
+	switch {
+	case a.Harness == nil:
+		return "    memory: {read: true}"
+	case a.Style == agents.Stepwise:
+		return "    rules: {propose: true}\n    memory: {read: true}"
+	}
+	return "    rules: {propose: true}\n    memory: {read: true, write: true}"
 }
 
 // Out is where the layout's renders go, relative to the repository root.
@@ -112,6 +158,11 @@ func (l Layout) rules() string {
 // workflow, a README and a .gitignore.
 func Files(id, version string) (map[string][]byte, error) {
 	return Layout{ID: id, Rules: "."}.Files(version)
+}
+
+// FilesFor is Files for the agents the project uses (nil: DefaultAgents).
+func FilesFor(id, version string, agentNames []string) (map[string][]byte, error) {
+	return Layout{ID: id, Rules: ".", Agents: agentNames}.Files(version)
 }
 
 // Files returns every file the layout needs, by slash path relative to the
@@ -178,7 +229,18 @@ func Rules(id string) []byte { return Layout{ID: id, Rules: "."}.rulesFile() }
 
 func (l Layout) rulesFile() []byte {
 	var b bytes.Buffer
-	_ = tmpl().Execute(&b, struct{ ID, Name, Rules, Out string }{l.ID, l.ID, l.rules(), l.Out()})
+	names := l.Agents
+	if len(names) == 0 {
+		names = DefaultAgents
+	}
+	var as []scaffoldAgent
+	for _, n := range names {
+		as = append(as, scaffoldAgent{Name: n, Sources: vendorSources(n), Perms: permsFor(n)})
+	}
+	_ = tmpl().Execute(&b, struct {
+		ID, Name, Rules, Out string
+		Agents               []scaffoldAgent
+	}{l.ID, l.ID, l.rules(), l.Out(), as})
 	return b.Bytes()
 }
 
@@ -229,6 +291,8 @@ type Options struct {
 	BridleURL, BridleModule string
 	// Author signs the commit Init makes. Required.
 	Author *object.Signature
+	// Agents are the agents the project uses (Layout.Agents).
+	Agents []string
 }
 
 // Result says what Init made.
@@ -277,7 +341,7 @@ func Init(dir string, o Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("init %s: %w", dir, err)
 	}
-	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleURL: o.BridleURL, BridleModule: o.BridleModule}
+	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleURL: o.BridleURL, BridleModule: o.BridleModule, Agents: o.Agents}
 	if slices.Contains(generic, strings.ToLower(filepath.Base(abs))) {
 		layout.ID = ProjectID(filepath.Dir(abs))
 	}

@@ -2,8 +2,10 @@ package scaffold
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // TestWorkflowsLint runs actionlint over the rules repository's workflow and
@@ -119,4 +122,29 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestChosenAgents: a project that chooses its agents gets a profile and
+// permissions for each, and only those; the rules validate as written; an
+// unknown agent is refused with a suggestion.
+func TestChosenAgents(t *testing.T) {
+	src := Layout{ID: "p", Rules: ".", Agents: []string{"claude", "gemini", "cursor", "deepseek"}}.rulesFile()
+	f, diags := schema.Load("bridle.yaml", src)
+	if diags.HasErrors() {
+		t.Fatalf("%s\n%s", diags.Error(), src)
+	}
+	if got := f.Doc.Agents(); !slices.Equal(got, []string{"claude", "cursor", "deepseek", "gemini"}) {
+		t.Errorf("profiles %v", got)
+	}
+	if !f.Doc.Permissions["cursor"].Rules.Propose || f.Doc.Permissions["deepseek"].Rules.Propose {
+		t.Errorf("permissions %+v", f.Doc.Permissions)
+	}
+	for _, bad := range [][]string{{"gemni"}, {"claude", "claude"}} {
+		if err := CheckAgents(bad); err == nil {
+			t.Errorf("CheckAgents(%v) took it", bad)
+		}
+	}
+	if err := CheckAgents([]string{"gemni"}); !errors.Is(err, ErrUnknownAgent) || !strings.Contains(err.Error(), `did you mean "gemini"`) {
+		t.Errorf("CheckAgents(gemni) = %v", err)
+	}
 }

@@ -484,6 +484,13 @@ func (c *checker) permissions() {
 				"permissions for %s, which has no agent profile", quote(a))
 			d.Suggest = Suggest(a, known)
 		}
+		if c.d.Permissions[a].Rules.Approve {
+			// Kept valid (documents that grant it still load), but said:
+			// the grant changes nothing.
+			ap := p + ".rules.approve"
+			c.warnAt(c.f.Pos(ap), ap, "remove approve: true; a person approves by merging (bridle approve, the gateway's admin API or panel, or Gitea)",
+				"grants nothing: an agent never approves a proposal, only a person does")
+		}
 	}
 }
 

@@ -81,7 +81,7 @@ echo "== the real sops CLI for the vault's interoperability test (built once, th
 BRIDLE_SOPS_BIN="$(scripts/sops.sh build)"
 export BRIDLE_SOPS_BIN BRIDLE_REQUIRE_SOPS=1
 
-echo "== the real agent CLIs (Codex, Claude Code) from npm, for the native-enforcement tests"
+echo "== the real agent CLIs (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Qwen Code) from npm, for the native-enforcement and install tests"
 (cd tests/agentclients && npm ci --silent --no-audit --no-fund)
 echo "== the real Gitea MCP server (gitea-mcp from npm), run under Bridle by go test ./upstream"
 (cd tests/giteamcp && npm ci --silent --no-audit --no-fund)
@@ -103,7 +103,8 @@ for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposa
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
               enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
-              kanboard:FuzzDecode feed:FuzzExtract vault:FuzzParseConfig vault/sopsfile:FuzzDecrypt; do
+              kanboard:FuzzDecode feed:FuzzExtract vault:FuzzParseConfig vault/sopsfile:FuzzDecrypt \
+              enforce:FuzzRespellings enforce:FuzzProtocols internal/jsonc:FuzzSet renderers:FuzzMergeHookSettings; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that

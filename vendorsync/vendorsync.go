@@ -5,7 +5,9 @@
 //   - One proposal per vendor (profile) per sync, of kind vendor: the new
 //     suggestions, each with its evidence (section, quoted excerpt,
 //     document URL and hash), and the earlier ones whose text left the
-//     document (withdrawn). Nothing is merged: a human approves.
+//     document (withdrawn). Nothing is merged: a human approves. The
+//     proposal is the vendor's (its origin); who ran the sync is recorded
+//     as having started it (Origin.TriggeredBy), never as its author.
 //   - Suggestions that duplicate a guardrail or an earlier suggestion
 //     (dismissed ones included) are not proposed again; a document that did
 //     not change opens nothing.
@@ -95,8 +97,10 @@ func (d Dir) Save(url string, p feed.Previous) {
 // Options are a sync's dependencies.
 type Options struct {
 	Service proposals.Service
-	// Origin is who runs the sync (the human, for four eyes); its source
-	// becomes vendor and its agent the profile.
+	// Origin is who runs the sync. The proposals are the vendor's (source
+	// vendor, agent the profile); who ran it is recorded as
+	// Origin.TriggeredBy, not as their author, so the human who started a
+	// sync approves the vendor's text as anyone else's.
 	Origin  proposals.Origin
 	Agent   string // one profile; "" for every profile with sources
 	State   State
@@ -138,8 +142,7 @@ func Sync(ctx context.Context, o Options) ([]Result, schema.Diagnostics, error) 
 		}
 		r, ch, states := syncProfile(ctx, st, o.Fetch, doc, a, prof)
 		if ch != nil {
-			origin := o.Origin
-			origin.Source, origin.Agent = schema.SourceVendor, a
+			origin := proposals.Origin{Source: schema.SourceVendor, Agent: a, TriggeredBy: trigger(o.Origin)}
 			p, err := o.Service.Propose(ctx, proposals.Draft{Change: *ch, Origin: origin})
 			if err != nil {
 				r.Errors = append(r.Errors, err.Error())
@@ -154,6 +157,19 @@ func Sync(ctx context.Context, o Options) ([]Result, schema.Diagnostics, error) 
 		results = append(results, r)
 	}
 	return results, nil, nil
+}
+
+// trigger names who runs a sync: the human, or the agent and its session
+// (a sync run from an agent's shell).
+func trigger(o proposals.Origin) string {
+	if o.Source == schema.SourceAgent && o.Agent != "" {
+		s := "agent " + o.Agent
+		if o.Session != "" {
+			s += " (session " + o.Session + ")"
+		}
+		return s
+	}
+	return o.Author
 }
 
 // syncProfile fetches a profile's sources and says what to propose (nil:

@@ -168,3 +168,49 @@ func TestDir(t *testing.T) {
 		t.Errorf("no directory: %+v", got)
 	}
 }
+
+// The proposal a sync opens is the vendor's: whoever ran the sync started
+// it and approves it like anyone else's proposal (a human running a sync
+// does not author the vendor's text), and the commit and the pull request
+// say who started it.
+func TestSyncProposalIsTheVendors(t *testing.T) {
+	stated := []string{"- Always run the tests before you commit.\n", "- Never push directly to the main branch.\n"}
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		w.Write([]byte("# Guide\n\n" + strings.Join(stated[:min(int(n.Load()), len(stated))], "")))
+	}))
+	defer srv.Close()
+	svc, _ := service(t, rules(t, srv.URL+"/guide.md"))
+	ctx := context.Background()
+	for _, tc := range []struct {
+		by   proposals.Origin
+		want string
+	}{
+		{proposals.Origin{Source: schema.SourceUser, Author: "Mira Rossi"}, "Mira Rossi"},
+		{proposals.Origin{Source: schema.SourceAgent, Agent: "codex", Session: "shell"}, "agent codex (session shell)"},
+	} {
+		n.Add(1) // one more rule in the vendor's document
+		rs, _, err := Sync(ctx, Options{Service: svc, Origin: tc.by, Version: "test"})
+		if err != nil || len(rs) != 1 || rs[0].Proposal == nil {
+			t.Fatalf("sync by %+v: %v %+v", tc.by, err, rs)
+		}
+		pr, err := svc.Backend.Get(ctx, *rs[0].Proposal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := svc.Record(ctx, pr)
+		if err != nil {
+			t.Fatalf("the vendor's proposal does not read back: %v", err)
+		}
+		if o := rec.Draft.Origin; o != (proposals.Origin{Source: schema.SourceVendor, Agent: "claude", TriggeredBy: tc.want}) {
+			t.Errorf("sync by %+v: origin %+v, want the vendor's, started by %s", tc.by, o, tc.want)
+		}
+		if !strings.Contains(pr.Body, "a sync started by `"+tc.want+"`") || strings.Contains(pr.Author, "Mira") {
+			t.Errorf("sync by %+v: author %q, body:\n%s", tc.by, pr.Author, pr.Body)
+		}
+		if _, err := svc.Approve(ctx, pr.Number, proposals.Principal{Human: "Mira Rossi"}); err != nil {
+			t.Errorf("Mira approves the vendor's proposal of a sync %s started: %v", tc.want, err)
+		}
+	}
+}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/gateway"
 )
 
@@ -72,15 +75,18 @@ func newAgentsCmd(io *streams) *cobra.Command {
 		Short: "Manage a gateway project's agents and their tokens",
 		Long: `Agents manages who may connect to a gateway (bridle serve): each agent of a
 project has its own bearer token, which is its identity there. A token is
-printed once, on stdout, when it is minted (add) or replaced (rotate); the
-gateway keeps only its hash. Revoking or rotating takes effect on the
+printed once, on stdout, when it is minted (add) or replaced (rotate), or
+written to --token-file (mode 0600); the gateway keeps only its hash. Each
+agent reads its token from a variable of its own (BRIDLE_TOKEN_CLAUDE, or
+BRIDLE_TOKEN_FILE_CLAUDE naming the file), which bridle install --server
+writes into its config: set it only where that agent starts. Revoking or rotating takes effect on the
 agent's next request.
 
 These verbs go through the gateway's admin API: --server URL (or
 BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 --admin-token-file).`,
 		Example: `  export BRIDLE_SERVER=http://127.0.0.1:7777 BRIDLE_ADMIN_TOKEN_FILE=~/.local/state/bridle/gateway/admin-token
-  bridle agents add --project my-project --agent claude > ~/.config/bridle/claude.token
+  bridle agents add --project my-project --agent claude --token-file ~/.config/bridle/claude.token
   bridle agents list --project my-project
   bridle agents rotate --project my-project --agent claude
   bridle agents revoke --project my-project --agent claude`,
@@ -89,7 +95,7 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 	}
 	mint := func(use, short string, call func(context.Context, *gateway.Client, string, string) (gateway.Minted, error)) *cobra.Command {
 		var a adminFlags
-		var agent string
+		var agent, file string
 		c := &cobra.Command{
 			Use:   use,
 			Short: short,
@@ -100,6 +106,9 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 				}
 				if agent == "" {
 					return usageErr("--agent is required")
+				}
+				if file != "" && a.json {
+					return usageErr("--token-file and --json exclude each other: the token goes to the file only")
 				}
 				cl, err := a.client(io)
 				if err != nil {
@@ -114,14 +123,25 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 				if a.json {
 					return writeJSON(io, m)
 				}
-				fmt.Fprintln(io.out, m.Token)
-				fmt.Fprintf(io.errOut, "token for agent %s of project %s — shown once, keep it in a file only that agent reads (BRIDLE_TOKEN_FILE)\n"+
-					"MCP endpoint: %s%s\n", m.Agent.Agent, m.Agent.Project, strings.TrimRight(a.server, "/"), m.MCP)
+				if file != "" {
+					if err := writeTokenFile(file, m.Token); err != nil {
+						// The token is minted: say so, or it is lost unseen.
+						return fmt.Errorf("agents %s: the token for agent %s was minted but not saved (rotate it): %w", use, m.Agent.Agent, err)
+					}
+					fmt.Fprintf(io.errOut, "wrote the token for agent %s of project %s to %s (readable by you only)\n", m.Agent.Agent, m.Agent.Project, file)
+				} else {
+					fmt.Fprintln(io.out, m.Token)
+					fmt.Fprintf(io.errOut, "token for agent %s of project %s — shown once\n", m.Agent.Agent, m.Agent.Project)
+				}
+				fmt.Fprintf(io.errOut, "MCP endpoint: %s%s\n", strings.TrimRight(a.server, "/"), m.MCP)
+				fmt.Fprintf(io.errOut, "for agent %s only: set %s to the token where it starts (the HTTP entry bridle install --server writes), or %s to a file holding it (the stdio bridge); set neither where another agent starts\n",
+					m.Agent.Agent, agents.TokenEnv(m.Agent.Agent), agents.TokenFileEnv(m.Agent.Agent))
 				return nil
 			},
 		}
 		a.register(c, true)
 		c.Flags().StringVar(&agent, "agent", "", "the `agent` (a profile name in the rules: claude, codex, …)")
+		c.Flags().StringVar(&file, "token-file", "", "write the token to this `file` (created readable by you only) instead of printing it")
 		return c
 	}
 	add := mint("add", "Mint a token for a new agent of a project (printed once)",
@@ -180,19 +200,19 @@ shows a token, nor its hash.`,
 			if err != nil {
 				return err
 			}
-			agents, err := cl.Agents(context.Background(), la.project)
+			views, err := cl.Agents(context.Background(), la.project)
 			if err != nil {
 				return err
 			}
 			if la.json {
-				return writeJSON(io, agents)
+				return writeJSON(io, views)
 			}
-			if len(agents) == 0 {
+			if len(views) == 0 {
 				none(io, "no agents yet", "mint a token with bridle agents add --project "+la.project+" --agent NAME")
 				return nil
 			}
 			w := table(io.out, "AGENT", "CREATED", "ROTATED", "PERMISSIONS")
-			for _, a := range agents {
+			for _, a := range views {
 				rotated, perms := "-", strings.Join(a.Permissions, ",")
 				if !a.Rotated.IsZero() {
 					rotated = a.Rotated.Format(time.RFC3339)
@@ -240,4 +260,22 @@ func (a *adminFlags) gateway(cmd *cobra.Command, io *streams) (bool, error) {
 		return true, usageErr("%s cannot go with --server: the gateway holds the project's rules and says who its admin is", strings.Join(local, ", "))
 	}
 	return true, a.needProject()
+}
+
+// writeTokenFile writes token to file, readable by its owner only; an
+// existing file is replaced whole, and ends up 0600 whatever its mode was.
+func writeTokenFile(file, token string) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return err
+	}
+	// Not renameio.WriteFile: it would keep an existing file's mode.
+	t, err := renameio.NewPendingFile(file, renameio.WithStaticPermissions(0o600))
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	if _, err := t.Write([]byte(token + "\n")); err != nil {
+		return err
+	}
+	return t.CloseAtomicallyReplace()
 }

@@ -27,6 +27,7 @@ func tokenFile(t *testing.T, content string) string {
 // the token file it could not use, and never prints what the file holds.
 func TestBridgeUsageErrors(t *testing.T) {
 	t.Setenv("BRIDLE_TOKEN_FILE", "")
+	t.Setenv("BRIDLE_TOKEN_FILE_KIMI", "")
 	t.Setenv("BRIDLE_SERVER", "")
 	good := tokenFile(t, gatewaytest.Token+"\n")
 	two := tokenFile(t, "bridle_first-secret-token\nbridle_second-secret-token\n")
@@ -39,9 +40,11 @@ func TestBridgeUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--server", srv}, "--server needs --project"},
 		{[]string{"--project", "p"}, "--project needs --server"},
-		{[]string{"--server", srv, "--project", "p"}, "--token-file FILE or BRIDLE_TOKEN_FILE"},
-		{[]string{"--server", srv, "--project", "p", "--token-file", missing}, "token file " + missing + ": no such file"},
-		{[]string{"--server", srv, "--project", "p", "--token-file", empty}, "token file " + empty + " is empty"},
+		{[]string{"--server", srv, "--project", "p"}, "--token-file FILE, --token-file-env VARIABLE or BRIDLE_TOKEN_FILE"},
+		{[]string{"--server", srv, "--project", "p", "--token-file", missing}, "token file " + missing + " (--token-file): no such file"},
+		{[]string{"--server", srv, "--project", "p", "--token-file", empty}, "token file " + empty + " (--token-file) is empty"},
+		{[]string{"--server", srv, "--project", "p", "--token-file-env", "BRIDLE_TOKEN_FILE_KIMI"}, "BRIDLE_TOKEN_FILE_KIMI is not set"},
+		{[]string{"--server", srv, "--project", "p", "--token-file-env", "NOT-A-NAME"}, `--token-file-env "NOT-A-NAME" is not`},
 		{[]string{"--server", srv, "--project", "p", "--token-file", two}, "holds more than one token"},
 		{[]string{"--server", srv, "--project", "p", "--token-file", good, "--rules", "."}, "--rules cannot go with --server"},
 		{[]string{"--server", srv, "--project", "p", "--token-file", good, "--agent", "claude", "--worktree"}, "--worktree, --agent cannot go with --server"},
@@ -55,6 +58,28 @@ func TestBridgeUsageErrors(t *testing.T) {
 		if strings.Contains(stderr, "secret-token") || strings.Contains(stderr, gatewaytest.Token) {
 			t.Errorf("%v: stderr shows the token: %s", tc.args, stderr)
 		}
+	}
+}
+
+// TestBridgeTokenFileEnv: the bridge reads the token file the agent's own
+// variable names (--token-file-env, as install writes it), and then never
+// falls back to the shared BRIDLE_TOKEN_FILE: another agent's token file
+// exported there does not make this agent that one.
+func TestBridgeTokenFileEnv(t *testing.T) {
+	g := gatewaytest.Start(t)
+	t.Setenv("BRIDLE_SERVER", g.Server())
+	t.Setenv("BRIDLE_TOKEN_FILE", tokenFile(t, gatewaytest.Token+"\n")) // some other agent's
+	t.Setenv("BRIDLE_TOKEN_FILE_KIMI", "")
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"kimi","version":"1"}}}` + "\n"
+	code, out, stderr := bridleStdin(t, in, "mcp", "--project", gatewaytest.Project, "--token-file-env", "BRIDLE_TOKEN_FILE_KIMI")
+	if code != exitUsage || !strings.Contains(stderr, "BRIDLE_TOKEN_FILE_KIMI is not set") || strings.Contains(out, `"result"`) {
+		t.Errorf("the bridle fell back to BRIDLE_TOKEN_FILE: exit %d\n%s\n%s", code, out, stderr)
+	}
+	t.Setenv("BRIDLE_TOKEN_FILE", "")
+	t.Setenv("BRIDLE_TOKEN_FILE_KIMI", tokenFile(t, gatewaytest.Token+"\n"))
+	code, out, stderr = bridleStdin(t, in, "mcp", "--project", gatewaytest.Project, "--token-file-env", "BRIDLE_TOKEN_FILE_KIMI")
+	if code != 0 || !strings.Contains(out, `"id":1,"result"`) {
+		t.Errorf("with the agent's own variable: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
 
@@ -89,15 +114,34 @@ func TestBridgeCommand(t *testing.T) {
 func TestInstallServerCommand(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := bridle(t, "install", "claude", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir)
-	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN to the agent's token") || !strings.Contains(stderr, "bridle agents add --server https://bridle.example.com --project runic --agent claude") {
+	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN_CLAUDE to agent claude's token") || !strings.Contains(stderr, "bridle agents add --server https://bridle.example.com --project runic --agent claude") ||
+		!strings.Contains(stderr, "next: Claude Code asks once to approve") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, ".mcp.json")); !strings.Contains(string(b), `"url": "https://bridle.example.com/p/runic/mcp"`) {
+	if b, _ := os.ReadFile(filepath.Join(dir, ".mcp.json")); !strings.Contains(string(b), `"url": "https://bridle.example.com/p/runic/mcp"`) || !strings.Contains(string(b), "${BRIDLE_TOKEN_CLAUDE}") {
 		t.Errorf(".mcp.json:\n%s", b)
 	}
+	// --agent with --server names the token's variable only.
+	code, _, stderr = bridle(t, "install", "claude", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir, "--agent", "reviewer")
+	if b, _ := os.ReadFile(filepath.Join(dir, ".mcp.json")); code != 0 || !strings.Contains(string(b), "${BRIDLE_TOKEN_REVIEWER}") || !strings.Contains(stderr, "--agent reviewer") {
+		t.Errorf("--agent reviewer: exit %d: %s\n%s", code, stderr, b)
+	}
 	code, _, stderr = bridle(t, "install", "kimi", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir)
-	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN_FILE to a file holding the agent's token") {
+	if code != 0 || !strings.Contains(stderr, "set BRIDLE_TOKEN_KIMI to agent kimi's token") {
 		t.Fatalf("kimi: exit %d: %s", code, stderr)
+	}
+	// A client that reads no project's file gets its user's.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	code, _, stderr = bridle(t, "install", "windsurf", "--server", "https://bridle.example.com", "--project", "runic")
+	if b, _ := os.ReadFile(filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")); code != 0 || !strings.Contains(string(b), "${env:BRIDLE_TOKEN_WINDSURF}") {
+		t.Errorf("windsurf: exit %d: %s\n%s", code, stderr, b)
+	}
+	if code, _, stderr := bridle(t, "install", "windsurf", "--server", "https://bridle.example.com", "--project", "runic", "--dir", dir); code != exitUsage || !strings.Contains(stderr, "~/.codeium/windsurf/mcp_config.json") {
+		t.Errorf("windsurf --dir: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := bridle(t, "install", "windsurf", "--project", dir); code != exitUsage || !strings.Contains(stderr, "only the user's ~/.codeium/windsurf/mcp_config.json") {
+		t.Errorf("windsurf --project: exit %d: %s", code, stderr)
 	}
 	for _, tc := range []struct {
 		args []string
@@ -105,7 +149,6 @@ func TestInstallServerCommand(t *testing.T) {
 	}{
 		{[]string{"--server", "https://b.example.com"}, "--server needs --project"},
 		{[]string{"--server", "https://b.example.com", "--project", "p", "--rules", "."}, "--rules cannot go with --server"},
-		{[]string{"--server", "https://b.example.com", "--project", "p", "--agent", "a"}, "--agent cannot go with --server"},
 		{[]string{"--server", "b.example.com", "--project", "p", "--dir", dir}, "not an http(s) URL"},
 		{[]string{"--project", dir, "--dir", dir}, "--dir goes with --server"},
 	} {

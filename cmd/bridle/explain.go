@@ -67,6 +67,17 @@ func printExplanation(io *streams, e renderers.Explanation) {
 	fmt.Fprintf(w, "renderer:     %s (%s, %s style)\n", e.Renderer, e.Instructions, e.Style)
 	fmt.Fprintf(w, "file:         %s\n", e.Path)
 	fmt.Fprintf(w, "size:         %d bytes, about %d tokens\n", e.Bytes, e.Tokens)
+	if e.Harness != "" {
+		fmt.Fprintf(w, "harness:      %s\n", e.Harness)
+	}
+	for _, r := range e.Reads {
+		switch {
+		case r.Own:
+			fmt.Fprintf(w, "reads:        %s (this render)\n", r.Path)
+		case r.Agent != "":
+			fmt.Fprintf(w, "reads:        %s, rendered for %s: it reads that profile's rules too\n", r.Path, r.Agent)
+		}
+	}
 	if len(e.MCPClients) > 0 {
 		fmt.Fprintf(w, "mcp clients:  %s\n", strings.Join(e.MCPClients, ", "))
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -94,6 +95,11 @@ func runHook(io *streams, in io.Reader, o hookOptions, proto enforce.Protocol, p
 	}
 	if project == "" {
 		project = call.Cwd
+	}
+	if project == "" {
+		// A harness that names neither (Windsurf's file hooks) runs its
+		// hooks in the workspace.
+		project, _ = os.Getwd()
 	}
 	return writeHook(io, proto, rules.Decide(call, project))
 }

@@ -14,12 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/scaffold"
 )
 
 type initOptions struct {
+	agents                  []string
 	gitea, repo             string
 	approvers, writers      []string
 	private                 bool
@@ -64,11 +66,15 @@ and protects main so that the only way in is a merged pull request: direct
 pushes are refused. --writers may open proposals (e.g. the agents' bot
 account); --approvers, when given, are the only ones who may merge.`,
 		Example: `  cd my-project && bridle init rules      # rules/ in this project
+  bridle init rules --agents claude,codex,cursor,gemini
   bridle init ~/acme-rules                 # a rules repository of its own
   GITEA_TOKEN=… bridle init --gitea https://gitea.example.com --repo acme/rules \
     --writers bridle-bot --approvers mira,jonas`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if err := scaffold.CheckAgents(o.agents); err != nil {
+				return usageErr("--agents: %w", err)
+			}
 			if o.gitea != "" || o.repo != "" {
 				if len(args) > 0 {
 					return usageErr("init with --gitea takes no DIR")
@@ -83,6 +89,7 @@ account); --approvers, when given, are the only ones who may merge.`,
 		},
 	}
 	giteaFlags(cmd, &o.gitea, &o.repo, nil, "create the rules repository")
+	cmd.Flags().StringSliceVar(&o.agents, "agents", nil, "the `agents` the project uses, comma-separated: only these get profiles and files (default claude,codex,kimi,deepseek; known: "+strings.Join(agents.Names(), ", ")+")")
 	cmd.Flags().StringSliceVar(&o.writers, "writers", nil, "Gitea users who may open proposals")
 	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into main")
 	cmd.Flags().BoolVar(&o.private, "private", false, "make the Gitea repository private")
@@ -96,7 +103,7 @@ func runInit(io *streams, dir string, o initOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleURL: o.bridleURL, BridleModule: o.bridleModule})
+	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleURL: o.bridleURL, BridleModule: o.bridleModule, Agents: o.agents})
 	switch {
 	case errors.Is(err, scaffold.ErrExists):
 		return usageErr("%w; change it with bridle propose, or choose another directory", err)
@@ -188,7 +195,7 @@ func runInitGitea(io *streams, o initOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := scaffold.Files(scaffold.ProjectID(name), version())
+	files, err := scaffold.FilesFor(scaffold.ProjectID(name), version(), o.agents)
 	if err != nil {
 		return err
 	}

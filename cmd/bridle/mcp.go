@@ -19,6 +19,7 @@ import (
 	"github.com/bridle-dev/bridle/bridge"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/install"
 	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
@@ -36,9 +37,10 @@ type mcpOptions struct {
 	repo     string
 	path     string
 
-	server    string // the gateway: bridle mcp is then a stdio bridge to it
-	project   string
-	tokenFile string
+	server       string // the gateway: bridle mcp is then a stdio bridge to it
+	project      string
+	tokenFile    string
+	tokenFileEnv string // the variable naming the token file
 
 	config string // the sidecar's integrations: kanboard, upstreams
 }
@@ -89,9 +91,13 @@ With --server URL --project P, mcp is instead a bridge to Bridle's gateway
 URL/p/P/mcp over streamable HTTP, with the agent's token as a bearer token.
 The token is the agent's identity there, so --rules, --ref, --worktree,
 --snapshot, --agent and --gitea do not go with --server: the gateway
-decides what the agent is served. The token is read from --token-file (or
-BRIDLE_TOKEN_FILE), never from a flag value; bridle agents add --server URL
---project P --agent NAME prints a new one, once. When the gateway restarts,
+decides what the agent is served. The token is read from a file, never
+from a flag value: --token-file FILE, else the file the variable
+--token-file-env names (bridle install writes the agent's own,
+BRIDLE_TOKEN_FILE_NAME, so that no two agents' configs read one variable;
+no other variable is read then), else the file BRIDLE_TOKEN_FILE names.
+bridle agents add --server URL --project P --agent NAME --token-file FILE
+writes a new token to FILE, readable by its owner only. When the gateway restarts,
 the bridge reconnects and replays the session's start, so the agent's next
 call goes through; while the gateway is unreachable a call gets an error
 after about 10 s, and a token the gateway refuses (revoked, rotated) gets
@@ -101,7 +107,7 @@ make mcp a bridge).`,
   bridle mcp --rules ~/rules --ref release
   bridle mcp --rules ~/rules --worktree --agent claude   # while editing the rules
   bridle mcp --snapshot snapshot.json
-  BRIDLE_TOKEN_FILE=~/.config/bridle/token bridle mcp --server https://bridle.example.com --project runic`,
+  BRIDLE_TOKEN_FILE_KIMI=~/.config/bridle/kimi.token bridle mcp --server https://bridle.example.com --project runic --token-file-env BRIDLE_TOKEN_FILE_KIMI`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// From the start: a signal while the rules load still ends the
@@ -229,7 +235,8 @@ make mcp a bridge).`,
 	cmd.Flags().StringVar(&o.server, "server", "", "bridge the agent to the project's MCP endpoint on this Bridle gateway `URL` (default $BRIDLE_SERVER)")
 	cmd.Flags().StringVar(&o.project, "project", "", "with --server, the gateway's `project`")
 	cmd.Flags().StringVar(&o.config, "config", "", "the sidecar's integrations `file`: kanboard: and upstreams: (MCP servers served through Bridle), as a bridle serve project's")
-	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "with --server, the `file` holding the agent's gateway token (default $BRIDLE_TOKEN_FILE)")
+	cmd.Flags().StringVar(&o.tokenFile, "token-file", "", "with --server, the `file` holding the agent's gateway token (default: the file --token-file-env names)")
+	cmd.Flags().StringVar(&o.tokenFileEnv, "token-file-env", "", "with --server, the environment `variable` naming the token's file: the agent's own, as bridle install writes it (default BRIDLE_TOKEN_FILE)")
 	cmd.AddCommand(newMCPToolsCmd(io))
 	return cmd
 }
@@ -283,15 +290,27 @@ func runBridge(cmd *cobra.Command, io *streams, o mcpOptions) error {
 	return nil
 }
 
-// readToken reads the agent's token from --token-file or
-// BRIDLE_TOKEN_FILE; errors name the file, never what it holds.
+// readToken reads the agent's token from --token-file, else the file
+// --token-file-env's variable names, else BRIDLE_TOKEN_FILE's; errors name
+// the file or the variable, never what the file holds.
 func readToken(io *streams, o mcpOptions) (string, error) {
-	file := o.tokenFile
-	if file == "" {
-		file = io.f.TokenFile()
-	}
-	if file == "" {
-		return "", usageErr("--server needs the agent's token in a file: --token-file FILE or BRIDLE_TOKEN_FILE (a token is never a flag value)\n    fix: bridle agents add --server %s --project %s --agent NAME prints a new token once; save it in a file only you can read", o.server, o.project)
+	file, from := o.tokenFile, "--token-file"
+	fix := fmt.Sprintf("\n    fix: bridle agents add --server %s --project %s --agent NAME --token-file FILE writes a new token to FILE (readable by you only)", o.server, o.project)
+	switch {
+	case file != "":
+	case o.tokenFileEnv != "":
+		if !envName(o.tokenFileEnv) {
+			return "", usageErr("--token-file-env %q is not an environment variable's name", o.tokenFileEnv)
+		}
+		from = o.tokenFileEnv
+		if file = strings.TrimSpace(io.f.getenv(o.tokenFileEnv)); file == "" {
+			return "", usageErr("--server needs the agent's token in a file: %s is not set (the agent's config reads no other variable; a token is never a flag value)%s; then set %s=FILE where the agent starts", o.tokenFileEnv, fix, o.tokenFileEnv)
+		}
+	default:
+		from = install.BridgeTokenFileEnv
+		if file = io.f.TokenFile(); file == "" {
+			return "", usageErr("--server needs the agent's token in a file: --token-file FILE, --token-file-env VARIABLE or BRIDLE_TOKEN_FILE (a token is never a flag value)%s", fix)
+		}
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -299,16 +318,26 @@ func readToken(io *streams, o mcpOptions) (string, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is said once
 		}
-		return "", usageErr("token file %s: %w", file, err)
+		return "", usageErr("token file %s (%s): %w", file, from, err)
 	}
 	token := strings.TrimSpace(string(data))
 	switch {
 	case token == "":
-		return "", usageErr("token file %s is empty\n    fix: save the token bridle agents add --server %s --project %s --agent NAME printed in it", file, o.server, o.project)
+		return "", usageErr("token file %s (%s) is empty%s", file, from, fix)
 	case strings.ContainsAny(token, " \t\r\n"):
-		return "", usageErr("token file %s holds more than one token (a token is one word, bridle_…)", file)
+		return "", usageErr("token file %s (%s) holds more than one token (a token is one word, bridle_…)", file, from)
 	}
 	return token, nil
+}
+
+// envName reports whether s is a portable environment variable's name.
+func envName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func stdin(cmd *cobra.Command) interface{ Read([]byte) (int, error) } {

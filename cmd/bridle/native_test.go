@@ -55,7 +55,7 @@ func TestRenderNativeFilesAndCheck(t *testing.T) {
 
 func TestInstallCodexNote(t *testing.T) {
 	code, _, stderr := bridle(t, "install", "codex", "--project", t.TempDir(), "--rules", example, "--dry-run")
-	if code != 0 || !strings.Contains(stderr, "only when the project is trusted in Codex") {
+	if code != 0 || !strings.Contains(stderr, "next: Codex reads a project's .codex/config.toml and .codex/rules only once the project is trusted") {
 		t.Errorf("%d %s", code, stderr)
 	}
 }

@@ -158,3 +158,42 @@ func TestProposalsThroughTheGatewayCLI(t *testing.T) {
 		t.Errorf("--project without a server: %d %s", code, stderr)
 	}
 }
+
+// TestAgentsAddTokenFile: agents add --token-file writes the token to a
+// file readable by its owner only (an existing file becomes 0600 too),
+// prints it nowhere, and says which variables are that agent's own.
+func TestAgentsAddTokenFile(t *testing.T) {
+	isolated(t)
+	url, admin := testGateway(t, "proj", rulesInit(t))
+	t.Setenv("BRIDLE_SERVER", url)
+	t.Setenv("BRIDLE_ADMIN_TOKEN_FILE", admin)
+	file := filepath.Join(t.TempDir(), "tokens", "gemini.token")
+	code, out, stderr := bridle(t, "agents", "add", "--project", "proj", "--agent", "gemini", "--token-file", file)
+	b, err := os.ReadFile(file)
+	tok := strings.TrimSpace(string(b))
+	if code != 0 || err != nil || !strings.HasPrefix(tok, gateway.TokenPrefix) {
+		t.Fatalf("add --token-file: %d %v %q %q", code, err, out, stderr)
+	}
+	if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", st.Mode().Perm())
+	}
+	if strings.Contains(out+stderr, tok) || out != "" {
+		t.Errorf("the token was printed: %q %q", out, stderr)
+	}
+	if !strings.Contains(stderr, "set BRIDLE_TOKEN_GEMINI to the token") || !strings.Contains(stderr, "BRIDLE_TOKEN_FILE_GEMINI to a file") {
+		t.Errorf("add does not name the agent's own variables: %s", stderr)
+	}
+	os.Chmod(file, 0o644)
+	if code, _, stderr := bridle(t, "agents", "rotate", "--project", "proj", "--agent", "gemini", "--token-file", file); code != 0 {
+		t.Fatalf("rotate --token-file: %d %s", code, stderr)
+	}
+	if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
+		t.Errorf("rotated token file mode %v, want 0600", st.Mode().Perm())
+	}
+	if b2, _ := os.ReadFile(file); strings.TrimSpace(string(b2)) == tok {
+		t.Error("rotate did not replace the token in the file")
+	}
+	if code, _, stderr := bridle(t, "agents", "add", "--project", "proj", "--agent", "x", "--token-file", file, "--json"); code != exitUsage {
+		t.Errorf("--token-file with --json: %d %s", code, stderr)
+	}
+}
