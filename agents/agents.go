@@ -218,7 +218,7 @@ var list = []Agent{
 			Config: &Config{Format: JSON, Project: ".mcp.json", User: ".claude.json", Servers: "mcpServers",
 				Stdio: Stdio{Type: "stdio"},
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
-			SessionEnv: []string{"CLAUDECODE"},
+			SessionEnv: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
 			Trust:      "Claude Code asks once to approve a project's MCP server: accept bridle when it asks (claude mcp list shows it)",
 			Native:     "claude-settings", Hook: "claude", ProjectEnv: "CLAUDE_PROJECT_DIR",
 			Client: "@anthropic-ai/claude-code@2.1.328",
@@ -236,7 +236,7 @@ var list = []Agent{
 				// env_vars names the others it needs.
 				Stdio: Stdio{EnvKey: "env_vars"},
 				HTTP:  &HTTP{URL: "url", BearerEnv: "bearer_token_env_var"}},
-			SessionEnv: []string{"CODEX_SANDBOX", "CODEX_THREAD_ID"},
+			SessionEnv: []string{"CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"},
 			Trust:      "Codex reads a project's .codex/config.toml and .codex/rules only once the project is trusted: answer yes when Codex asks, or set [projects.\"<path>\"] trust_level = \"trusted\" in ~/.codex/config.toml",
 			Native:     "codex-rules",
 			Client:     "@openai/codex@0.169.0",
@@ -502,6 +502,23 @@ func envSuffix(agent string) string {
 		}
 	}
 	return string(b)
+}
+
+// Session returns the harness whose session getenv shows this process
+// runs in (one of its SessionEnv variables is set), and that variable; ok
+// is false when none is set.
+func Session(getenv func(string) string) (agent, variable string, ok bool) {
+	for _, a := range list {
+		if a.Harness == nil {
+			continue
+		}
+		for _, v := range a.Harness.SessionEnv {
+			if getenv(v) != "" {
+				return a.Name, v, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // ForClient returns the known agent whose MCP client sends name as its

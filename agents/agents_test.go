@@ -75,3 +75,27 @@ func TestTokenEnv(t *testing.T) {
 		t.Error("two agents, or a token and its file, share a variable")
 	}
 }
+
+// TestSession: a harness's session variable names it; nothing set names
+// none.
+func TestSession(t *testing.T) {
+	for _, a := range All() {
+		if a.Harness == nil {
+			continue
+		}
+		for _, v := range a.Harness.SessionEnv {
+			got, variable, ok := Session(func(k string) string {
+				if k == v {
+					return "1"
+				}
+				return ""
+			})
+			if !ok || got != a.Name || variable != v {
+				t.Errorf("%s set: Session = %s %s %v, want %s", v, got, variable, ok, a.Name)
+			}
+		}
+	}
+	if _, _, ok := Session(func(string) string { return "" }); ok {
+		t.Error("a session with nothing set")
+	}
+}

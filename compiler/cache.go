@@ -25,8 +25,9 @@ type Cache struct {
 	Dir string // "" disables the cache
 }
 
-// Key identifies one compilation of in by bridleVersion.
-func Key(in Input, bridleVersion string, forge, strict bool) string {
+// Key identifies one compilation of in by bridleVersion; forge names the
+// forge's review (ForgeKey), "" for none.
+func Key(in Input, bridleVersion, forge string, strict bool) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "v3\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
 		in.Source.Ref, in.Source.Dirty, in.Source.Path)
@@ -40,7 +41,7 @@ func Key(in Input, bridleVersion string, forge, strict bool) string {
 	// The history is a function of the commit (above) and of whether it is
 	// resolved at all; hashing the flag, not the history, lets a cache hit
 	// skip walking it.
-	fmt.Fprintf(h, "history=%t\x00forge=%t\x00strict=%t\x00", in.history || in.review != nil, forge, strict)
+	fmt.Fprintf(h, "history=%t\x00forge=%q\x00strict=%t\x00", in.history || in.review != nil, forge, strict)
 	h.Write(in.Data)
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
@@ -105,6 +106,15 @@ func (c Cache) prune(max int) {
 	}
 }
 
+// ForgeKey is what of opts' forge decides a review besides the history:
+// whether there is one, and who its bot is.
+func ForgeKey(opts Options) string {
+	if opts.PRLookup == nil {
+		return ""
+	}
+	return "forge\x00" + opts.Bot
+}
+
 // CompileCached is Compile through c: unchanged input is served from the
 // cache (hit reports it), anything else is compiled and cached when valid.
 func CompileCached(opts Options, c Cache) (snap *Snapshot, diags schema.Diagnostics, hit bool, err error) {
@@ -112,7 +122,7 @@ func CompileCached(opts Options, c Cache) (snap *Snapshot, diags schema.Diagnost
 	if err != nil || diags.HasErrors() {
 		return nil, diags, false, err
 	}
-	key := Key(in, opts.BridleVersion, opts.PRLookup != nil, opts.Strict)
+	key := Key(in, opts.BridleVersion, ForgeKey(opts), opts.Strict)
 	if s := c.Get(key); s != nil {
 		return s, s.Warnings, true, nil
 	}

@@ -57,6 +57,10 @@ type Options struct {
 	// PRLookup, when set, makes the forge (Gitea) the judge of which
 	// commits on main are approved merges.
 	PRLookup PRLookup
+	// Bot, with PRLookup, is the forge user through whose token agents'
+	// changes reach the forge (the proposals bot): its merges approve
+	// nothing. It is part of the compile cache's key.
+	Bot string
 }
 
 // Source says where the rules were read from.

@@ -82,7 +82,7 @@ func Timeline(opts Options) ([]Merge, error) {
 	c := head
 	var out []Merge
 	for i := 0; err == nil && i < maxHistory && c != nil; i++ {
-		if prov, proposal, _, aerr := approval(repo, c, opts.PRLookup, onChain, isAgent); aerr == nil && prov != nil {
+		if prov, proposal, _, aerr := approval(repo, c, opts.PRLookup, opts.Bot, onChain, isAgent); aerr == nil && prov != nil {
 			from := proposal
 			if from == nil {
 				from = c

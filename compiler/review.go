@@ -25,10 +25,6 @@ type PR struct {
 	MergedBy string // the forge user who merged it
 	MergedAt time.Time
 	Poster   string // the forge user who opened it
-	// Bot is the forge user whose token Bridle reads the forge with (the
-	// proposals bot, through which agents' changes reach the forge), "" when
-	// it has none. Its merges approve nothing.
-	Bot string
 }
 
 // PRLookup answers which merged pull request produced commit on main (its
@@ -37,7 +33,7 @@ type PR struct {
 //
 // With a PRLookup the forge is the only judge of approval: a commit on main
 // is approved when, and only when, a merged pull request produced it and a
-// person other than its proposer merged it — never the bot (PR.Bot), an
+// person other than its proposer merged it — never the bot (Options.Bot), an
 // agent, whoever opened the pull request, or the person or agent its
 // proposal commit records as proposing it (a person's own proposal counts
 // when the merge records their explicit choice, SelfApprovedTrailer).
@@ -142,7 +138,7 @@ func canonical(v any) string {
 // tracks for every subject whether its current value came from the
 // baseline or an approved merge. A commit's document that cannot be parsed
 // changes nothing (the compile of that commit fails on its own).
-func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup PRLookup) (*review, error) {
+func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup PRLookup, bot string) (*review, error) {
 	var chain []*object.Commit
 	c, err := repo.CommitObject(from)
 	if err != nil {
@@ -232,7 +228,7 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 				continue // present but unparseable: changes nothing
 			}
 		}
-		approvedBy, proposal, refused, err := approval(repo, c, lookup, onChain, isAgent)
+		approvedBy, proposal, refused, err := approval(repo, c, lookup, bot, onChain, isAgent)
 		if err != nil {
 			r.complete = false
 		}
@@ -279,9 +275,9 @@ func reviewHistory(repo *git.Repository, from plumbing.Hash, file string, lookup
 // merge that is no approval because of who made it, why (refused). A
 // merged proposal must be one commit made on main itself (its parent on
 // main's first-parent line, onChain): otherwise a commit hidden beneath the
-// proposal would ride in with the approval. isAgent says whether a name is
-// an agent's.
-func approval(repo *git.Repository, c *object.Commit, lookup PRLookup, onChain func(plumbing.Hash) bool, isAgent func(string) bool) (prov *schema.Provenance, proposal *object.Commit, refused string, err error) {
+// proposal would ride in with the approval. bot is the forge's bot user;
+// isAgent says whether a name is an agent's.
+func approval(repo *git.Repository, c *object.Commit, lookup PRLookup, bot string, onChain func(plumbing.Hash) bool, isAgent func(string) bool) (prov *schema.Provenance, proposal *object.Commit, refused string, err error) {
 	if len(c.ParentHashes) >= 2 {
 		p, err := repo.CommitObject(c.ParentHashes[1])
 		if err != nil {
@@ -303,7 +299,7 @@ func approval(repo *git.Repository, c *object.Commit, lookup PRLookup, onChain f
 		if !pr.MergedAt.IsZero() {
 			p.ApprovedAt = pr.MergedAt.UTC().Format(time.RFC3339)
 		}
-		if why := pr.notApproval(c, proposal, isAgent); why != "" {
+		if why := pr.notApproval(c, proposal, bot, isAgent); why != "" {
 			return nil, nil, why, nil
 		}
 		return &p, proposal, "", nil
@@ -325,8 +321,8 @@ func approval(repo *git.Repository, c *object.Commit, lookup PRLookup, onChain f
 
 // notApproval says why the forge's merge of pr into c (with its proposal
 // commit, nil for a squash) approves nothing because of who merged it; ""
-// when it approves.
-func (pr PR) notApproval(c, proposal *object.Commit, isAgent func(string) bool) string {
+// when it approves. bot is the forge's bot user.
+func (pr PR) notApproval(c, proposal *object.Commit, bot string, isAgent func(string) bool) string {
 	by := pr.MergedBy
 	from := proposal
 	if from == nil {
@@ -340,7 +336,7 @@ func (pr PR) notApproval(c, proposal *object.Commit, isAgent func(string) bool) 
 	switch {
 	case strings.TrimSpace(by) == "":
 		return "the forge does not say who merged it"
-	case same(pr.Bot):
+	case same(bot):
 		return fmt.Sprintf("merged by %s, Bridle's own user on the forge (the proposals bot, whose token agents' changes go through): only a person's merge approves", oneLine(by))
 	case strings.HasSuffix(by, AgentApprover) || isAgent(by):
 		return fmt.Sprintf("merged by %s, an agent's name: only a person approves a change to the rules", oneLine(by))

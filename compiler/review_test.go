@@ -531,8 +531,8 @@ func TestReviewKeepsApprovedCommands(t *testing.T) {
 	}
 }
 
-// Who merged decides, on a forge: the bot's own user (whose token agents'
-// changes go through), an agent, whoever opened the pull request and the
+// Who merged decides, on a forge: the bot's own user (Options.Bot, whose
+// token agents' changes go through), an agent, whoever opened the pull request and the
 // proposal's recorded proposer approve nothing (issue 23: an agent merged
 // its own proposal with the bot's token and it was served as approved by
 // the bot). A person's own merge counts when the merge records their choice.
@@ -548,17 +548,17 @@ func TestReviewForgeMergerIsAPersonOtherThanTheProposer(t *testing.T) {
 		approved  bool
 		reasonHas string
 	}{
-		{"a person merges an agent's proposal the bot opened", proposalMsg, mergeMsg, PR{MergedBy: "alice", Poster: "bridle-bot", Bot: "bridle-bot"}, true, ""},
-		{"the bot merges it", proposalMsg, mergeMsg, PR{MergedBy: "bridle-bot", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "the proposals bot"},
-		{"the bot, spelled otherwise", proposalMsg, mergeMsg, PR{MergedBy: "Bridle-Bot", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "the proposals bot"},
-		{"the proposing agent's own forge user", proposalMsg, mergeMsg, PR{MergedBy: "claude", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "agent"},
-		{"another agent's forge user", proposalMsg, mergeMsg, PR{MergedBy: "codex", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "an agent's name"},
-		{"whoever opened it", proposalMsg, mergeMsg, PR{MergedBy: "dev-helper", Poster: "dev-helper", Bot: "bridle-bot"}, false, "who opened the pull request"},
-		{"nobody is named", proposalMsg, mergeMsg, PR{Poster: "bridle-bot", Bot: "bridle-bot"}, false, "does not say who merged"},
-		{"the proposing person", userMsg, mergeMsg, PR{MergedBy: "mira okafor", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "who proposed it"},
-		{"the proposing person, by their choice", userMsg, mergeMsg + SelfApprovedTrailer + ": mira okafor\n", PR{MergedBy: "mira okafor", Poster: "bridle-bot", Bot: "bridle-bot"}, true, ""},
-		{"an agent may not choose so", proposalMsg, mergeMsg + SelfApprovedTrailer + ": claude\n", PR{MergedBy: "claude", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "agent"},
-		{"nor the bot", userMsg, mergeMsg + SelfApprovedTrailer + ": bridle-bot\n", PR{MergedBy: "bridle-bot", Poster: "bridle-bot", Bot: "bridle-bot"}, false, "the proposals bot"},
+		{"a person merges an agent's proposal the bot opened", proposalMsg, mergeMsg, PR{MergedBy: "alice", Poster: "bridle-bot"}, true, ""},
+		{"the bot merges it", proposalMsg, mergeMsg, PR{MergedBy: "bridle-bot", Poster: "bridle-bot"}, false, "the proposals bot"},
+		{"the bot, spelled otherwise", proposalMsg, mergeMsg, PR{MergedBy: "Bridle-Bot", Poster: "bridle-bot"}, false, "the proposals bot"},
+		{"the proposing agent's own forge user", proposalMsg, mergeMsg, PR{MergedBy: "claude", Poster: "bridle-bot"}, false, "agent"},
+		{"another agent's forge user", proposalMsg, mergeMsg, PR{MergedBy: "codex", Poster: "bridle-bot"}, false, "an agent's name"},
+		{"whoever opened it", proposalMsg, mergeMsg, PR{MergedBy: "dev-helper", Poster: "dev-helper"}, false, "who opened the pull request"},
+		{"nobody is named", proposalMsg, mergeMsg, PR{Poster: "bridle-bot"}, false, "does not say who merged"},
+		{"the proposing person", userMsg, mergeMsg, PR{MergedBy: "mira okafor", Poster: "bridle-bot"}, false, "who proposed it"},
+		{"the proposing person, by their choice", userMsg, mergeMsg + SelfApprovedTrailer + ": mira okafor\n", PR{MergedBy: "mira okafor", Poster: "bridle-bot"}, true, ""},
+		{"an agent may not choose so", proposalMsg, mergeMsg + SelfApprovedTrailer + ": claude\n", PR{MergedBy: "claude", Poster: "bridle-bot"}, false, "agent"},
+		{"nor the bot", userMsg, mergeMsg + SelfApprovedTrailer + ": bridle-bot\n", PR{MergedBy: "bridle-bot", Poster: "bridle-bot"}, false, "the proposals bot"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHist(t)
@@ -569,7 +569,7 @@ func TestReviewForgeMergerIsAPersonOtherThanTheProposer(t *testing.T) {
 			pr := tc.pr
 			pr.Number, pr.MergedAt = 2, time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 			lookup := func(c string) (PR, bool, error) { return pr, c == merge.String(), nil }
-			snap := h.compile(Options{Ref: "main", PRLookup: lookup})
+			snap := h.compile(Options{Ref: "main", PRLookup: lookup, Bot: "bridle-bot"})
 			u, unok := unapproved(snap)["permissions:claude"]
 			if tc.approved != !unok || tc.approved != snap.Document.Permissions["claude"].Memory.Write {
 				t.Fatalf("merged by %q: unapproved %+v, memory.write %t; want approved %t", pr.MergedBy, snap.Approval.Unapproved,
@@ -578,7 +578,7 @@ func TestReviewForgeMergerIsAPersonOtherThanTheProposer(t *testing.T) {
 			if !tc.approved && !strings.Contains(u.Reason, tc.reasonHas) {
 				t.Errorf("reason %q, want it to say %q", u.Reason, tc.reasonHas)
 			}
-			tl, err := Timeline(Options{Rules: h.dir, Ref: "main", PRLookup: lookup})
+			tl, err := Timeline(Options{Rules: h.dir, Ref: "main", PRLookup: lookup, Bot: "bridle-bot"})
 			if err != nil || (len(tl) == 1) != tc.approved {
 				t.Errorf("timeline = %+v, %v; want the merge listed: %t", tl, err, tc.approved)
 			}
@@ -599,5 +599,29 @@ func TestReviewAgentMergeApprovesNothing(t *testing.T) {
 		if u, ok := unapproved(snap)["permissions:claude"]; !ok || !strings.Contains(u.Reason, "merged by an agent") || snap.Document.Permissions["claude"].Memory.Write {
 			t.Errorf("a merge approved by %q: %+v", approver, snap.Approval.Unapproved)
 		}
+	}
+}
+
+// The bot is part of the compile cache's key: a review made without
+// knowing it (bridle audit with a person's token, on the sidecars' cache)
+// is never served to a reader that knows it.
+func TestCacheKeyHoldsTheBot(t *testing.T) {
+	h := newHist(t)
+	base := h.commit(baseRules, "baseline", "owner")
+	added := strings.Replace(baseRules, "    memory: {read: true}\n", "    memory: {read: true, write: true}\n", 1)
+	prop := h.commit(added, "Add x\n\nBridle-Source: user\nBridle-Author: alice\n", "alice", base)
+	merge := h.commit(added, "Merge proposal #2: x\n\nBridle-Proposal: 2\n", "gitea", base, prop)
+	h.main(merge)
+	lookup := func(c string) (PR, bool, error) {
+		return PR{Number: 2, MergedBy: "bridle-bot", Poster: "alice"}, c == merge.String(), nil
+	}
+	cache := Cache{Dir: t.TempDir()}
+	snap, _, _, err := CompileCached(Options{Rules: h.dir, Ref: "main", PRLookup: lookup}, cache)
+	if err != nil || !snap.Document.Permissions["claude"].Memory.Write {
+		t.Fatalf("without the bot known, a person's proposal merged by another user approves: %v", err)
+	}
+	snap, _, hit, err := CompileCached(Options{Rules: h.dir, Ref: "main", PRLookup: lookup, Bot: "bridle-bot"}, cache)
+	if err != nil || hit || snap.Document.Permissions["claude"].Memory.Write {
+		t.Errorf("with the bot known: cache hit %t, memory.write %t (%v)", hit, snap.Document.Permissions["claude"].Memory.Write, err)
 	}
 }

@@ -77,7 +77,7 @@ func (in *Input) resolveHistory(opts Options) {
 			file = filepath.ToSlash(rel)
 		}
 	}
-	r, err := reviewHistory(repo, plumbing.NewHash(in.Source.Commit), file, opts.PRLookup)
+	r, err := reviewHistory(repo, plumbing.NewHash(in.Source.Commit), file, opts.PRLookup, opts.Bot)
 	if err != nil {
 		r = &review{items: map[string]*item{}}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/bridle-dev/bridle/internal/upstreamtest"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/scaffold"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 func TestMain(m *testing.M) {
@@ -134,6 +135,7 @@ func TestGiteaBotMergeIsNoApproval(t *testing.T) {
 	srv := giteatest.Shared(t)
 	ctx := context.Background()
 	botTok := srv.CreateUser(t, "bridle-bot")
+	aliceTok := srv.CreateUser(t, "alice")
 	repo := fmt.Sprintf("gw-bot-%d", time.Now().UnixNano()%1e9)
 	admin, _ := proposals.NewGitea(proposals.GiteaOptions{URL: srv.URL, Token: srv.AdminToken, Owner: srv.AdminUser, Repo: repo})
 	files, err := scaffold.Files("runic", "test")
@@ -141,7 +143,7 @@ func TestGiteaBotMergeIsNoApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No approvers: main refuses pushes, but every writer may merge.
-	if _, err := admin.Bootstrap(ctx, proposals.BootstrapOptions{Files: files, Writers: []string{"bridle-bot"}}); err != nil {
+	if _, err := admin.Bootstrap(ctx, proposals.BootstrapOptions{Files: files, Writers: []string{"bridle-bot", "alice"}}); err != nil {
 		t.Fatal(err)
 	}
 	target, _ := url.Parse(srv.URL)
@@ -171,23 +173,39 @@ func TestGiteaBotMergeIsNoApproval(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("proposals = %+v", list)
 	}
-	// What gitea_merge_pull_request does with the bot's token.
+	// What gitea_merge_pull_request does with the bot's token: merge the
+	// agent's own proposal, and a person's the bot did not open.
 	bot, _ := proposals.NewGitea(proposals.GiteaOptions{URL: srv.URL, Token: botTok, Owner: srv.AdminUser, Repo: repo})
 	merged, err := bot.Merge(ctx, list[0].Number, "", "")
 	if err != nil || merged.MergedBy != "bridle-bot" {
 		t.Fatalf("the bot's merge (the exploit needs it to succeed): %v %+v", err, merged)
 	}
+	alice, _ := proposals.NewGitea(proposals.GiteaOptions{URL: srv.URL, Token: aliceTok, Owner: srv.AdminUser, Repo: repo})
+	hers, err := proposals.Service{Backend: alice, Version: "test"}.Propose(ctx, proposals.Draft{
+		Change: proposals.Change{Kind: proposals.KindGuardrail, Rationale: "x", Guardrail: &schema.Guardrail{ID: "alices-rule", Statement: "Alice's rule.", Severity: schema.Guidance}},
+		Origin: proposals.Origin{Source: schema.SourceUser, Author: "alice"}})
+	if err != nil || hers.Author != "alice" {
+		t.Fatalf("alice proposes: %v %+v", err, hers)
+	}
+	if _, err := bot.Merge(ctx, hers.Number, "", ""); err != nil {
+		t.Fatalf("the bot merges alice's proposal: %v", err)
+	}
 	var text string
 	for deadline = time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if text, _ = callText(t, cs, "get_rules", nil); strings.Contains(text, "agents-may-skip-review") {
+		if text, _ = callText(t, cs, "get_rules", nil); strings.Contains(text, "alices-rule") {
 			break
 		}
 	}
-	if !strings.Contains(text, "agents-may-skip-review") {
-		t.Fatalf("the merged guardrail never reached the session:\n%.600s", text)
+	if !strings.Contains(text, "agents-may-skip-review") || !strings.Contains(text, "alices-rule") {
+		t.Fatalf("the merged guardrails never reached the session:\n%.600s", text)
+	}
+	for _, id := range []string{"agents-may-skip-review", "alices-rule"} {
+		if !strings.Contains(text, "`guardrail:"+id+"` added") {
+			t.Errorf("the bot's merge of %s is not listed as unapproved", id)
+		}
 	}
 	if !strings.Contains(text, "UNAPPROVED") || !strings.Contains(text, "proposals bot") || strings.Contains(text, "approved by bridle-bot") {
-		t.Errorf("the bot's merge is served as approved:\n%s", text)
+		t.Errorf("the bot's merges are served as approved:\n%s", text)
 	}
 	var ps ProjectStatus
 	if g.api(t, adminToken, "GET", "/api/v1/projects/runic", nil, &ps); ps.Approved {

@@ -441,11 +441,13 @@ func (s *Server) settleSession(p *Project, agent string, w http.ResponseWriter) 
 	}
 }
 
-// agentSessions is how many open sessions agent holds in p.
+// agentSessions is how many open sessions agent holds in p, not counting
+// those whose opening request still holds its slot (reserveSession counts
+// those).
 func (s *Server) agentSessions(p *Project, agent string) int {
 	n := 0
 	for ss := range p.mcp.SDK().Sessions() {
-		if s.sessions.agentOf(p.ID, ss.ID()) == agent {
+		if s.sessions.claimedBy(p.ID, ss.ID()) == agent {
 			n++
 		}
 	}

@@ -21,6 +21,8 @@ type Session struct {
 	LastCall      time.Time `json:"last_call,omitzero"`
 	Calls         int       `json:"calls"`
 	Refusals      int       `json:"refusals"`
+
+	claimed bool // the gateway counted it against its agent's sessions (claim)
 }
 
 // sessions tracks what each live session did; the MCP handlers say which
@@ -68,14 +70,27 @@ func (ss *sessions) observe(project string, o mcp.Observation, now time.Time) {
 	}
 }
 
-// claim records that session id of project is agent's, as soon as it is
-// opened (before its initialize is observed, or when it never is).
+// claim records that session id of project is agent's and counts against
+// its sessions, once the request that opened it is answered.
 func (ss *sessions) claim(project, id, agent string, now time.Time) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if s := ss.entry(project, id, now); s.Agent == "" {
+	s := ss.entry(project, id, now)
+	if s.Agent == "" {
 		s.Agent = agent
 	}
+	s.claimed = true
+}
+
+// claimedBy is the agent a session was claimed for, "" when it was not
+// (yet): until then the slot its request reserved counts it.
+func (ss *sessions) claimedBy(project, id string) string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if s, ok := ss.byID[project+"\x00"+id]; ok && s.claimed {
+		return s.Agent
+	}
+	return ""
 }
 
 // entry is the session's row, made when missing. ss.mu is held.

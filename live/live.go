@@ -315,6 +315,9 @@ func (s *Rules) syncAndCompile(cur *compiler.Snapshot) (snap *compiler.Snapshot,
 		return cur, false, nil
 	}
 	opts := s.opts
+	if opts.Bot, err = s.mirror.Bot(ctx); err != nil {
+		return nil, false, err
+	}
 	opts.PRLookup = s.mirror.PRLookup(ctx)
 	return s.compile(opts)
 }

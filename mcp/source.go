@@ -20,7 +20,7 @@ func liveOptions(opts Options) live.Options {
 		Version: opts.Version, CacheDir: opts.CacheDir, Refresh: opts.Refresh, Log: opts.Logger, Now: opts.Now}
 	if g := opts.Gitea; g != nil {
 		o.Gitea = &mirror.Options{Gitea: bgitea.Options{URL: g.URL, Token: g.Token, TokenSource: g.TokenSource, HTTP: g.HTTP, Retry: g.Retry},
-			Owner: g.Owner, Repo: g.Repo, Main: g.Main, Path: g.Path}
+			Owner: g.Owner, Repo: g.Repo, Main: g.Main, Path: g.Path, Bot: true} // the sidecar's and the gateway's token is the proposals bot's
 	}
 	return o
 }

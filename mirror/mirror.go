@@ -6,8 +6,8 @@
 // request) and fetches only when it changed; a failed sync leaves the mirror
 // as it was; the token is sent as HTTP basic auth and never appears in
 // errors. Its PRLookup names who merged and who opened each merged pull
-// request, and the token's own user as the bot (read from Gitea once),
-// whose merges the history review never counts as approvals.
+// request; Bot names the proposals bot (its token's user, read from Gitea
+// once), whose merges the history review never counts as approvals.
 package mirror
 
 import (
@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/google/renameio/v2"
 
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gitea"
@@ -36,6 +37,11 @@ type Options struct {
 	// Path is the rules file inside the repository (default bridle.yaml);
 	// the mirror keeps the whole repository, its users read this file.
 	Path string
+	// Bot says the token is the proposals bot's (the agents' sidecars and
+	// the gateway hold it): Bot then reads its user from Gitea and
+	// records it beside the mirror, for the mirror's other users (bridle
+	// audit, with a person's token) to know.
+	Bot bool
 }
 
 // Main is the branch the mirror follows.
@@ -52,7 +58,7 @@ type Mirror struct {
 	mu     sync.Mutex
 	merged map[string]compiler.PR // merged pull requests by merge commit; nil until read
 	last   string                 // main's commit at the last sync
-	bot    *string                // the token's user, once read
+	bot    *string                // the bot's user, once read from Gitea
 }
 
 // New returns a mirror of the repository o names, kept under cacheDir.
@@ -129,11 +135,10 @@ func (m *Mirror) Sync(ctx context.Context) (string, error) {
 
 // PRLookup answers which merged pull request produced a commit on main,
 // matched by the pull request's own merge commit as Gitea records it (never
-// by text in a commit message), with who merged and who opened it, and the
-// mirror token's own user as the bot (compiler.PR.Bot: read from Gitea once,
-// its merges approve nothing). The merged pull requests are listed once,
-// and again when a commit is not among them (a merge newer than the list),
-// at most once per returned lookup.
+// by text in a commit message), with who merged and who opened it. The
+// merged pull requests are listed once, and again when a commit is not
+// among them (a merge newer than the list), at most once per returned
+// lookup.
 func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
 	relisted := false
 	return func(commit string) (compiler.PR, bool, error) {
@@ -143,10 +148,6 @@ func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
 		m.mu.Unlock()
 		if ok || (have && relisted) {
 			return pr, ok, nil
-		}
-		bot, err := m.botUser(ctx)
-		if err != nil {
-			return compiler.PR{}, false, err
 		}
 		relisted = true
 		m.mu.Lock()
@@ -161,7 +162,7 @@ func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
 		}
 		merged := make(map[string]compiler.PR, len(prs))
 		for _, p := range prs {
-			merged[p.MergeCommit] = compiler.PR{Number: p.Number, MergedBy: p.MergedBy, MergedAt: p.MergedAt, Poster: p.Poster, Bot: bot}
+			merged[p.MergeCommit] = compiler.PR{Number: p.Number, MergedBy: p.MergedBy, MergedAt: p.MergedAt, Poster: p.Poster}
 		}
 		m.mu.Lock()
 		m.merged = merged
@@ -171,10 +172,22 @@ func (m *Mirror) PRLookup(ctx context.Context) compiler.PRLookup {
 	}
 }
 
-// botUser is the token's user, read from Gitea the first time it is
-// asked; "" without a token. Until Gitea answers, nothing is approved: the
-// lookup fails, and the review is incomplete.
-func (m *Mirror) botUser(ctx context.Context) (string, error) {
+// botFile, beside the bare repository, records the bot's user.
+func (m *Mirror) botFile() string { return m.dir + ".bot" }
+
+// Bot is the proposals bot's Gitea user, for compiler.Options.Bot: with
+// Options.Bot, the token's user, read from Gitea the first time it is asked
+// (until Gitea answers it is an error: nothing is approved meanwhile) and
+// recorded beside the mirror; without, what a mirror holding the bot's
+// token recorded there, "" when none did.
+func (m *Mirror) Bot(ctx context.Context) (string, error) {
+	if !m.o.Bot {
+		b, err := os.ReadFile(m.botFile())
+		if err != nil {
+			return "", nil
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
 	m.mu.Lock()
 	bot := m.bot
 	m.mu.Unlock()
@@ -185,8 +198,11 @@ func (m *Mirror) botUser(ctx context.Context) (string, error) {
 	if c := m.repo.Client(); c.HasToken() {
 		var err error
 		if name, err = c.User(ctx); err != nil {
-			return "", fmt.Errorf("read the mirror token's user: %w", err)
+			return "", fmt.Errorf("read the bot's Gitea user: %w", err)
 		}
+	}
+	if os.MkdirAll(filepath.Dir(m.dir), 0o700) == nil {
+		renameio.WriteFile(m.botFile(), []byte(name+"\n"), 0o600)
 	}
 	m.mu.Lock()
 	m.bot = &name

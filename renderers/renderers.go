@@ -398,7 +398,7 @@ var permissionUse = []struct {
 	does string
 }{
 	{schema.PermRulesPropose, "propose rule changes (propose_guardrail, add_pattern, update_rules)"},
-	{schema.PermRulesApprove, "approve (merge) rule proposals"},
+	{schema.PermRulesApprove, "approve (merge) rule proposals, which only a person may do: Bridle refuses it to every agent"},
 	{schema.PermGiteaRead, "read repositories, issues and pull requests in Gitea"},
 	{schema.PermGiteaWrite, "push branches and open or comment on pull requests in Gitea"},
 	{schema.PermKanboardRead, "read tasks on the Kanboard board"},

@@ -171,7 +171,11 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		opts = compiler.Options{Rules: r.Mirror().Dir(), Ref: r.Mirror().Main(), File: r.Mirror().Path(), PRLookup: r.Mirror().PRLookup(ctx)}
+		bot, err := r.Mirror().Bot(ctx) // as a sidecar on this cache recorded it: this token may be a person's
+		if err != nil {
+			return nil, nil, "", err
+		}
+		opts = compiler.Options{Rules: r.Mirror().Dir(), Ref: r.Mirror().Main(), File: r.Mirror().Path(), PRLookup: r.Mirror().PRLookup(ctx), Bot: bot}
 	}
 	project := ""
 	// The project id names the event log; the work tree's will do when the

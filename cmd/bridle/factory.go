@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
@@ -108,12 +109,18 @@ func (f *factory) BoundAgent() string { return strings.TrimSpace(f.getenv("BRIDL
 // coding agent's session (its shell tool), or "" when none does. Approving
 // is a human's act; an agent that runs the CLI is refused.
 func (f *factory) AgentSession() string {
-	for _, v := range []string{"BRIDLE_AGENT", "CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CODEX_SANDBOX", "CODEX_SANDBOX_NETWORK_DISABLED", "CODEX_THREAD_ID"} {
-		if f.getenv(v) != "" {
-			return v
-		}
+	if f.getenv("BRIDLE_AGENT") != "" {
+		return "BRIDLE_AGENT"
 	}
-	return ""
+	_, v, _ := agents.Session(f.getenv)
+	return v
+}
+
+// SessionAgent is the harness whose session variable AgentSession found
+// ("" for none, or BRIDLE_AGENT).
+func (f *factory) SessionAgent() string {
+	a, _, _ := agents.Session(f.getenv)
+	return a
 }
 
 // HarnessProjectDir is the project a harness runs its hook in, from the

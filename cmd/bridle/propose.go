@@ -526,13 +526,10 @@ func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
 		return proposals.Origin{Source: schema.SourceUser, Author: name}, nil
 	}
 	agent := io.f.BoundAgent()
-	switch {
-	case agent != "":
-	case strings.HasPrefix(v, "CLAUDE"):
-		agent = "claude"
-	case strings.HasPrefix(v, "CODEX"):
-		agent = "codex"
-	default:
+	if agent == "" {
+		agent = io.f.SessionAgent()
+	}
+	if agent == "" {
 		agent = "unknown"
 	}
 	fmt.Fprintf(io.errOut, "note: %s is set, so this runs inside an agent's session: proposing as agent %s (--as is ignored)\n", v, agent)
@@ -556,7 +553,7 @@ The change is read from the proposal's own commit and checked against its
 branch: a branch changed by hand is refused. Nobody approves their own
 proposal (a sole maintainer may pass --self for one of their own), and the
 command refuses to run inside a coding agent's session (BRIDLE_AGENT,
-CLAUDECODE or CODEX_SANDBOX set): approving is a human's act.
+or a harness's session variable — CLAUDECODE, CODEX_SANDBOX, GEMINI_CLI, OPENCODE, COPILOT_CLI, … — set): approving is a human's act.
 
 ` + identityHelp + `
 On Gitea the approver is always the token's user.

@@ -1,8 +1,9 @@
 // Package agentclients finds the real agent CLIs (Claude Code, Codex,
 // Gemini CLI, OpenCode, Copilot CLI, Qwen Code) that tests run on what
 // Bridle generates, at the versions pinned in tests/agentclients (npm ci
-// there installs them; the agents registry names each harness's pin). It
-// is for tests only.
+// there installs them; the agents registry names each harness's pin), and
+// FakeModel, a loopback model API that lets them run real sessions with no
+// network model. It is for tests only.
 package agentclients
 
 import (
