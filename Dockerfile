@@ -19,6 +19,8 @@ FROM golang:${GO_VERSION} AS build
 WORKDIR /src
 ENV CGO_ENABLED=0
 COPY go.mod go.sum ./
+# go.mod replaces some modules with the patched copies in third_party/.
+COPY third_party ./third_party
 RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 COPY . .

@@ -209,3 +209,11 @@ require (
 	modernc.org/sqlite v1.62.0
 	mvdan.cc/sh/v3 v3.14.1
 )
+
+// Patched copies that keep heavy work out of package init (every bridle
+// command pays init before main): third_party/README.md says what each patch
+// changes, why, and how to take a new upstream version.
+replace (
+	github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+	github.com/yuin/goldmark => ./third_party/goldmark
+)

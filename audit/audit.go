@@ -23,13 +23,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/internal/lines"
 	"github.com/bridle-dev/bridle/redact"
 )
@@ -67,7 +67,7 @@ type Log struct {
 	red  *redact.Redactor
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = lazyregexp.New(`[^A-Za-z0-9._-]+`)
 
 // DefaultDir is DirFrom(os.Getenv).
 func DefaultDir() (string, error) { return DirFrom(os.Getenv) }
@@ -220,7 +220,7 @@ func (c lineCheck) ok(line []byte) bool {
 	return err != nil || c.f.inTime(t)
 }
 
-var plain = regexp.MustCompile(`^[A-Za-z0-9._:/-]+$`)
+var plain = lazyregexp.New(`^[A-Za-z0-9._:/-]+$`)
 
 // Read returns the events that match f, oldest first, and how many lines
 // could not be parsed. A missing log is empty.

@@ -3,13 +3,13 @@ package feed
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -45,7 +45,7 @@ type Candidate struct {
 
 // keywords finds the words that can make a sentence a rule. Code spans are
 // blanked before it runs, so a keyword inside code does not count.
-var keywords = regexp.MustCompile(`(?i)\b(must(?:n't| not)?|should(?:n't| not)?|never|always|avoid|prefer|do not|don't)\b`)
+var keywords = lazyregexp.New(`(?i)\b(must(?:n't| not)?|should(?:n't| not)?|never|always|avoid|prefer|do not|don't)\b`)
 
 // notSubjects are the words before a modal that make it describe rather
 // than instruct: "it should work", "we must ship".
@@ -397,7 +397,7 @@ func safePath(path []string) []string {
 	return out
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var nonSlug = lazyregexp.New(`[^a-z0-9]+`)
 
 // slug makes an ID from a statement: accents and apostrophes dropped
 // ("don't" → dont), lower case, every

@@ -2,6 +2,7 @@ package feed
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -12,7 +13,10 @@ import (
 )
 
 // md reads markdown as GitHub does, without linkify: a bare URL stays text.
-var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
+// It is built on first use, not at init.
+var md = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
+})
 
 // normaliseMarkdown walks goldmark's tree: headings keep their level,
 // paragraphs and list items become blocks, inline code keeps its
@@ -21,7 +25,7 @@ var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Striket
 // struck-through text and tables holding code are dropped.
 func normaliseMarkdown(s string) []Block {
 	src := []byte(shallow(s))
-	doc := md.Parser().Parse(text.NewReader(src))
+	doc := md().Parser().Parse(text.NewReader(src))
 	w := &mdWalker{src: src, b: builder{kind: Paragraph}}
 	w.blocks(doc, 0, 0)
 	w.b.flush()

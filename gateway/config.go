@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/schema"
 	"github.com/bridle-dev/bridle/vault"
 )
@@ -186,8 +186,8 @@ const (
 var ErrConfig = errors.New("bad configuration")
 
 var (
-	projectID    = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
-	upstreamName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+	projectID    = lazyregexp.New(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+	upstreamName = lazyregexp.New(`^[a-z][a-z0-9_]{0,31}$`)
 )
 
 // PermissionFamilies are the permission families an upstream's tools may

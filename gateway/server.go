@@ -160,7 +160,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	// Agent tokens are stored hashed: after a restart only their shape
 	// tells them apart, and it is enough to mask them anywhere.
-	s.red.AddPattern(tokenShape)
+	s.red.AddPattern(tokenShape.Regexp())
 	if err := s.openVault(); err != nil {
 		return nil, err
 	}

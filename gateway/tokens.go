@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/redact"
 )
 
@@ -29,7 +29,7 @@ const TokenPrefix = "bridle_"
 
 // tokenShape is what every minted token looks like: the prefix and 43
 // base64url characters (256 bits).
-var tokenShape = regexp.MustCompile(`bridle_[A-Za-z0-9_-]{43}`)
+var tokenShape = lazyregexp.New(`bridle_[A-Za-z0-9_-]{43}`)
 
 // Errors of the token store, for errors.Is.
 var (
@@ -67,7 +67,7 @@ type Tokens struct {
 	byHash map[string]AgentToken
 }
 
-var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,62}$`)
+var agentName = lazyregexp.New(`^[a-z0-9][a-z0-9._-]{0,62}$`)
 
 // OpenTokens loads the store at path (empty when the file does not exist).
 func OpenTokens(path string, now func() time.Time) (*Tokens, error) {

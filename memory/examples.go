@@ -7,13 +7,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 )
 
 // ExampleOptions says where example repositories may come from and what
@@ -92,7 +93,7 @@ func ExampleOptionsFrom(getenv func(string) string, rulesDir string) (ExampleOpt
 }
 
 // scpLike is git's user@host:path form (ssh).
-var scpLike = regexp.MustCompile(`^[^/\\:@]+@[^/\\:]+:`)
+var scpLike = lazyregexp.New(`^[^/\\:@]+@[^/\\:]+:`)
 
 // localPath classifies an example URL: a local path (resolved inside Root)
 // or not.

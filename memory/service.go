@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/redact"
 )
 
@@ -36,7 +36,7 @@ const (
 // ErrInput marks bad input from a caller.
 var ErrInput = errors.New("bad input")
 
-var tagRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,39}$`)
+var tagRe = lazyregexp.New(`^[a-z0-9][a-z0-9._-]{0,39}$`)
 
 // Memory is session memory for one project.
 type Memory struct {

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 )
 
 // CookieName is the session cookie's name.
@@ -195,7 +195,7 @@ func (p *Panel) authLimit(limit int64, h func(http.ResponseWriter, *http.Request
 // project ids, agent names, proposal numbers, memory ids and secret names. Nothing that
 // could change a URL's structure (/ ? # % \) gets into a page, so a value
 // drawn into a form's action can never aim the form at another route.
-var segment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var segment = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // pathValuesOK is whether every path value of the request is a plain
 // segment and its {project} one the gateway serves (an unknown project

@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -219,8 +219,8 @@ func utf8ValidEnd(s string) bool {
 }
 
 var (
-	slugUnsafe = regexp.MustCompile(`[^a-z0-9-]+`)
-	dashes     = regexp.MustCompile(`-{2,}`)
+	slugUnsafe = lazyregexp.New(`[^a-z0-9-]+`)
+	dashes     = lazyregexp.New(`-{2,}`)
 )
 
 // Slug makes a branch-name component from text: lower-case letters, digits

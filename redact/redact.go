@@ -450,16 +450,38 @@ func Credentials(s string) []string {
 		}
 	}
 	re := credentialPatterns()
-	for _, m := range re.urlUserinfo.FindAllStringSubmatch(s, -1) {
-		add(m[1])
+	// Every command runs this over every environment variable (FromEnv): an
+	// expression runs only where the text holds what any match of it must
+	// (credentialHints), which most values do not.
+	userinfo, dsn, kv := credentialHints(s)
+	if userinfo {
+		for _, m := range re.urlUserinfo.FindAllStringSubmatch(s, -1) {
+			add(m[1])
+		}
 	}
-	for _, m := range re.mysqlDSN.FindAllStringSubmatch(s, -1) {
-		add(m[1])
+	if dsn {
+		for _, m := range re.mysqlDSN.FindAllStringSubmatch(s, -1) {
+			add(m[1])
+		}
 	}
-	for _, m := range re.keyValuePassword.FindAllStringSubmatch(s, -1) {
-		add(m[1] + m[2] + m[3])
+	if kv {
+		for _, m := range re.keyValuePassword.FindAllStringSubmatch(s, -1) {
+			add(m[1] + m[2] + m[3])
+		}
 	}
 	return out
+}
+
+// credentialHints says which of credentialPatterns' expressions can match s,
+// from text each match must hold: a URL's userinfo "://" and "@"; a DSN ":",
+// "@" and "("; a key=value password "=" and a p or P (every alternative
+// starts with p, which case-folds to P only).
+func credentialHints(s string) (userinfo, dsn, kv bool) {
+	at := strings.IndexByte(s, '@') >= 0
+	userinfo = at && strings.Contains(s, "://")
+	dsn = at && strings.IndexByte(s, '(') >= 0 && strings.IndexByte(s, ':') >= 0
+	kv = strings.IndexByte(s, '=') >= 0 && strings.ContainsAny(s, "pP")
+	return userinfo, dsn, kv
 }
 
 // credentialPatterns are compiled at first use.

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -312,4 +313,57 @@ func TestFromEnvKeyFileComments(t *testing.T) {
 	if got := r.Redact(pub + " " + key); got != pub+" "+Mask {
 		t.Errorf("Redact = %q", got)
 	}
+}
+
+// credentialsUnfiltered is Credentials without credentialHints: every
+// expression on every string.
+func credentialsUnfiltered(s string) []string {
+	var out []string
+	add := func(pw string) {
+		if placeholder(pw) {
+			return
+		}
+		out = append(out, pw)
+		if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
+			out = append(out, dec)
+		}
+	}
+	re := credentialPatterns()
+	for _, m := range re.urlUserinfo.FindAllStringSubmatch(s, -1) {
+		add(m[1])
+	}
+	for _, m := range re.mysqlDSN.FindAllStringSubmatch(s, -1) {
+		add(m[1])
+	}
+	for _, m := range re.keyValuePassword.FindAllStringSubmatch(s, -1) {
+		add(m[1] + m[2] + m[3])
+	}
+	return out
+}
+
+var credentialCases = []string{
+	"", "/usr/bin:/bin", "postgres://app:s3cr%40t@db:5432/x", "https://u:p@h/x@y", "user:pw@tcp(db:3306)/x",
+	"a=1 Password='x y' PWD=\"z\" pass=w&q=1", "PaSsWoRd = v;", "paſſword=long-s", "pwd=", "x@y(z", "=p", "p=",
+	"DSN=u:pw@unix(/tmp/s)/db", "mysql://u:pw@h", "no secrets here", "ǅ=Pass=1", "http://[::1]:p@x",
+}
+
+// TestCredentialHintsChangeNothing: the hints skip only expressions that
+// cannot match.
+func TestCredentialHintsChangeNothing(t *testing.T) {
+	for _, s := range credentialCases {
+		if got, want := Credentials(s), credentialsUnfiltered(s); !slices.Equal(got, want) {
+			t.Errorf("Credentials(%q) = %q, want %q (without hints)", s, got, want)
+		}
+	}
+}
+
+func FuzzCredentials(f *testing.F) {
+	for _, s := range credentialCases {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := Credentials(s), credentialsUnfiltered(s); !slices.Equal(got, want) {
+			t.Errorf("Credentials(%q) = %q, want %q (without hints)", s, got, want)
+		}
+	})
 }

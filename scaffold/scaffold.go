@@ -16,9 +16,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/go-git/go-git/v5"
@@ -30,6 +30,7 @@ import (
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/internal/gittree"
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -52,9 +53,15 @@ const SchemaFile = "bridle.schema.json"
 // renders, beside bridle.yaml; proposals update them and CI checks them.
 const RenderDir = "rendered"
 
+// The templates are parsed on first use, not at init: every bridle command
+// would pay for them before main.
 var (
-	tmpl   = template.Must(template.New("bridle.yaml").Funcs(template.FuncMap{"sources": vendorSources}).Parse(rulesTemplate))
-	wfTmpl = template.Must(template.New("workflow").Delims("[[", "]]").Parse(workflowTemplate))
+	tmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("bridle.yaml").Funcs(template.FuncMap{"sources": vendorSources}).Parse(rulesTemplate))
+	})
+	wfTmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("workflow").Delims("[[", "]]").Parse(workflowTemplate))
+	})
 )
 
 // ErrExists is returned when the directory already holds rules.
@@ -189,7 +196,7 @@ func (l Layout) Files(version string) (map[string][]byte, error) {
 
 func (l Layout) workflow() []byte {
 	var b bytes.Buffer
-	_ = wfTmpl.Execute(&b, struct{ Rules, Out, BridleURL, BridleModule string }{l.rules(), l.Out(), l.BridleURL, l.BridleModule})
+	_ = wfTmpl().Execute(&b, struct{ Rules, Out, BridleURL, BridleModule string }{l.rules(), l.Out(), l.BridleURL, l.BridleModule})
 	return b.Bytes()
 }
 
@@ -230,7 +237,7 @@ func (l Layout) rulesFile() []byte {
 	for _, n := range names {
 		as = append(as, scaffoldAgent{Name: n, Sources: vendorSources(n), Perms: permsFor(n)})
 	}
-	_ = tmpl.Execute(&b, struct {
+	_ = tmpl().Execute(&b, struct {
 		ID, Name, Rules, Out string
 		Agents               []scaffoldAgent
 	}{l.ID, l.ID, l.rules(), l.Out(), as})
@@ -252,7 +259,7 @@ func vendorSources(agent string) string {
 	return b.String()
 }
 
-var slugRe = regexp.MustCompile(`[^a-z0-9._-]+`)
+var slugRe = lazyregexp.New(`[^a-z0-9._-]+`)
 
 // ProjectID derives a valid project id from a directory name.
 func ProjectID(dir string) string {

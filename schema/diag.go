@@ -3,11 +3,12 @@ package schema
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 )
 
 // Level says how serious a diagnostic is.
@@ -124,7 +125,7 @@ func bound(s string, n int) string {
 	return prefix(s, n) + "…"
 }
 
-var quotedRe = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
+var quotedRe = lazyregexp.New("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
 
 // shortenQuoted bounds every quoted value in a message written by a
 // library (go-yaml, the JSON Schema validator).

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/internal/mdsafe"
 )
 
@@ -387,7 +387,7 @@ func checkVersion(f *File, v any) Diagnostics {
 	return nil
 }
 
-var lineRe = regexp.MustCompile(`line (\d+)`)
+var lineRe = lazyregexp.New(`line (\d+)`)
 
 // yamlError turns a go-yaml error into a positioned diagnostic.
 func yamlError(name string, err error) Diagnostic {

@@ -91,6 +91,12 @@ export BRIDLE_REQUIRE_BROWSER=1
 
 echo "== go test"
 go test -count=1 ./...
+# The patched copies of dependencies (third_party/README.md) are modules of
+# their own, outside ./...: their tests run here.
+for mod in third_party/*/; do
+  echo "== go test $mod"
+  (cd "$mod" && go vet ./... && go test -count=1 ./...)
+done
 # Every parser gets a short fuzzing pass (go test runs their seed corpora
 # on every run anyway).
 for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -90,8 +90,8 @@ type Options struct {
 var ErrConfig = errors.New("invalid upstream configuration")
 
 var (
-	namePattern    = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
-	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	namePattern    = lazyregexp.New(`^[a-z][a-z0-9_]{0,31}$`)
+	envNamePattern = lazyregexp.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // check validates c and fills in its defaults.

@@ -3,8 +3,9 @@ package vault
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 )
 
 // Prefix marks a reference to a secret in configuration: secret:NAME.
@@ -40,7 +41,7 @@ var (
 // A name is lower-case letters, digits, '-' and '_', starting with a
 // letter; it cannot end in _unencrypted (SOPS would leave it in clear) and
 // "sops" and "bridle_unencrypted" are the file's own keys.
-var namePattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,62}$`)
+var namePattern = lazyregexp.New(`^[a-z][a-z0-9_-]{0,62}$`)
 
 // MetaKey is the SOPS file's key for the metadata Bridle keeps beside the
 // values (created, rotated, revoked): in clear, covered by the file's MAC.

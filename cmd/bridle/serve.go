@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/panel"
 )
 
@@ -100,7 +100,7 @@ SIGTERM or Ctrl-C stop it gracefully: calls in flight finish (up to --grace).`,
 	return cmd
 }
 
-var unsafeID = regexp.MustCompile(`[^a-z0-9._-]+`)
+var unsafeID = lazyregexp.New(`[^a-z0-9._-]+`)
 
 func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 	if o.config == "" {
