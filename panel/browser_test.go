@@ -3,6 +3,7 @@ package panel_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +72,34 @@ func must(t testing.TB, ctx context.Context, what string, steps ...chromedp.Acti
 	}
 }
 
+// markPage marks the page the browser shows, so that newPageFlash can tell
+// the page a form's submission brings from it: a flash the old page still
+// shows must not pass for the new one's.
+func markPage() chromedp.Action[chromedp.Void] {
+	return chromedp.EvaluateAsDevTools[chromedp.Void](`document.documentElement.setAttribute("data-test-stale", "1")`)
+}
+
+// newPageFlash waits for a page markPage did not mark that shows a .flash.ok.
+// It asks again after each answer rather than polling in the page: the page
+// it asks may be the old one, going away mid-question.
+func newPageFlash() chromedp.Action[chromedp.Void] {
+	const ready = `!document.documentElement.hasAttribute("data-test-stale") && document.readyState === "complete" && document.querySelector(".flash.ok") !== null`
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		tick := time.NewTicker(25 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if ok, err := chromedp.EvaluateAsDevTools[bool](ready)(ctx, tg); err == nil && ok {
+				return chromedp.Void{}, nil
+			}
+			select {
+			case <-ctx.Done():
+				return chromedp.Void{}, fmt.Errorf("no new page with a flash: %w", ctx.Err())
+			case <-tick.C:
+			}
+		}
+	}
+}
+
 func text(t testing.TB, ctx context.Context, css string) string {
 	t.Helper()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
@@ -120,8 +149,9 @@ func TestApproveInTheBrowser(t *testing.T) {
 		t.Fatalf("the proposal page lacks the rationale or the claude diff:\n%s", body)
 	}
 	must(t, ctx, "approve",
+		markPage(),
 		chromedp.Click(chromedp.CSS(`form[action$="/approve"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+		newPageFlash())
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Approved proposal #1") || !strings.Contains(f, "Mira Rossi") {
 		t.Fatalf("flash after approving: %q", f)
 	}
@@ -172,8 +202,9 @@ func TestMemoryInTheBrowser(t *testing.T) {
 		t.Fatalf("the best hit is not the queue decision:\n%s", first)
 	}
 	must(t, ctx, "forget it",
+		markPage(),
 		chromedp.Click(chromedp.CSS(`ul.memories li form button`)),
-		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+		newPageFlash())
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Forgot memory") {
 		t.Fatalf("flash after forgetting: %q", f)
 	}
@@ -188,8 +219,9 @@ func TestMemoryInTheBrowser(t *testing.T) {
 		t.Fatalf("the confirmation does not name the count: %q", c)
 	}
 	must(t, ctx, "confirm the purge",
+		markPage(),
 		chromedp.Click(chromedp.CSS(`.confirm button.danger`)),
-		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+		newPageFlash())
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Purged 3 memories") {
 		t.Fatalf("flash after purging: %q", f)
 	}

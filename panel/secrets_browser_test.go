@@ -71,8 +71,9 @@ func TestRotateASecretInTheBrowser(t *testing.T) {
 	must(t, ctx, "add the token",
 		chromedp.SendKeys(chromedp.CSS("#s-name"), "kanboard-app"),
 		chromedp.SendKeys(chromedp.CSS("#s-value"), oldTok),
+		markPage(),
 		chromedp.Click(chromedp.CSS(`form[action="/ui/projects/alpha/secrets"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+		newPageFlash())
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Stored secret kanboard-app in alpha's vault") {
 		t.Fatalf("flash after adding: %q", f)
 	}
@@ -87,8 +88,9 @@ func TestRotateASecretInTheBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS("#rotate-kanboard-app")),
 		chromedp.WaitVisible(chromedp.CSS("#r-val-kanboard-app")),
 		chromedp.SendKeys(chromedp.CSS("#r-val-kanboard-app"), newTok),
+		markPage(),
 		chromedp.Click(chromedp.CSS(`form[action$="/kanboard-app/rotate"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(".flash.ok")))
+		newPageFlash())
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Rotated secret kanboard-app") || !strings.Contains(f, "Its consumers (kanboard) use the new value") {
 		t.Fatalf("flash after rotating: %q", f)
 	}
