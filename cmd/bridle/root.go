@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -174,11 +175,15 @@ func newRootFor(io *streams, args []string) *cobra.Command {
 
 // version is the module version when installed with go install, else "dev".
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if bi, ok := buildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
 	return "dev"
 }
+
+// buildInfo is debug.ReadBuildInfo, read once: it parses the binary's
+// module list on every call, and every run asks for the version a few times.
+var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
 
 func newVersionCmd(io *streams) *cobra.Command {
 	return &cobra.Command{
@@ -195,7 +200,7 @@ func newVersionCmd(io *streams) *cobra.Command {
 // versionLine is what bridle version and bridle --version print.
 func versionLine() string {
 	goVersion := "unknown"
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi, ok := buildInfo(); ok {
 		goVersion = bi.GoVersion
 	}
 	return fmt.Sprintf("bridle %s (schema_version %d, %s)\n", version(), schema.CurrentVersion, goVersion)
