@@ -425,31 +425,22 @@ func Lookup(name string) (Agent, bool) {
 }
 
 // Names lists the known agents' names, sorted.
-func Names() []string {
-	var out []string
-	for _, a := range All() {
-		out = append(out, a.Name)
-	}
-	return out
-}
+func Names() []string { return namesWhere(func(Agent) bool { return true }) }
 
 // Harnesses lists the agents that are harnesses, sorted.
-func Harnesses() []string {
-	var out []string
-	for _, a := range All() {
-		if a.Harness != nil {
-			out = append(out, a.Name)
-		}
-	}
-	return out
-}
+func Harnesses() []string { return namesWhere(func(a Agent) bool { return a.Harness != nil }) }
 
 // Installable lists the agents whose MCP client bridle install can
 // configure, sorted.
 func Installable() []string {
+	return namesWhere(func(a Agent) bool { return a.Harness != nil && a.Harness.Config != nil })
+}
+
+// namesWhere lists the names of the agents keep takes, sorted.
+func namesWhere(keep func(Agent) bool) []string {
 	var out []string
 	for _, a := range All() {
-		if a.Harness != nil && a.Harness.Config != nil {
+		if keep(a) {
 			out = append(out, a.Name)
 		}
 	}
