@@ -10,7 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/bridle-dev/bridle/feed"
 	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/renderers"
@@ -294,8 +293,9 @@ func (r *Result) paragraph(at Pos, u unit) {
 				spans = append(spans, sp)
 			}
 		}
-		r.spanCommands(at, unit{kind: paragraph, text: s, spans: spans, section: u.section})
-		if sev, ok := mood(s); ok {
+		sev, ok := mood(s)
+		r.spanCommands(at, unit{kind: paragraph, text: s, spans: spans, section: u.section}, ok)
+		if ok {
 			r.addRule(at, s, sev)
 			continue
 		}
@@ -310,10 +310,10 @@ func (r *Result) item(at Pos, u unit) {
 	if u.text == "" {
 		return
 	}
-	if r.spanCommands(at, u) {
-		return // a command and what it is for
-	}
 	sev, isRule := mood(u.text)
+	if r.spanCommands(at, u, isRule) {
+		return // a command and its label
+	}
 	switch {
 	case !isRule && stackSection(u.section) && len(strings.Fields(u.text)) <= 8:
 		r.stack = append(r.stack, item{text: u.text, at: []Pos{at}})
@@ -326,28 +326,13 @@ func (r *Result) item(at Pos, u unit) {
 	}
 }
 
-// mood is the severity the text's strongest instruction word gives
-// (feed's reading of must, never, always, do not, should, prefer, avoid).
-//
-// Where feed reads a modal as description ("Amounts must be stored as
-// integers", which a vendor's prose uses to describe), the project's own
-// file is taken at its word: any of the words outside code spans makes a
-// rule, unless the sentence is a question.
+// mood is the severity the text's strongest instruction word gives, the
+// words outside code spans read: must, must not, never, always and do not
+// (don't) make a hard-instruction; should, prefer and avoid guidance. A
+// question is no rule. The project's own file is taken at its word: "It
+// must be fast" is a rule here, where feed, reading a vendor's prose,
+// would call it description.
 func mood(s string) (schema.Severity, bool) {
-	cands := feed.Extract([]feed.Block{{Kind: feed.Item, Text: oneLine(s)}})
-	if len(cands) == 0 {
-		return keywordMood(s)
-	}
-	sev := schema.Guidance
-	for _, c := range cands {
-		if c.Severity.Rank() < sev.Rank() {
-			sev = c.Severity
-		}
-	}
-	return sev, true
-}
-
-func keywordMood(s string) (schema.Severity, bool) {
 	t := strings.TrimSpace(s)
 	if strings.HasSuffix(strings.TrimRight(t, `"')*_`), "?") {
 		return "", false

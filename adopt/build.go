@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -39,10 +40,21 @@ func negation(w string) bool {
 	return false
 }
 
+// contractions are expanded before words are compared; built on first use.
+var contractions = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("can't", "can not", "won't", "will not", "n't", " not", "’", "'")
+})
+
 // words are s's words, normalised: NFKC, lower case, contractions
 // expanded, letters and digits only, stop words dropped.
 func words(s string) []string {
-	s = strings.NewReplacer("can't", "can not", "won't", "will not", "n't", " not", "’", "'").Replace(strings.ToLower(norm.NFKC.String(s)))
+	if !ascii(s) {
+		s = norm.NFKC.String(s)
+	}
+	s = strings.ToLower(s)
+	if strings.ContainsAny(s, "'’") {
+		s = contractions().Replace(s)
+	}
 	f := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	out := f[:0]
 	for _, w := range f {
@@ -51,6 +63,15 @@ func words(s string) []string {
 		}
 	}
 	return out
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // contentWords are the words a statement is about: words without mood

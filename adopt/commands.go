@@ -12,7 +12,10 @@ import (
 // of it; an item that says more ("`make lint` — runs the linters and the
 // license check", "Always run `make lint` before pushing") is a
 // convention or a rule as well.
-func (r *Result) spanCommands(at Pos, u unit) bool {
+func (r *Result) spanCommands(at Pos, u unit, isRule bool) bool {
+	if len(u.spans) == 0 {
+		return false
+	}
 	if _, _, negative := normalise(u.text); negative {
 		return false // "Do not run `git push --force`" names a command to avoid
 	}
@@ -31,7 +34,7 @@ func (r *Result) spanCommands(at Pos, u unit) bool {
 	if found == 0 || u.kind != listItem {
 		return false
 	}
-	if _, isRule := mood(u.text); isRule {
+	if isRule {
 		return false
 	}
 	// What is left besides the commands is a label ("Build:") or says

@@ -19,11 +19,11 @@
 //   - Deterministic: the same files, in any order, give a byte-identical
 //     bridle.yaml. No model is used.
 //   - Markdown is read with goldmark's AST. A paragraph's sentences and a
-//     list item's text are rules when they instruct (feed's reading of
-//     must, must not, never, always, do not → hard-instruction; should,
-//     prefer, avoid → guidance; a modal the project wrote counts even where
-//     a vendor's prose would describe), conventions when a list item does
-//     not, and the overview when a paragraph does not. Commands come from
+//     list item's text are rules when they instruct (must, must not,
+//     never, always, do not → hard-instruction; should, prefer, avoid →
+//     guidance; words in code spans and questions do not count),
+//     conventions when a list item does not, and the overview when a
+//     paragraph does not. Commands come from
 //     shell fences and code spans that read as commands; stack from the
 //     items under a stack heading. Tables, quotes and other code are kept
 //     in the overview as written.
