@@ -99,6 +99,9 @@ type Result struct {
 	Merged int `json:"merged"`
 	// Skipped are files that are already Bridle's renders.
 	Skipped []string `json:"skipped,omitempty"`
+	// Instructions are the instruction files whose text was carried over
+	// (Files less the settings, native rules and files not carried).
+	Instructions []string `json:"instructions"`
 
 	secret   func(string) bool // text holding a credential, never copied into the report
 	rules    []*rule
@@ -204,6 +207,7 @@ func (r *Result) markdown(f File) {
 		r.Skipped = append(r.Skipped, f.Path)
 		return
 	}
+	r.Instructions = append(r.Instructions, f.Path)
 	if !utf8.Valid(f.Data) {
 		r.lose(Pos{f.Path, 1}, "invalid UTF-8", "bytes that are not UTF-8 were read as U+FFFD", "")
 	}
