@@ -212,6 +212,11 @@ func (r *Result) markdown(f File) {
 		r.lose(Pos{f.Path, 1}, "invalid UTF-8", "bytes that are not UTF-8 were read as U+FFFD", "")
 	}
 	offset := 0
+	if body := renderers.StripFrontMatter(s); body != s && strings.HasPrefix(strings.TrimLeft(body, "\n"), renderers.HeaderStart) {
+		r.Skipped = append(r.Skipped, f.Path) // a render with its harness's front matter (.cursor/rules/bridle.mdc)
+		r.Instructions = r.Instructions[:len(r.Instructions)-1]
+		return
+	}
 	if body := renderers.StripFrontMatter(s); body != s {
 		fm := s[:len(s)-len(body)]
 		offset = strings.Count(fm, "\n")

@@ -179,7 +179,7 @@ func Find(fsys fs.FS) ([]string, error) {
 	}
 	globs = append(globs, ".claude/skills/*/SKILL.md", ".claude/commands/*.md", ".claude/agents/*.md")
 	for _, p := range root {
-		if fi, err := fs.Stat(fsys, p); err == nil && fi.Mode().IsRegular() {
+		if regular(fsys, p) {
 			out = append(out, p)
 		}
 	}
@@ -189,7 +189,7 @@ func Find(fsys fs.FS) ([]string, error) {
 			return nil, err
 		}
 		for _, p := range m {
-			if fi, err := fs.Stat(fsys, p); err == nil && fi.Mode().IsRegular() {
+			if regular(fsys, p) {
 				out = append(out, p)
 			}
 		}
@@ -218,6 +218,13 @@ func Find(fsys fs.FS) ([]string, error) {
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// regular reports a regular file, not a symbolic link: a link may lead
+// out of the project, and what it names is not the project's to import.
+func regular(fsys fs.FS, p string) bool {
+	fi, err := fs.Lstat(fsys, p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func skipDir(base string) bool {

@@ -92,15 +92,25 @@ type importReport struct {
 }
 
 func runImport(io *streams, dir string, o importOptions) error {
-	root := projectRoot(dir)
-	paths, err := importPaths(root, o.from)
+	root, inGit := projectRoot(dir)
+	if !inGit && !o.dryRun {
+		return usageErr("import: %s is in no git repository: the import commits the rules and replaces the agent files it reads with their renders (git init the project first, or look with --dry-run)", dir)
+	}
+	// Reading through the project's root: a symbolic link that leads out of
+	// the project is refused, not followed.
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return usageErr("import: %w", err)
+	}
+	defer r.Close()
+	paths, err := importPaths(r, root, o.from)
 	if err != nil {
 		return err
 	}
 	if len(paths) == 0 {
 		return usageErr("import: no agent files in %s (name them with --from, or start with bridle init)", root)
 	}
-	files, err := readImport(root, paths)
+	files, err := readImport(r, paths)
 	if err != nil {
 		return err
 	}
@@ -153,6 +163,9 @@ func runImport(io *streams, dir string, o importOptions) error {
 		return writeJSON(io, rep)
 	}
 	printLoss(io.errOut, res)
+	if abs, _ := filepath.Abs(dir); abs == root {
+		fmt.Fprintf(io.errOut, "note: the rules are at the repository's root, so their renders are in %s/ and the agents still read the files at the root: to have them replaced, import into a folder instead (bridle import rules)\n", scaffold.RenderDir)
+	}
 	var stay []string
 	for _, f := range res.Instructions {
 		if !rendersTo(f) {
@@ -288,28 +301,33 @@ func printLoss(w io.Writer, res *adopt.Result) {
 	}
 }
 
-// projectRoot is the work tree holding dir (the nearest parent with .git),
-// or dir itself when it is in none: where the agents read their files.
-func projectRoot(dir string) string {
+// projectRoot is the work tree holding dir (the nearest parent with .git):
+// where the agents read their files. Outside git it is dir, or its parent
+// when dir is yet to be made (bridle import rules --dry-run in a project).
+func projectRoot(dir string) (root string, inGit bool) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return dir
+		return dir, false
 	}
 	for p := abs; ; p = filepath.Dir(p) {
 		if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
-			return p
+			return p, true
 		}
 		if filepath.Dir(p) == p {
-			return abs
+			break
 		}
 	}
+	if _, err := os.Stat(abs); err != nil {
+		return filepath.Dir(abs), false
+	}
+	return abs, false
 }
 
 // importPaths are the files to import, by slash path from root: those
 // --from names (which must be inside root), or every agent file found.
-func importPaths(root string, from []string) ([]string, error) {
+func importPaths(r *os.Root, root string, from []string) ([]string, error) {
 	if len(from) == 0 {
-		return adopt.Find(os.DirFS(root))
+		return adopt.Find(r.FS())
 	}
 	var out []string
 	for _, f := range from {
@@ -329,12 +347,16 @@ func importPaths(root string, from []string) ([]string, error) {
 
 // readImport reads the files, each at most adopt.MaxFileSize (+1, so that
 // Import refuses a larger one by its size without holding it all).
-func readImport(root string, paths []string) ([]adopt.File, error) {
+func readImport(r *os.Root, paths []string) ([]adopt.File, error) {
 	var files []adopt.File
 	for _, p := range paths {
-		f, err := os.Open(filepath.Join(root, filepath.FromSlash(p)))
+		f, err := r.Open(filepath.FromSlash(p))
 		if err != nil {
 			return nil, usageErr("import %s: %w", p, err)
+		}
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			f.Close()
+			return nil, usageErr("import %s: not a regular file", p)
 		}
 		b, err := io.ReadAll(io.LimitReader(f, adopt.MaxFileSize+1))
 		f.Close()

@@ -192,3 +192,21 @@ func TestImportFrom(t *testing.T) {
 		t.Errorf("a project without agent files: exit %d, %s", code, stderr)
 	}
 }
+
+// TestImportNeedsGit: outside a repository the import would commit into a
+// new one and replace nothing; it says to git init first (a dry run looks
+// at the files all the same).
+func TestImportNeedsGit(t *testing.T) {
+	isolated(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("- Never push to main.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rules := filepath.Join(dir, "rules")
+	if code, _, stderr := bridle(t, "import", rules); code != exitUsage || !strings.Contains(stderr, "git init") {
+		t.Errorf("import outside git: exit %d, %s", code, stderr)
+	}
+	if code, out, stderr := bridle(t, "import", rules, "--dry-run"); code != 0 || !strings.Contains(out, "no-push-main") {
+		t.Errorf("dry run outside git: exit %d, %s%s", code, out, stderr)
+	}
+}
