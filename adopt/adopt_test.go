@@ -401,3 +401,34 @@ func TestFind(t *testing.T) {
 		t.Errorf("AgentsFor (-want +got):\n%s", diff)
 	}
 }
+
+// TestSchemaBounds: more items than bridle.yaml holds are reported, not a
+// document that fails to validate.
+func TestSchemaBounds(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("## Stack\n\n")
+	for i := range 250 {
+		fmt.Fprintf(&b, "- Library%d\n", i)
+	}
+	b.WriteString("\n## Conventions\n\n")
+	for i := range 1100 {
+		fmt.Fprintf(&b, "- Name package %d after its folder %d.\n", i, i)
+	}
+	b.WriteString("\n```sh\n")
+	for i := range 120 {
+		fmt.Fprintf(&b, "make target%d\n", i)
+	}
+	b.WriteString("```\n")
+	res := mustImport(t, File{"AGENTS.md", []byte(b.String())})
+	d := res.Document.Project
+	if len(d.Stack) != 200 || len(d.Conventions) != 1000 || len(d.Commands) != 100 {
+		t.Errorf("stack %d, conventions %d, commands %d", len(d.Stack), len(d.Conventions), len(d.Commands))
+	}
+	kinds := map[string]int{}
+	for _, l := range res.Lost {
+		kinds[l.What]++
+	}
+	if diff := cmp.Diff(map[string]int{"stack entries": 50, "convention": 100, "commands": 20}, kinds); diff != "" {
+		t.Errorf("loss report (-want +got):\n%s", diff)
+	}
+}

@@ -183,13 +183,17 @@ func (r *Result) attach(natives []nativeRule) {
 			target = &rule{item: item{text: text}, severity: schema.HardInstruction, key: k, subject: subject, negative: neg}
 			r.rules = append(r.rules, target)
 		}
+		if !add(&target.enforce, n) {
+			r.lose(n.at, "native rule", fmt.Sprintf("a guardrail's enforce list holds at most %d entries", maxEnforce), n.value)
+			continue
+		}
 		target.at = append(target.at, n.at)
-		add(&target.enforce, n)
 		byValue[key] = target
 	}
 }
 
-func add(e *schema.Enforce, n nativeRule) {
+// add puts the native rule into e, unless its list is full.
+func add(e *schema.Enforce, n nativeRule) bool {
 	var list *[]string
 	switch n.verdict {
 	case forbid:
@@ -202,8 +206,12 @@ func add(e *schema.Enforce, n nativeRule) {
 		list = &e.Paths.NoWrite
 	}
 	if !slices.Contains(*list, n.value) {
+		if len(*list) >= maxEnforce {
+			return false
+		}
 		*list = append(*list, n.value)
 	}
+	return true
 }
 
 // names reports a statement that names the native rule's command (its
@@ -240,6 +248,20 @@ func (r *Result) build(base schema.Document) error {
 	cmds := r.dedupeCommands()
 	stack := r.dedupeItems(r.stack)
 	overview := r.overviewText()
+	// The schema's bounds on each list: what is beyond them is reported.
+	stack = bound(r, stack, maxStack, "stack entries", func(s item) (string, Pos) { return s.text, s.at[0] })
+	cmds = bound(r, cmds, maxCommands, "commands", func(c *command) (string, Pos) { return c.run, c.at[0] })
+	n := 0
+	rules = filter(rules, func(_ int, g *rule) bool {
+		if g.severity != "" {
+			return true
+		}
+		if n++; n <= maxConventions {
+			return true
+		}
+		r.lose(g.at[0], "convention", fmt.Sprintf("bridle.yaml holds at most %d conventions", maxConventions), g.text)
+		return false
+	})
 	for round := 0; ; round++ {
 		doc := base
 		doc.Project.Overview, doc.Project.Stack, doc.Project.Commands, doc.Project.Conventions = overview.text, nil, nil, nil
@@ -264,6 +286,9 @@ func (r *Result) build(base schema.Document) error {
 		y, err := marshal(doc, overview, stack, cmds, conventions, guardrails, r.Files)
 		if err != nil {
 			return err
+		}
+		if len(y) > schema.MaxSize {
+			return fmt.Errorf("import: the rules would be %d bytes: %w (bridle.yaml holds at most %d MiB; import fewer files with --from)", len(y), ErrTooLarge, schema.MaxSize>>20)
 		}
 		_, diags := schema.Load("bridle.yaml", y)
 		bad := map[string]string{}
@@ -312,6 +337,26 @@ func (r *Result) build(base schema.Document) error {
 			return fmt.Errorf("import: the imported rules do not validate (a bug): %s", diags.Error())
 		}
 	}
+}
+
+// The schema's bounds on the lists an import fills.
+const (
+	maxStack       = 200
+	maxCommands    = 100
+	maxConventions = 1000
+	maxEnforce     = 50 // entries of one enforce list
+)
+
+// bound keeps the first max of xs and reports the rest.
+func bound[T any](r *Result, xs []T, max int, what string, show func(T) (string, Pos)) []T {
+	if len(xs) <= max {
+		return xs
+	}
+	for _, x := range xs[max:] {
+		text, at := show(x)
+		r.lose(at, what, fmt.Sprintf("bridle.yaml holds at most %d %s", max, what), text)
+	}
+	return xs[:max]
 }
 
 func anyItem(bad map[string]string) bool {
