@@ -346,29 +346,56 @@ func mood(s string) (schema.Severity, bool) {
 	if strings.HasSuffix(strings.TrimRight(t, `"')*_`), "?") {
 		return "", false
 	}
+	// Clauses, code spans blanked: a keyword counts where an instruction
+	// starts ("Never x", "If y, never x", "x; never y", "and always z"),
+	// after you or a modal ("you must", "you should never"); must and
+	// should count anywhere ("Handlers must validate"). "The main branch
+	// is always deployable" and "a retry never sends twice" describe.
 	var plain strings.Builder
 	ticks := false
 	for _, c := range t {
-		if c == '`' {
+		switch {
+		case c == '`':
 			ticks = !ticks
-			continue
-		}
-		if !ticks {
+		case ticks:
+		case strings.ContainsRune(",;:()[]—–!.", c):
+			plain.WriteString(" | ")
+		default:
 			plain.WriteRune(c)
 		}
 	}
-	ws := words(plain.String())
+	text := strings.ToLower(plain.String())
+	if strings.ContainsAny(text, "'’") {
+		text = contractions().Replace(text)
+	}
+	ws := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '|' })
+	opens := func(i int) bool {
+		if i == 0 {
+			return true
+		}
+		switch ws[i-1] {
+		case "|", "you", "and", "but", "or", "then", "so", "please", "also", "must", "should", "to", "will", "always", "never":
+			return true
+		}
+		return false
+	}
 	sev, found := schema.Guidance, false
 	for i, w := range ws {
 		switch w {
-		case "must", "never", "always":
+		case "must":
 			return schema.HardInstruction, true
-		case "not":
-			if i > 0 && (ws[i-1] == "do" || ws[i-1] == "must") {
+		case "never", "always":
+			if opens(i) {
 				return schema.HardInstruction, true
 			}
-		case "should", "prefer", "avoid":
+		case "do":
+			if i+1 < len(ws) && ws[i+1] == "not" && opens(i) {
+				return schema.HardInstruction, true
+			}
+		case "should":
 			found = true
+		case "prefer", "avoid":
+			found = found || opens(i)
 		}
 	}
 	return sev, found

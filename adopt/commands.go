@@ -187,13 +187,13 @@ func purpose(w string) string {
 	switch w {
 	case "test", "tests", "testing", "pytest", "jest", "vitest", "rspec", "phpunit", "ctest", "unit", "e2e":
 		return "test"
-	case "lint", "linter", "linters", "linting", "vet", "eslint", "ruff", "golangci-lint", "clippy", "rubocop", "pylint", "flake8":
+	case "lint", "linter", "linters", "linting", "vet", "eslint", "ruff", "golangci-lint", "clippy", "rubocop", "pylint", "flake8", "credo":
 		return "lint"
 	case "build", "building", "compile", "bundle":
 		return "build"
 	case "fmt", "format", "formatting", "formatter", "prettier", "gofmt", "rustfmt", "black":
 		return "format"
-	case "typecheck", "type-check", "tsc", "mypy", "typing":
+	case "typecheck", "type-check", "tsc", "mypy", "typing", "dialyzer", "pyright":
 		return "typecheck"
 	case "dev", "start", "serve", "server", "run", "watch":
 		return "run"
