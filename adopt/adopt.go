@@ -474,6 +474,18 @@ func (r *Result) addRule(at Pos, text string, sev schema.Severity) {
 func secrets(f File, check func(field, text string) error) []error {
 	var errs []error
 	s := strings.ToValidUTF8(string(f.Data), "\uFFFD")
+	// One pass over the whole text first; lines are looked at only when
+	// it holds something, to name the line.
+	clean := tokenShape(s) == ""
+	if clean && check != nil {
+		clean = check("", s) == nil
+	} else if clean {
+		_, found := redact.MaskCredentials(s)
+		clean = !found
+	}
+	if clean {
+		return nil
+	}
 	for i, line := range strings.Split(s, "\n") {
 		at := Pos{f.Path, i + 1}
 		if what := tokenShape(line); what != "" {
@@ -500,26 +512,38 @@ func tokenShape(line string) string {
 	if strings.Contains(line, "PRIVATE KEY-----") {
 		return "a private key"
 	}
+	prefixes := tokenPrefixes()
 	for _, w := range strings.FieldsFunc(line, func(r rune) bool {
 		return !(r == '_' || r == '-' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 	}) {
-		for _, p := range []struct {
-			prefix, what string
-			min          int
-		}{
-			{"ghp_", "a GitHub token", 30}, {"gho_", "a GitHub token", 30}, {"ghu_", "a GitHub token", 30},
-			{"ghs_", "a GitHub token", 30}, {"ghr_", "a GitHub token", 30}, {"github_pat_", "a GitHub token", 40},
-			{"glpat-", "a GitLab token", 24}, {"xoxb-", "a Slack token", 24}, {"xoxp-", "a Slack token", 24},
-			{"sk-ant-", "an Anthropic key", 40}, {"sk-proj-", "an OpenAI key", 40}, {"sk-", "an API key", 40},
-			{"sk_live_", "a Stripe key", 24}, {"rk_live_", "a Stripe key", 24},
-			{"AKIA", "an AWS access key", 20}, {"ASIA", "an AWS access key", 20}, {"AIza", "a Google API key", 39},
-		} {
+		if len(w) < 20 {
+			continue // shorter than any token
+		}
+		for _, p := range prefixes {
 			if strings.HasPrefix(w, p.prefix) && len(w) >= p.min && randomish(w[len(p.prefix):]) {
 				return p.what
 			}
 		}
 	}
 	return ""
+}
+
+// tokenPrefix is the start of a well-known token, what it is, and the
+// shortest such token.
+type tokenPrefix struct {
+	prefix, what string
+	min          int
+}
+
+func tokenPrefixes() []tokenPrefix {
+	return []tokenPrefix{
+		{"ghp_", "a GitHub token", 30}, {"gho_", "a GitHub token", 30}, {"ghu_", "a GitHub token", 30},
+		{"ghs_", "a GitHub token", 30}, {"ghr_", "a GitHub token", 30}, {"github_pat_", "a GitHub token", 40},
+		{"glpat-", "a GitLab token", 24}, {"xoxb-", "a Slack token", 24}, {"xoxp-", "a Slack token", 24},
+		{"sk-ant-", "an Anthropic key", 40}, {"sk-proj-", "an OpenAI key", 40}, {"sk-", "an API key", 40},
+		{"sk_live_", "a Stripe key", 24}, {"rk_live_", "a Stripe key", 24},
+		{"AKIA", "an AWS access key", 20}, {"ASIA", "an AWS access key", 20}, {"AIza", "a Google API key", 39},
+	}
 }
 
 // randomish reports a token body with digits and letters mixed, as
