@@ -389,7 +389,18 @@ func TestFind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := Find(os.DirFS(dir))
+	// A link inside the project is read (QWEN.md → AGENTS.md); the links
+	// out of it above are not.
+	os.Remove(filepath.Join(dir, "QWEN.md"))
+	if err := os.Symlink("AGENTS.md", filepath.Join(dir, "QWEN.md")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	got, err := Find(root.FS())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package adopt
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -158,11 +159,12 @@ func nestedDir(p string) string {
 }
 
 // maxWalk bounds the directories Find visits looking for nested files.
-const maxWalk = 5000
+const maxWalk = 20000
 
 // Find lists the agent files of the project in fsys: the instruction files
 // of every harness in the registry (and of Cline and Aider), nested ones
-// in subdirectories (not in hidden, vendored or dependency directories),
+// in subdirectories (not in hidden, vendored or dependency directories; at
+// most maxWalk directories, else ErrTooLarge),
 // the harnesses' own enforcement files (Claude Code's settings, Codex's
 // rules, OpenCode's configuration), their MCP configurations and Claude
 // Code's skills, commands and subagents (reported, not carried). Sorted.
@@ -201,10 +203,12 @@ func Find(fsys fs.FS) ([]string, error) {
 			return nil // unreadable: not an agent file we can import
 		}
 		if d.IsDir() {
-			visited++
 			base := d.Name()
-			if p != "." && (strings.HasPrefix(base, ".") || skipDir(base)) || visited > maxWalk {
+			if p != "." && (strings.HasPrefix(base, ".") || skipDir(base)) {
 				return fs.SkipDir
+			}
+			if visited++; visited > maxWalk {
+				return fmt.Errorf("find: more than %d directories to look for nested agent files in: %w (name the files with --from)", maxWalk, ErrTooLarge)
 			}
 			return nil
 		}
@@ -220,10 +224,11 @@ func Find(fsys fs.FS) ([]string, error) {
 	return slices.Compact(out), nil
 }
 
-// regular reports a regular file, not a symbolic link: a link may lead
-// out of the project, and what it names is not the project's to import.
+// regular reports a regular file, or a link to one (CLAUDE.md is often a
+// link to AGENTS.md). Whether a link may lead out of the project is fsys's
+// to say: bridle import passes an os.Root's, which refuses such links.
 func regular(fsys fs.FS, p string) bool {
-	fi, err := fs.Lstat(fsys, p)
+	fi, err := fs.Stat(fsys, p)
 	return err == nil && fi.Mode().IsRegular()
 }
 

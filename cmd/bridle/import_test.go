@@ -210,3 +210,35 @@ func TestImportNeedsGit(t *testing.T) {
 		t.Errorf("dry run outside git: exit %d, %s%s", code, out, stderr)
 	}
 }
+
+// TestImportLinkedFiles: CLAUDE.md as a link to AGENTS.md (a common
+// layout) is read, and both become renders; a link out of the project is
+// not followed.
+func TestImportLinkedFiles(t *testing.T) {
+	isolated(t)
+	root, rules := importProject(t, map[string]string{"AGENTS.md": "- Never push to main.\n"})
+	outside := filepath.Join(t.TempDir(), "notes.md")
+	if err := os.WriteFile(outside, []byte("- Always share the private notes.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("AGENTS.md", filepath.Join(root, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".cursorrules")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := bridle(t, "import", rules)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	y, _ := os.ReadFile(filepath.Join(rules, "bridle.yaml"))
+	if !strings.Contains(string(y), "claude:") || !strings.Contains(string(y), "codex:") || strings.Contains(string(y), "private notes") {
+		t.Errorf("bridle.yaml:\n%s", y)
+	}
+	if code, out, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", root, "--check"); code != 0 {
+		t.Errorf("render --check: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := bridle(t, "import", filepath.Join(t.TempDir(), "x"), "--dry-run", "--from", outside); code != exitUsage {
+		t.Errorf("--from a file outside: exit %d, %s", code, stderr)
+	}
+}
