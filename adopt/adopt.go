@@ -284,10 +284,21 @@ func scoped(fm string) string {
 }
 
 // imports reports CLAUDE.md's @path imports, which Bridle does not follow.
+//
+// An import names a file: @README.md, @docs/setup.md, @~/.claude/x.md,
+// @./notes. A scoped package (@types/node), a handle (@mira) and anything
+// in a code span are not imports.
 func (r *Result) imports(at Pos, text string) {
 	for _, w := range strings.Fields(text) {
-		w = strings.Trim(w, "`*_,;()")
-		if len(w) > 1 && w[0] == '@' && (strings.ContainsRune(w, '/') || strings.Contains(w, ".md")) && !strings.Contains(w[1:], "@") {
+		if strings.Contains(w, "`") {
+			continue
+		}
+		w = strings.TrimRight(strings.TrimLeft(w, "*_(\\"), "*_,;:.)!?")
+		if len(w) < 2 || w[0] != '@' || strings.Contains(w[1:], "@") {
+			continue
+		}
+		last := w[strings.LastIndexByte(w, '/')+1:]
+		if strings.HasPrefix(w, "@~/") || strings.HasPrefix(w, "@./") || strings.HasPrefix(w, "@../") || strings.Contains(last, ".") {
 			r.lose(at, "import", "an @ import: the harness reads the named file into this one; Bridle does not follow imports (import that file too, with --from)", w)
 		}
 	}

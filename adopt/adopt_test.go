@@ -216,7 +216,7 @@ func TestLossReport(t *testing.T) {
 		File{".cursor/rules/go.mdc", []byte("---\ndescription: Go\nglobs: \"**/*.go\"\nalwaysApply: false\n---\n- Never use `panic` in libraries.\n")},
 		File{".github/instructions/db.instructions.md", []byte("---\napplyTo: \"db/**\"\n---\n- Migrations must be reversible.\n")},
 		File{".windsurf/rules/all.md", []byte("---\ntrigger: always_on\n---\n- Use UTF-8 everywhere.\n")},
-		File{"CLAUDE.md", []byte("# P\n\n<!-- hidden from readers -->\n\nSee @docs/setup.md for setup.\n\n<script>alert(1)</script>\n")},
+		File{"CLAUDE.md", []byte("# P\n\n<!-- hidden from readers -->\n\nSee @docs/setup.md for setup. Install @types/node; ask @mira; `@x/y.md`.\n\n<script>alert(1)</script>\n")},
 		File{"pkg/api/AGENTS.md", []byte("- Handlers must validate input.\n")},
 		File{".claude/skills/deploy/SKILL.md", []byte("---\nname: deploy\n---\nDeploy it.\n")},
 		File{".mcp.json", []byte(`{"mcpServers": {"github": {"env": {"GITHUB_TOKEN": "ghp_1234567890abcdefghijklmnopqrstuvwxyz12"}}, "bridle": {}}}`)},

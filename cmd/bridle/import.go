@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"github.com/bridle-dev/bridle/adopt"
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/scaffold"
 )
@@ -284,7 +286,7 @@ func printLoss(w io.Writer, res *adopt.Result) {
 		fmt.Fprintf(w, "skipped %s: it is already Bridle's render\n", s)
 	}
 	for _, c := range res.Conflicts {
-		fmt.Fprintf(w, "conflict (%s %s): %s says %q, %s says %q — both kept; settle it with bridle propose\n", c.Kind, c.Subject, c.First, c.A, c.Second, c.B)
+		fmt.Fprintf(w, "conflict (%s %s): %s says %q, %s says %q — both kept; settle it with bridle propose\n", c.Kind, c.Subject, printable(c.First.String()), c.A, printable(c.Second.String()), c.B)
 	}
 	if len(res.Lost) == 0 {
 		fmt.Fprintln(w, "loss report: everything was carried over")
@@ -292,13 +294,25 @@ func printLoss(w io.Writer, res *adopt.Result) {
 	}
 	fmt.Fprintf(w, "loss report: %s not carried over into bridle.yaml:\n", count(len(res.Lost), "thing", "things"))
 	for _, l := range res.Lost {
-		fmt.Fprintf(w, "  %s: %s: %s\n", l.At, l.What, l.Why)
+		fmt.Fprintf(w, "  %s: %s: %s\n", printable(l.At.String()), l.What, printable(l.Why))
 		if l.Text != "" {
 			for _, line := range strings.Split(strings.TrimRight(l.Text, "\n"), "\n") {
-				fmt.Fprintf(w, "      | %s\n", line)
+				fmt.Fprintf(w, "      | %s\n", printable(line))
 			}
 		}
 	}
+}
+
+// printable is a line of the files' text made safe for a terminal:
+// control characters (escape sequences that would recolour or rewrite the
+// screen), bidi and invisible characters are shown as U+FFFD.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\t' && mdsafe.BadChar(r, false) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
 }
 
 // projectRoot is the work tree holding dir (the nearest parent with .git):

@@ -242,3 +242,17 @@ func TestImportLinkedFiles(t *testing.T) {
 		t.Errorf("--from a file outside: exit %d, %s", code, stderr)
 	}
 }
+
+// TestImportLossReportIsInert: the original text the loss report shows
+// cannot drive the terminal (escape sequences, bidi overrides).
+func TestImportLossReportIsInert(t *testing.T) {
+	isolated(t)
+	_, rules := importProject(t, map[string]string{"CLAUDE.md": "<div>\x1b[2J\x1b]0;pwned\x07 \u202eevil</div>\n\n- Never push.\n"})
+	code, _, stderr := bridle(t, "import", rules, "--dry-run")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.ContainsAny(stderr, "\x1b\x07\u202e") || !strings.Contains(stderr, "HTML") {
+		t.Errorf("the loss report holds control characters:\n%q", stderr)
+	}
+}
