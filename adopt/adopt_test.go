@@ -220,6 +220,8 @@ func TestLossReport(t *testing.T) {
 		File{"pkg/api/AGENTS.md", []byte("- Handlers must validate input.\n")},
 		File{".claude/skills/deploy/SKILL.md", []byte("---\nname: deploy\n---\nDeploy it.\n")},
 		File{".mcp.json", []byte(`{"mcpServers": {"github": {"env": {"GITHUB_TOKEN": "ghp_1234567890abcdefghijklmnopqrstuvwxyz12"}}, "bridle": {}}}`)},
+		File{".codex/config.toml", []byte("[mcp_servers.jira]\ncommand = \"jira-mcp\"\n")},
+		File{".gemini/settings.json", []byte(`{"hooks": {"BeforeTool": [{"matcher": "x"}]}}`)},
 	)
 	var lost []string
 	for _, l := range res.Lost {
@@ -235,8 +237,8 @@ func TestLossReport(t *testing.T) {
 		"CLAUDE.md:7 HTML|<script>alert(1)</script>",
 		"pkg/api/AGENTS.md:1 scope|",
 	}
-	// Files are read in path order: .claude, .cursor, .github, .mcp.json, .windsurf, CLAUDE.md, pkg.
-	wantOrder := []string{want[2], want[0], want[1], want[3], want[4], want[5], want[6], want[7]}
+	// Files are read in path order: .claude, .codex, .cursor, .gemini, .github, .mcp.json, .windsurf, CLAUDE.md, pkg.
+	wantOrder := []string{want[2], ".codex/config.toml:1 MCP servers|", want[0], ".gemini/settings.json:1 hook|{\"BeforeTool\": [{\"matcher\": \"x\"}]}", want[1], want[3], want[4], want[5], want[6], want[7]}
 	if diff := cmp.Diff(wantOrder, lost); diff != "" {
 		t.Errorf("loss report (-want +got):\n%s", diff)
 	}

@@ -290,7 +290,11 @@ func AgentsFor(paths []string) []string {
 func mcpServers(f File, r *Result) {
 	d, err := jsonc.Parse(f.Path, f.Data)
 	if err != nil {
-		return // TOML (Codex) or broken: nothing of it is carried either way
+		r.lose(Pos{f.Path, 1}, "MCP servers", "the MCP servers of this configuration (not JSON Bridle reads: Codex's TOML, or a broken file) are not rules: they stay in it", "")
+		return
+	}
+	if raw, ok := d.Get("hooks"); ok {
+		r.lose(Pos{f.Path, lineOf(f.Data, "hooks")}, "hook", "hooks run programs; Bridle cannot translate them into rules and leaves them in "+f.Path+" (its own hook is merged beside them)", string(raw))
 	}
 	for _, key := range []string{"mcpServers", "servers", "mcp"} {
 		for _, name := range d.Keys(key) {
