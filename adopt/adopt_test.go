@@ -138,6 +138,11 @@ func TestCommands(t *testing.T) {
 	if diff := cmp.Diff(want, cmds); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
+	for _, want := range []string{"# from AGENTS.md:3\n    - name: lint\n", "# from AGENTS.md:9\n    - name: run\n", "# from AGENTS.md:10\n    - name: build\n"} {
+		if !strings.Contains(string(res.YAML), want) {
+			t.Errorf("bridle.yaml lacks %q:\n%s", want, res.YAML)
+		}
+	}
 	if !strings.Contains(res.Document.Project.Overview, "```\nsrc/\n  main.go\n```") {
 		t.Errorf("a block that is not commands is not kept as prose: %q", res.Document.Project.Overview)
 	}

@@ -84,7 +84,7 @@ func (r *Result) codeBlock(at Pos, u unit, prev string) {
 				ctx = c + " " + prev // a comment line names the command below it
 			}
 		}
-		r.addCommand(Pos{at.File, at.Line + i + 1}, l, ctx, u.section)
+		r.addCommand(Pos{at.File, at.Line + i}, l, ctx, u.section)
 	}
 }
 
