@@ -203,6 +203,9 @@ func Import(files []File, o Options) (*Result, error) {
 func (r *Result) markdown(f File) {
 	s := strings.ToValidUTF8(string(f.Data), "\uFFFD")
 	s = strings.TrimPrefix(s, "\uFEFF")
+	if strings.ContainsRune(s, '\r') { // CRLF (and CR) line endings: lines as markdown reads them
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	}
 	if strings.HasPrefix(s, renderers.HeaderStart) {
 		r.Skipped = append(r.Skipped, f.Path)
 		return

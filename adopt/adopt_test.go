@@ -314,6 +314,8 @@ func TestHostile(t *testing.T) {
 		{"headings in items", []byte("- # not a heading\n- ---\n- <!-- c -->Always x.\n"), nil},
 		{"long item", []byte("- Always " + strings.Repeat("word ", 400) + "\n"), nil},
 		{"only front matter", []byte("---\nglobs: x\n---\n"), nil},
+		{"crlf", []byte("# T\r\n\r\nSome prose.\r\nMore prose.\r\n\r\n- Never x.\r\n\r\n```sh\r\nmake\r\n```\r\n\r\n| a |\r\n|---|\r\n"), nil},
+		{"bom", []byte("\uFEFF- Never x.\n"), nil},
 		{"many rules", []byte(strings.Repeat("- Never do thing number one again.\n", 3000)), nil},
 	} {
 		start := time.Now()
@@ -333,6 +335,11 @@ func TestHostile(t *testing.T) {
 		}
 		if _, diags := schema.Load("bridle.yaml", res.YAML); diags.HasErrors() {
 			t.Errorf("%s: does not validate: %s", tc.name, diags.Error())
+		}
+		if tc.name == "crlf" || tc.name == "bom" {
+			for _, l := range res.Lost {
+				t.Errorf("%s: lost %s %s: %s", tc.name, l.At, l.What, l.Why)
+			}
 		}
 	}
 	// Prompt text is data: it is a statement, and changes nothing else.

@@ -524,9 +524,8 @@ func (r *Result) overviewText() overviewDoc {
 		if t == "" {
 			continue
 		}
-		if len(mdsafe.CheckProse(t)) > 0 {
-			t = mdsafe.Prose(t)
-		}
+		t = mdsafe.Prose(t) // unchanged unless it holds what prose may not
+
 		if n+len(t)+2 > maxOverview {
 			r.lose(it.at[0], "overview", fmt.Sprintf("the overview holds at most %d characters; this prose did not fit", maxOverview), it.text)
 			continue
