@@ -318,11 +318,11 @@ func (r *Result) paragraph(at Pos, u unit) {
 		}
 		sev, ok := mood(s)
 		r.spanCommands(at, unit{kind: paragraph, text: s, spans: spans, section: u.section}, ok)
-		if ok {
+		if ok && utf8.RuneCountInString(s) <= maxStatement {
 			r.addRule(at, s, sev)
 			continue
 		}
-		rest = append(rest, s)
+		rest = append(rest, s) // prose, or a rule too long for a statement: kept in the overview
 	}
 	if len(rest) > 0 {
 		r.overview = append(r.overview, item{text: strings.Join(rest, " "), at: []Pos{at}})

@@ -313,6 +313,7 @@ func TestHostile(t *testing.T) {
 		{"controls", []byte("- Never use \u202eevil\u202c text\x1b[31m.\n"), nil},
 		{"headings in items", []byte("- # not a heading\n- ---\n- <!-- c -->Always x.\n"), nil},
 		{"long item", []byte("- Always " + strings.Repeat("word ", 400) + "\n"), nil},
+		{"long sentence", []byte("Always " + strings.Repeat("word ", 400) + "\n"), nil},
 		{"only front matter", []byte("---\nglobs: x\n---\n"), nil},
 		{"crlf", []byte("# T\r\n\r\nSome prose.\r\nMore prose.\r\n\r\n- Never x.\r\n\r\n```sh\r\nmake\r\n```\r\n\r\n| a |\r\n|---|\r\n"), nil},
 		{"bom", []byte("\uFEFF- Never x.\n"), nil},
@@ -336,7 +337,7 @@ func TestHostile(t *testing.T) {
 		if _, diags := schema.Load("bridle.yaml", res.YAML); diags.HasErrors() {
 			t.Errorf("%s: does not validate: %s", tc.name, diags.Error())
 		}
-		if tc.name == "crlf" || tc.name == "bom" {
+		if tc.name == "crlf" || tc.name == "bom" || strings.HasPrefix(tc.name, "long") {
 			for _, l := range res.Lost {
 				t.Errorf("%s: lost %s %s: %s", tc.name, l.At, l.What, l.Why)
 			}
