@@ -576,4 +576,13 @@ func randomish(s string) bool {
 }
 
 // oneLineSafe is text made a one-line field the schema accepts.
-func oneLineSafe(s string) string { return mdsafe.Line(oneLine(s)) }
+//
+// The schema refuses a one-line field that starts with # (a YAML comment
+// to the eye) even where markdown reads no heading ("#x"): it is escaped.
+func oneLineSafe(s string) string {
+	l := mdsafe.Line(oneLine(s))
+	if strings.HasPrefix(l, "#") {
+		l = `\` + l
+	}
+	return l
+}

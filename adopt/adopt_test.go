@@ -60,6 +60,7 @@ func TestMood(t *testing.T) {
 		{"- Avoid global state.\n", []gr{{"no-global-state", "Avoid global state.", schema.Guidance}}, nil},
 		{"- Amounts must be integers.\n", []gr{{"amounts-integers", "Amounts must be integers.", schema.HardInstruction}}, nil},
 		{"- Use tabs.\n", nil, []string{"Use tabs."}},
+		{"- #general is the team's channel.\n", nil, []string{`\#general is the team's channel.`}},
 		{"- The main branch is always deployable.\n", nil, []string{"The main branch is always deployable."}},
 		{"- A retry never sends twice.\n", nil, []string{"A retry never sends twice."}},
 		{"- If tests fail, never merge.\n", []gr{{"no-tests-fail-merge", "If tests fail, never merge.", schema.HardInstruction}}, nil},
