@@ -313,7 +313,7 @@ type Options struct {
 	// Agents are the agents the project uses (Layout.Agents).
 	Agents []string
 	// Rules is the bridle.yaml to commit instead of the template
-	// (Layout.Rules).
+	// (Layout.RulesYAML).
 	Rules []byte
 	// Replace are files, by slash path from the repository root, that Init
 	// overwrites with its renders instead of keeping: the agent files
