@@ -129,17 +129,19 @@ git commit -qm "the project"`)
 	}
 }
 
-// TestReadmeNamesTheTestPrerequisites: every tool scripts/test.sh checks for
-// before it starts is named in the README's Tests section, so the README
-// says what a fresh machine needs.
-func TestReadmeNamesTheTestPrerequisites(t *testing.T) {
+// TestDocTestsNameThePrerequisites: every tool scripts/test.sh checks for
+// before it starts is named in docs/contributing/tests.md, so the page says
+// what a fresh machine needs.
+func TestDocTestsNameThePrerequisites(t *testing.T) {
 	script, err := os.ReadFile("../../scripts/test.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, _ := os.ReadFile("../../README.md")
-	_, tests, _ := strings.Cut(string(readme), "\n## Tests\n")
-	tests, _, _ = strings.Cut(tests, "\n## ")
+	page, err := os.ReadFile("../../docs/contributing/tests.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := string(page)
 	var needed []string
 	for line := range strings.Lines(string(script)) {
 		if rest, ok := strings.CutPrefix(line, "need "); ok {
@@ -155,7 +157,7 @@ func TestReadmeNamesTheTestPrerequisites(t *testing.T) {
 			name = tool
 		}
 		if !strings.Contains(tests, name) {
-			t.Errorf("scripts/test.sh needs %s, which the README's Tests section does not name (%q)", tool, name)
+			t.Errorf("scripts/test.sh needs %s, which docs/contributing/tests.md does not name (%q)", tool, name)
 		}
 	}
 }
