@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/internal/lazyregexp"
 )
 
@@ -282,6 +283,24 @@ func TestDocLinksCatch(t *testing.T) {
 		got := checkLinks(root, []string{"README.md"})
 		if (len(got) > 0) != tc.bad {
 			t.Errorf("%q: problems %q, want bad=%v", tc.body, got, tc.bad)
+		}
+	}
+}
+
+// TestDocAgentsIndex: docs/agents/README.md links every agent's page, so a
+// new agent's page is found from the index.
+func TestDocAgentsIndex(t *testing.T) {
+	src, err := os.ReadFile("../../docs/agents/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]bool{}
+	for _, l := range parseMarkdown(src).links {
+		linked[l.dest] = true
+	}
+	for _, a := range agents.All() {
+		if !linked[a.Name+".md"] {
+			t.Errorf("docs/agents/README.md does not link %s.md (%s)", a.Name, a.DisplayName)
 		}
 	}
 }
