@@ -7,7 +7,7 @@ import (
 )
 
 // ToolsMarkdown documents the registry as a markdown table, in registry
-// order. The README's tool list is this text (TestReadmeToolList).
+// order. docs/reference/mcp-tools.md opens with this text (TestReferenceTools).
 func ToolsMarkdown(tools []Tool) string {
 	var b strings.Builder
 	b.WriteString("| tool | toolset | needs | hints | what it does |\n|---|---|---|---|---|\n")

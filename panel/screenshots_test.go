@@ -89,7 +89,7 @@ func fillVault(t testing.TB, k vaultKit, rules string) {
 
 // TestScreenshots draws every page in Chromium, on a desktop and on a
 // phone, over a gateway with realistic content. With -update it writes
-// them to docs/screenshots (shown in the README).
+// them to docs/screenshots (shown in docs/guides/web-panel.md).
 func TestScreenshots(t *testing.T) {
 	ctx := newChrome(t)
 	examples := t.TempDir()

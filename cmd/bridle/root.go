@@ -14,7 +14,8 @@ import (
 	"github.com/bridle-dev/bridle/vault"
 )
 
-// Exit codes, documented in the README and in `bridle --help`.
+// Exit codes, listed in `bridle --help` and in docs/reference/exit-codes.md
+// (generated from these constants and their comments).
 const (
 	exitOK       = 0 // success
 	exitFailure  = 1 // an operation failed (I/O, git, …)
