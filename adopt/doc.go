@@ -21,7 +21,10 @@
 //   - Markdown is read with goldmark's AST. A paragraph's sentences and a
 //     list item's text are rules when they instruct (must, must not,
 //     never, always, do not → hard-instruction; should, prefer, avoid →
-//     guidance; words in code spans and questions do not count),
+//     guidance; always, never, do not, prefer and avoid only where an
+//     instruction starts — a clause's first word, after you or a modal —
+//     so "the main branch is always deployable" describes; words in code
+//     spans and questions do not count),
 //     conventions when a list item does not, and the overview when a
 //     paragraph does not. Commands come from
 //     shell fences and code spans that read as commands; stack from the
@@ -44,6 +47,8 @@
 //     name only).
 //   - The document validates with schema.Load with no errors: what the
 //     validator refuses is moved to the loss report.
+//   - Line endings (CRLF, CR) are read as line feeds; positions count the
+//     file's lines, after any front matter.
 //   - Hostile input gets a clear error or a loss entry, never a panic: a
 //     file over MaxFileSize, all files over MaxTotalSize (ErrTooLarge), NUL
 //     bytes (ErrBinary); invalid UTF-8 is read as U+FFFD and reported;

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -370,7 +371,7 @@ func opencodePermission(f File, r *Result) []nativeRule {
 		return nil
 	}
 	var out []nativeRule
-	for _, k := range slices.Sorted(mapsKeys(perm)) {
+	for _, k := range slices.Sorted(maps.Keys(perm)) {
 		if k != "bash" {
 			r.lose(Pos{f.Path, lineOf(f.Data, k)}, "native setting", "OpenCode's "+k+" permission has no enforce form in bridle.yaml; it stays in "+f.Path, string(perm[k]))
 			continue
@@ -381,7 +382,7 @@ func opencodePermission(f File, r *Result) []nativeRule {
 			continue
 		}
 		seen := map[string]bool{}
-		for _, pat := range slices.Sorted(mapsKeys(bash)) {
+		for _, pat := range slices.Sorted(maps.Keys(bash)) {
 			at := Pos{f.Path, lineOf(f.Data, pat)}
 			v := forbid
 			switch bash[pat] {
@@ -406,14 +407,4 @@ func opencodePermission(f File, r *Result) []nativeRule {
 		}
 	}
 	return out
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
