@@ -47,8 +47,8 @@
 //     name only).
 //   - The document validates with schema.Load with no errors: what the
 //     validator refuses is moved to the loss report.
-//   - Line endings (CRLF, CR) are read as line feeds; positions count the
-//     file's lines, after any front matter.
+//   - Line endings (CRLF, CR) are read as line feeds; a position is the
+//     file's own line number, front matter counted.
 //   - Hostile input gets a clear error or a loss entry, never a panic: a
 //     file over MaxFileSize, all files over MaxTotalSize (ErrTooLarge), NUL
 //     bytes (ErrBinary); invalid UTF-8 is read as U+FFFD and reported;
