@@ -292,6 +292,9 @@ func scoped(fm string) string {
 // @./notes. A scoped package (@types/node), a handle (@mira) and anything
 // in a code span are not imports.
 func (r *Result) imports(at Pos, text string) {
+	if strings.IndexByte(text, '@') < 0 {
+		return
+	}
 	for _, w := range strings.Fields(text) {
 		if strings.Contains(w, "`") {
 			continue
@@ -527,9 +530,22 @@ func tokenShape(line string) string {
 		return "a private key"
 	}
 	prefixes := tokenPrefixes()
-	for _, w := range strings.FieldsFunc(line, func(r rune) bool {
-		return !(r == '_' || r == '-' || r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)))
-	}) {
+	// Words of ASCII letters, digits, _ and -, found without allocating:
+	// this runs over whole files.
+	tokenByte := func(c byte) bool {
+		return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for i := 0; i < len(line); {
+		if !tokenByte(line[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(line) && tokenByte(line[j]) {
+			j++
+		}
+		w := line[i:j]
+		i = j
 		if len(w) < 20 {
 			continue // shorter than any token
 		}
