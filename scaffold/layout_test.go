@@ -257,3 +257,39 @@ func TestWorkflowInstallsBridle(t *testing.T) {
 		t.Errorf("the default is not in the workflow:\n%s", wf)
 	}
 }
+
+// TestInitWithImportedRules: Options.Rules is the bridle.yaml committed,
+// and the files Options.Replace names (the agent files bridle import read)
+// become the renders; other existing files are still kept.
+func TestInitWithImportedRules(t *testing.T) {
+	dir, repo := project(t, "shop")
+	os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("- Never push to main.\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("my own notes\n"), 0o644)
+	base, err := Base("shop", []string{"claude", "codex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(base.AgentProfiles) != 2 || !base.Permissions["claude"].Rules.Propose {
+		t.Fatalf("Base lacks the template's profiles and permissions: %+v", base)
+	}
+	rules := []byte("schema_version: 1\nproject: {id: shop}\nguardrails:\n  - {id: no-push-main, statement: Never push to main., severity: hard-instruction}\nagent_profiles: {claude: {}, codex: {}}\n")
+	o := testOptions()
+	o.Agents, o.Rules, o.Replace = []string{"claude", "codex"}, rules, []string{"CLAUDE.md"}
+	res, err := Init(filepath.Join(dir, "rules"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "rules", "bridle.yaml")); !bytes.Equal(b, rules) {
+		t.Errorf("bridle.yaml is not the imported rules:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "CLAUDE.md")); !bytes.HasPrefix(b, []byte(renderers.HeaderStart)) || !bytes.Contains(b, []byte("no-push-main")) {
+		t.Errorf("CLAUDE.md is not the render:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "AGENTS.md")); string(b) != "my own notes\n" || !slices.Contains(res.Kept, "AGENTS.md") {
+		t.Errorf("AGENTS.md, not named in Replace, was overwritten: %q (kept %v)", b, res.Kept)
+	}
+	c, _ := repo.CommitObject(plumbing.NewHash(res.Commit))
+	if _, err := c.File("CLAUDE.md"); err != nil {
+		t.Error("the render of CLAUDE.md was not committed")
+	}
+}

@@ -4,7 +4,9 @@
 // folder of a project repository (Init says which layout and why).
 //
 // It never overwrites: Init refuses a directory that already holds a
-// bridle.yaml, and writes nothing when it refuses.
+// bridle.yaml, and writes nothing when it refuses; the one exception is
+// the agent files bridle import read (Options.Replace), whose rules the
+// new bridle.yaml holds and which become its renders.
 package scaffold
 
 import (
@@ -98,6 +100,9 @@ type Layout struct {
 	// Agents are the agents the project uses, each a known agent
 	// (agents.Names); nil means DefaultAgents.
 	Agents []string
+	// RulesYAML, when set, is the bridle.yaml to write instead of the
+	// commented template (bridle import's).
+	RulesYAML []byte
 }
 
 // DefaultAgents are the agents a scaffold has profiles for when none are
@@ -228,6 +233,9 @@ func (l Layout) readme() string {
 func Rules(id string) []byte { return Layout{ID: id, Rules: "."}.rulesFile() }
 
 func (l Layout) rulesFile() []byte {
+	if l.RulesYAML != nil {
+		return l.RulesYAML
+	}
 	var b bytes.Buffer
 	names := l.Agents
 	if len(names) == 0 {
@@ -242,6 +250,17 @@ func (l Layout) rulesFile() []byte {
 		Agents               []scaffoldAgent
 	}{l.ID, l.ID, l.rules(), l.Out(), as})
 	return b.Bytes()
+}
+
+// Base is the document a new rules file for these agents starts from (nil:
+// DefaultAgents): the template's project id and name, agent profiles and
+// permissions. bridle import fills in the rest.
+func Base(id string, agentNames []string) (schema.Document, error) {
+	f, diags := schema.Load("bridle.yaml", Layout{ID: id, Rules: ".", Agents: agentNames}.rulesFile())
+	if diags.HasErrors() {
+		return schema.Document{}, fmt.Errorf("scaffold does not validate (a bug): %s", diags.Error())
+	}
+	return f.Doc, nil
 }
 
 // vendorSources is a scaffold profile's vendor_sources: the agent
@@ -293,6 +312,13 @@ type Options struct {
 	Author *object.Signature
 	// Agents are the agents the project uses (Layout.Agents).
 	Agents []string
+	// Rules is the bridle.yaml to commit instead of the template
+	// (Layout.RulesYAML).
+	Rules []byte
+	// Replace are files, by slash path from the repository root, that Init
+	// overwrites with its renders instead of keeping: the agent files
+	// bridle import read, whose rules are now in Rules.
+	Replace []string
 }
 
 // Result says what Init made.
@@ -327,7 +353,7 @@ type Result struct {
 // a branch other than main (or detached), Init writes the files and commits
 // nothing, saying why in Result.NotCommitted. It never overwrites: it
 // refuses a directory that already holds a bridle.yaml (writing nothing),
-// and keeps any other file that exists.
+// and keeps any other file that exists but those o.Replace names.
 func Init(dir string, o Options) (Result, error) {
 	res := Result{Dir: dir}
 	if o.Author == nil {
@@ -341,7 +367,7 @@ func Init(dir string, o Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("init %s: %w", dir, err)
 	}
-	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleURL: o.BridleURL, BridleModule: o.BridleModule, Agents: o.Agents}
+	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleURL: o.BridleURL, BridleModule: o.BridleModule, Agents: o.Agents, RulesYAML: o.Rules}
 	if slices.Contains(generic, strings.ToLower(filepath.Base(abs))) {
 		layout.ID = ProjectID(filepath.Dir(abs))
 	}
@@ -372,7 +398,7 @@ func Init(dir string, o Options) (Result, error) {
 	written := map[string][]byte{}
 	for _, name := range slices.Sorted(maps.Keys(files)) {
 		p := filepath.Join(res.Root, filepath.FromSlash(name))
-		if _, err := os.Lstat(p); err == nil {
+		if _, err := os.Lstat(p); err == nil && !slices.Contains(o.Replace, name) {
 			res.Kept = append(res.Kept, name) // keep what is there (a .gitignore, a README, your CLAUDE.md)
 			continue
 		}

@@ -26,6 +26,7 @@ type initOptions struct {
 	approvers, writers      []string
 	private                 bool
 	bridleURL, bridleModule string
+	adopt                   bool // --import: the rules from the project's agent files (bridle import)
 }
 
 func newInitCmd(io *streams) *cobra.Command {
@@ -85,6 +86,9 @@ account); --approvers, when given, are the only ones who may merge.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
+			if o.adopt {
+				return runImport(io, dir, importOptions{init: o})
+			}
 			return runInit(io, dir, o)
 		},
 	}
@@ -92,6 +96,7 @@ account); --approvers, when given, are the only ones who may merge.`,
 	cmd.Flags().StringSliceVar(&o.agents, "agents", nil, "the `agents` the project uses, comma-separated: only these get profiles and files (default claude,codex,kimi,deepseek; known: "+strings.Join(agents.Names(), ", ")+")")
 	cmd.Flags().StringSliceVar(&o.writers, "writers", nil, "Gitea users who may open proposals")
 	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into main")
+	cmd.Flags().BoolVar(&o.adopt, "import", false, "make the project's existing agent files the rules, as bridle import does")
 	cmd.Flags().BoolVar(&o.private, "private", false, "make the Gitea repository private")
 	cmd.Flags().StringVar(&o.bridleURL, "bridle-url", "", "the CI workflow downloads the bridle binary from this `URL` (default: the repository variable BRIDLE_URL)")
 	cmd.Flags().StringVar(&o.bridleModule, "bridle-module", "", "or installs it with go install `PATH@VERSION` (default: the repository variable BRIDLE_MODULE)")

@@ -102,6 +102,7 @@ func TestJSONIsOneDocument(t *testing.T) {
 		env  map[string]string
 	}{
 		{args: []string{"validate", "--rules", dir}},
+		{args: []string{"import", filepath.Join(importProjectRoot(t), "rules")}},
 		{args: []string{"validate", "--rules", bad}, code: exitInvalid},
 		{args: []string{"render", "--rules", dir, "--all", "--out", filepath.Join(dir, "rendered"), "--check"}},
 		{args: []string{"render", "--rules", dir, "--all", "--out", t.TempDir(), "--check"}, code: exitOutdated},

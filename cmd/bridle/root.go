@@ -132,6 +132,7 @@ var subcommands = []struct {
 	build func(*streams) *cobra.Command
 }{
 	{"init", newInitCmd},
+	{"import", newImportCmd},
 	{"validate", newValidateCmd},
 	{"render", newRenderCmd},
 	{"compile", newCompileCmd},
