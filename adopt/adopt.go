@@ -493,7 +493,7 @@ func secrets(f File, check func(field, text string) error) []error {
 	s := strings.ToValidUTF8(string(f.Data), "\uFFFD")
 	// One pass over the whole text first; lines are looked at only when
 	// it holds something, to name the line.
-	clean := tokenShape(s) == ""
+	clean := len(redact.Tokens(s)) == 0
 	if clean && check != nil {
 		clean = check("", s) == nil
 	} else if clean {
@@ -505,8 +505,8 @@ func secrets(f File, check func(field, text string) error) []error {
 	}
 	for i, line := range strings.Split(s, "\n") {
 		at := Pos{f.Path, i + 1}
-		if what := tokenShape(line); what != "" {
-			errs = append(errs, fmt.Errorf("import %s: %w: %s; remove it from the file (and revoke it), then import again", at, ErrSecret, what))
+		if ts := redact.Tokens(line); len(ts) > 0 {
+			errs = append(errs, fmt.Errorf("import %s: %w: %s; remove it from the file (and revoke it), then import again", at, ErrSecret, ts[0].What))
 			continue
 		}
 		var err error
@@ -520,75 +520,6 @@ func secrets(f File, check func(field, text string) error) []error {
 		}
 	}
 	return errs
-}
-
-// tokenShape names the well-known credential a line holds, or "": tokens
-// whose prefix says what they are (GitHub, GitLab, Slack, OpenAI,
-// Anthropic, Stripe, AWS, Google) and private keys.
-func tokenShape(line string) string {
-	if strings.Contains(line, "PRIVATE KEY-----") {
-		return "a private key"
-	}
-	prefixes := tokenPrefixes()
-	// Words of ASCII letters, digits, _ and -, found without allocating:
-	// this runs over whole files.
-	tokenByte := func(c byte) bool {
-		return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-	}
-	for i := 0; i < len(line); {
-		if !tokenByte(line[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(line) && tokenByte(line[j]) {
-			j++
-		}
-		w := line[i:j]
-		i = j
-		if len(w) < 20 {
-			continue // shorter than any token
-		}
-		for _, p := range prefixes {
-			if strings.HasPrefix(w, p.prefix) && len(w) >= p.min && randomish(w[len(p.prefix):]) {
-				return p.what
-			}
-		}
-	}
-	return ""
-}
-
-// tokenPrefix is the start of a well-known token, what it is, and the
-// shortest such token.
-type tokenPrefix struct {
-	prefix, what string
-	min          int
-}
-
-func tokenPrefixes() []tokenPrefix {
-	return []tokenPrefix{
-		{"ghp_", "a GitHub token", 30}, {"gho_", "a GitHub token", 30}, {"ghu_", "a GitHub token", 30},
-		{"ghs_", "a GitHub token", 30}, {"ghr_", "a GitHub token", 30}, {"github_pat_", "a GitHub token", 40},
-		{"glpat-", "a GitLab token", 24}, {"xoxb-", "a Slack token", 24}, {"xoxp-", "a Slack token", 24},
-		{"sk-ant-", "an Anthropic key", 40}, {"sk-proj-", "an OpenAI key", 40}, {"sk-", "an API key", 40},
-		{"sk_live_", "a Stripe key", 24}, {"rk_live_", "a Stripe key", 24},
-		{"AKIA", "an AWS access key", 20}, {"ASIA", "an AWS access key", 20}, {"AIza", "a Google API key", 39},
-	}
-}
-
-// randomish reports a token body with digits and letters mixed, as
-// generated tokens are (not a word like sk-learn-documentation-pages).
-func randomish(s string) bool {
-	digits, letters := 0, 0
-	for _, c := range s {
-		switch {
-		case unicode.IsDigit(c):
-			digits++
-		case unicode.IsLetter(c):
-			letters++
-		}
-	}
-	return digits >= 2 && letters >= 2
 }
 
 // oneLineSafe is text made a one-line field the schema accepts.

@@ -17,7 +17,8 @@
 //   - The password in every URL userinfo (scheme://user:PASSWORD@host) and in
 //     every DSN (user:PASSWORD@tcp(host)/db, password=PASSWORD key=value) found
 //     in any variable's value, whatever the variable is called: HTTPS_PROXY
-//     and DATABASE_URL carry passwords as often as *_TOKEN does.
+//     and DATABASE_URL carry passwords as often as *_TOKEN does; and every
+//     well-known token (Tokens: ghp_…, glpat-…, sk-…, AKIA…, private keys).
 //   - Values shorter than MinLen, and a few values that are never secrets
 //     (true, false, yes, none, null, nil, unset), are not registered.
 //
@@ -437,7 +438,8 @@ func (e *redactedError) Unwrap() error { return e.err }
 // (scheme://user:PASSWORD@host, percent-decoded too), in MySQL-style DSNs
 // (user:PASSWORD@tcp(host)/db) and in key=value strings (password=PASSWORD,
 // pwd='…'; ADO.NET's Password=…;). Placeholders ($VAR, ${VAR}, <pw>, {{…}},
-// ***) are not passwords.
+// ***) are not passwords. It also returns every well-known token in s
+// (Tokens), which is a credential whatever surrounds it.
 func Credentials(s string) []string {
 	var out []string
 	add := func(pw string) {
@@ -448,6 +450,9 @@ func Credentials(s string) []string {
 		if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
 			out = append(out, dec)
 		}
+	}
+	for _, t := range Tokens(s) {
+		out = append(out, t.Value)
 	}
 	re := credentialPatterns()
 	// Every command runs this over every environment variable (FromEnv): an
@@ -527,7 +532,7 @@ func (r *Redactor) Check(field, s string) error {
 		return fmt.Errorf("%s %w: a value Bridle knows as a secret (a token, key or password from its environment)", field, ErrSecret)
 	}
 	if _, found := MaskCredentials(s); found {
-		return fmt.Errorf("%s %w: a password (in a URL's user:password@ or a connection string)", field, ErrSecret)
+		return fmt.Errorf("%s %w: a password (in a URL's user:password@ or a connection string) or a well-known token", field, ErrSecret)
 	}
 	return nil
 }

@@ -59,3 +59,29 @@ func TestInstallCodexNote(t *testing.T) {
 		t.Errorf("%d %s", code, stderr)
 	}
 }
+
+// TestRenderCheckMasksTokensOnDisk: the check's diff shows what is on disk,
+// and a token a person put there (no environment variable holds it) is
+// masked in the text and the JSON output alike.
+func TestRenderCheckMasksTokensOnDisk(t *testing.T) {
+	project, rules := enforceExample(t)
+	if code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", project); code != 0 {
+		t.Fatalf("render: %d %s", code, stderr)
+	}
+	const token = "ghp_" + "Zx81Qw7Lm2Np4Rt6Vy9Bc3Df5Gh0Jk1Lm2Np4"
+	p := filepath.Join(project, "CLAUDE.md")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, append(b, []byte("\nUse GITHUB_TOKEN="+token+" for the API.\n")...), 0o644)
+	for _, args := range [][]string{
+		{"render", "--rules", rules, "--all", "--out", project, "--check"},
+		{"render", "--rules", rules, "--all", "--out", project, "--check", "--json"},
+	} {
+		code, stdout, stderr := bridle(t, args...)
+		if code != exitOutdated || !strings.Contains(stdout, "GITHUB_TOKEN=") {
+			t.Fatalf("%v: %d, no diff of the edit:\n%s\n%s", args, code, stdout, stderr)
+		}
+		if strings.Contains(stdout+stderr, token) || strings.Contains(stdout+stderr, token[4:20]) {
+			t.Errorf("%v: the token is in the output:\n%s", args, stdout)
+		}
+	}
+}

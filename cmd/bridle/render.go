@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/bridle-dev/bridle/redact"
 	"os"
 	"path/filepath"
 	"slices"
@@ -253,6 +254,12 @@ func runCheck(io *streams, o *renderOptions, diags schema.Diagnostics, files []r
 		return err
 	}
 	findings = append(findings, more...)
+	// A diff shows what is on disk, which a person may have filled with a
+	// credential no environment variable holds (a token in
+	// .claude/settings.json's env): output masks the ones it can tell.
+	for i := range findings {
+		findings[i].Diff, _ = redact.MaskCredentials(findings[i].Diff)
+	}
 	slices.SortFunc(findings, func(a, b renderers.Finding) int { return strings.Compare(a.Path, b.Path) })
 	bad, orphaned := 0, false
 	for _, f := range findings {
