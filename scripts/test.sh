@@ -100,11 +100,11 @@ done
 # Every parser gets a short fuzzing pass (go test runs their seed corpora
 # on every run anyway).
 for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
-              proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact \
+              proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact redact:FuzzCredentials \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
               enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
               kanboard:FuzzDecode feed:FuzzExtract vault:FuzzParseConfig vault/sopsfile:FuzzDecrypt \
-              enforce:FuzzRespellings enforce:FuzzProtocols internal/jsonc:FuzzSet renderers:FuzzMergeHookSettings; do
+              enforce:FuzzRespellings enforce:FuzzProtocols internal/jsonc:FuzzSet renderers:FuzzMergeHookSettings adopt:FuzzImport; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that
