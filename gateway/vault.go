@@ -85,7 +85,8 @@ func (s *Server) vaultOptions(scope, dir string, log *audit.Log, parent *vault.S
 	}
 	if dir != "" {
 		o.Commit = func(_ context.Context, files map[string][]byte, message string) (string, error) {
-			name, email := s.cfg.Admin.Name, s.cfg.Admin.Email
+			h := s.human(nil) // the vault's callbacks carry no request: the gateway's one person
+			name, email := h.Name, h.Email
 			if name == "" {
 				name, email = "Bridle admin", "admin@bridle.invalid"
 			}
@@ -113,8 +114,8 @@ func (s *Server) recordVault(log *audit.Log, c vault.Change) {
 	if c.Commit != "" {
 		d["commit"] = c.Commit
 	}
-	if s.cfg.Admin.Name != "" {
-		d["by"] = s.cfg.Admin.Name
+	if h := s.human(nil); h.Name != "" {
+		d["by"] = h.Name
 	}
 	project := c.Scope
 	if project == "server" {
