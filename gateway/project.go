@@ -126,16 +126,14 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 	p.proposals = sync.OnceValues(func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) })
 	mc := s.opts.Memory
 	p.memory = onceMemory(func() (memory.Store, memory.Embedder, error) {
+		// The project's one store, the sidecar's and the CLI's too (one
+		// Qdrant: a namespace per project); one kept where this gateway
+		// used to keep it seeds it.
 		c := mc
-		c.DataDir = filepath.Join(s.cfg.StateDir, "memory", id)
-		st, emb, err := memory.Open(c)
-		if err != nil {
-			return nil, nil, err
+		if c.DataDir == "" {
+			c.DataDir = filepath.Join(s.cfg.StateDir, "memory")
 		}
-		if c.QdrantURL != "" {
-			st = memory.Namespaced(st, "p_"+id+"_") // one Qdrant, a namespace per project
-		}
-		return st, emb, nil
+		return memory.OpenProject(c, id, filepath.Join(s.cfg.StateDir, "memory", id, "memory.db"))
 	})
 	mo.Proposals, mo.Memory = p.proposals, p.memory
 	mo.Examples = s.opts.Examples

@@ -80,6 +80,13 @@ func (f *factory) Proposals(c proposals.Config) (proposals.Config, error) {
 // Memory is the memory store's and embedder's configuration.
 func (f *factory) Memory() memory.Config { return memory.ConfigFrom(f.getenv, memory.Config{}) }
 
+// ProjectMemory opens project's memory store: the same one whichever way
+// the project is served (bridle mcp, bridle serve) or worked on (bridle
+// memory, bridle patterns).
+func (f *factory) ProjectMemory(project string) (memory.Store, memory.Embedder, error) {
+	return memory.OpenProject(f.Memory(), project)
+}
+
 // Examples says where pattern examples may come from; rulesDir anchors
 // local ones ("" for none).
 func (f *factory) Examples(rulesDir string) (memory.ExampleOptions, error) {

@@ -35,7 +35,7 @@ func isolated(t *testing.T) {
 // remember stores a memory of project, as an agent's remember tool would.
 func remember(t *testing.T, project, text string) memory.Record {
 	t.Helper()
-	st, emb, err := memory.Open(memory.ConfigFrom(os.Getenv, memory.Config{}))
+	st, emb, err := memory.OpenProject(memory.ConfigFrom(os.Getenv, memory.Config{}), project)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func (f *memoryFlags) open(fac *factory) (*memory.Memory, func(), error) {
 		}
 		project = schema.ProjectID(in.Data)
 	}
-	st, emb, err := memory.Open(fac.Memory())
+	st, emb, err := fac.ProjectMemory(project)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,8 +64,10 @@ func newMemoryCmd(io *streams) *cobra.Command {
 		Use:   "memory",
 		Short: "Search, list, forget and purge the project's session memory",
 		Long: `Memory works on the shared session memory agents fill with the remember tool.
-The store is the embedded file in the user data directory ($BRIDLE_DATA_DIR
-overrides), or Qdrant when QDRANT_URL is set; embeddings are offline unless
+The store is the project's: one embedded file per project in the user data
+directory (projects/ID/memory.db; $BRIDLE_DATA_DIR overrides the directory),
+the same one bridle mcp and bridle serve use for that project, or Qdrant
+when QDRANT_URL is set; embeddings are offline unless
 EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 	}
 	var search memoryFlags
@@ -265,7 +267,7 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			st, emb, err := memory.Open(io.f.Memory())
+			st, emb, err := io.f.ProjectMemory(snap.Document.Project.ID)
 			if err != nil {
 				return err
 			}
@@ -308,7 +310,7 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return err
 			}
-			st, _, err := memory.Open(io.f.Memory())
+			st, _, err := io.f.ProjectMemory(snap.Document.Project.ID)
 			if err != nil {
 				return err
 			}
