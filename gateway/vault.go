@@ -244,6 +244,18 @@ func (c *Client) Secrets(ctx context.Context, project string) ([]vault.Info, err
 	return out, err
 }
 
+// Vault is a scope's vault status: its SOPS file, recipients, and why it
+// cannot be read or written (project "" for the server-wide vault).
+func (c *Client) Vault(ctx context.Context, project string) (vault.Status, error) {
+	var out vault.Status
+	p := "/api/v1/vault"
+	if project != "" {
+		p = "/api/v1/projects/" + url.PathEscape(project) + "/vault"
+	}
+	err := c.do(ctx, http.MethodGet, p, nil, &out)
+	return out, err
+}
+
 // SetSecret stores a new secret; RotateSecret replaces one's value.
 func (c *Client) SetSecret(ctx context.Context, project, name, value string) (vault.Info, error) {
 	var out vault.Info

@@ -175,6 +175,11 @@ func (f *factory) Gateway(c gateway.Config, flags func(*gateway.Config)) (gatewa
 			c.Admin.Email = cmp.Or(c.Admin.Email, p.Email)
 		}
 	}
+	if c.Secrets.AgeKeyFile == "" {
+		// The identity bridle secrets init made for this user, as the CLI
+		// finds it: the gateway opens the vault the CLI does.
+		c.Secrets.AgeKeyFile = f.ageKeyFile()
+	}
 	return c.Defaults(f.getenv)
 }
 
