@@ -73,6 +73,7 @@ func oneDocument(t *testing.T, out string) {
 // TestJSONIsOneDocument runs every command that has --json, on valid and
 // on invalid rules, and decodes stdout as exactly one JSON document.
 func TestJSONIsOneDocument(t *testing.T) {
+	builtHelper(t) // before isolated: it moves HOME, and with it Go's build cache
 	isolated(t)
 	dir := rulesInit(t)
 	for _, id := range []string{"to-approve", "to-reject", "to-rebase"} {
