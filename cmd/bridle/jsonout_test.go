@@ -116,6 +116,7 @@ func TestJSONIsOneDocument(t *testing.T) {
 		{args: []string{"patterns", "list", "--rules", bad}, code: exitInvalid},
 		{args: []string{"memory", "search", "queue", "--project", "json-test"}},
 		{args: []string{"memory", "list", "--project", "json-test"}},
+		{args: []string{"memory", "remember", "A person's note.", "--project", "json-test"}},
 		{args: []string{"memory", "forget", mem.ID, "--project", "json-test"}},
 		{args: []string{"memory", "purge", "--yes", "--project", "json-test"}},
 		{args: []string{"audit", "--rules", dir}},

@@ -269,6 +269,20 @@ func readValue(cmd *cobra.Command, io *streams, file string) (string, error) {
 	return string(b), err
 }
 
+// secretNameArg accepts one argument, a secret's name, and names it when it
+// is not one: typed where a name belongs on the command line (the value
+// comes from stdin or a file), it is echoed, unlike a secret:… reference
+// in a configuration, which may be a value pasted by mistake.
+func secretNameArg(cmd *cobra.Command, args []string) error {
+	if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+		return err
+	}
+	if err := vault.ValidName(args[0]); err != nil {
+		return usageErr("%q %w", args[0], err)
+	}
+	return nil
+}
+
 func newSecretsPutCmd(io *streams, op string) *cobra.Command {
 	var s secretsFlags
 	var from string
@@ -277,7 +291,7 @@ func newSecretsPutCmd(io *streams, op string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   op + " NAME",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  secretNameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			remote, err := s.remote(cmd, io)
 			if err != nil {
@@ -331,7 +345,7 @@ func newSecretsRevokeCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "revoke NAME",
 		Short: "Remove a secret; its consumers then answer that it was revoked",
-		Args:  cobra.ExactArgs(1),
+		Args:  secretNameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			remote, err := s.remote(cmd, io)
 			if err != nil {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/renderers"
+)
+
+// Shell completion is in bridle --help, and the command it names works.
+func TestHelpNamesCompletion(t *testing.T) {
+	_, out, _ := bridle(t, "--help")
+	if !strings.Contains(out, "bridle completion bash") {
+		t.Errorf("bridle --help does not say how to get shell completion:\n%s", out)
+	}
+	if code, out, stderr := bridle(t, "completion", "bash"); code != 0 || !strings.Contains(out, "bash completion") {
+		t.Errorf("bridle completion bash: exit %d, %s", code, stderr)
+	}
+}
+
+// A name that is not a secret's is named in the refusal (typed as a name;
+// the value comes from stdin), for each verb that takes one.
+func TestSecretsNameTheBadName(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	for _, verb := range []string{"set", "rotate", "revoke"} {
+		code, _, stderr := bridle(t, "secrets", verb, "Bad Name", "--rules", dir)
+		if code != exitUsage || !strings.Contains(stderr, `"Bad Name" is not a secret name`) {
+			t.Errorf("secrets %s \"Bad Name\": exit %d, %s", verb, code, stderr)
+		}
+	}
+}
+
+// A person adds a memory from the CLI; search finds it, as theirs.
+func TestMemoryRememberForHumans(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	code, out, stderr := bridle(t, "memory", "remember", "We chose SQLite:", "one file, no server.", "--rules", dir, "--kind", "decision", "--tag", "db", "--json")
+	var r memory.Record
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Text != "We chose SQLite: one file, no server." || r.Payload["agent"] != "Mira Okafor" {
+		t.Fatalf("memory remember: exit %d, %+v %s", code, r, stderr)
+	}
+	_, out, _ = bridle(t, "memory", "search", "sqlite", "--rules", dir, "--kind", "decision", "--tag", "db")
+	if !strings.Contains(out, r.ID) {
+		t.Errorf("memory search does not find what a person remembered:\n%s", out)
+	}
+	if code, _, stderr := bridle(t, "memory", "remember", "x", "--rules", dir, "--kind", "gossip"); code == 0 || !strings.Contains(stderr, "decision, context, history, note") {
+		t.Errorf("a bad kind: exit %d, %s", code, stderr)
+	}
+}
+
+// explain without --agent lists every agent of the rules (one line each,
+// or every explanation as JSON), instead of an error.
+func TestExplainListsEveryAgent(t *testing.T) {
+	code, out, stderr := bridle(t, "explain", "--rules", example)
+	if code != 0 {
+		t.Fatalf("explain: exit %d, %s", code, stderr)
+	}
+	for _, a := range []string{"claude", "codex", "deepseek", "kimi"} {
+		if !strings.Contains(out, "\n"+a+" ") {
+			t.Errorf("explain does not list %s:\n%s", a, out)
+		}
+	}
+	code, out, _ = bridle(t, "explain", "--rules", example, "--json")
+	var all []renderers.Explanation
+	if code != 0 || json.Unmarshal([]byte(out), &all) != nil || len(all) != 4 || all[0].Agent != "claude" {
+		t.Errorf("explain --json: exit %d, %d explanations", code, len(all))
+	}
+}
+
+// A minted token never lands in a file others may read: --out FILE is
+// 0600, and so is stdout redirected to a file (agents add … > FILE).
+func TestAgentTokenFilesAreOwnerOnly(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	url, admin := testGateway(t, "proj", dir)
+	t.Setenv("BRIDLE_SERVER", url)
+	t.Setenv("BRIDLE_ADMIN_TOKEN_FILE", admin)
+	out := filepath.Join(t.TempDir(), "claude.token")
+	if code, _, stderr := bridle(t, "agents", "add", "--project", "proj", "--agent", "claude", "--out", out); code != 0 {
+		t.Fatalf("agents add --out: %s", stderr)
+	}
+	redirected := filepath.Join(t.TempDir(), "codex.token")
+	f, err := os.OpenFile(redirected, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errOut bytes.Buffer
+	code := run([]string{"agents", "add", "--project", "proj", "--agent", "codex"}, f, &errOut)
+	f.Close()
+	if code != 0 {
+		t.Fatalf("agents add > file: %s", errOut.String())
+	}
+	for _, p := range []string{out, redirected} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v, want mode 0600", filepath.Base(p), st.Mode(), err)
+		}
+		if b, _ := os.ReadFile(p); !strings.HasPrefix(string(b), "bridle_") {
+			t.Errorf("%s holds no token", filepath.Base(p))
+		}
+	}
+}
