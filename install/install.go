@@ -111,6 +111,10 @@ type Options struct {
 	// identity).
 	Server         string
 	GatewayProject string
+	// Replace lets an entry of the other kind be replaced: a gateway entry
+	// where Bridle's entry ran the local sidecar, or the reverse. Without
+	// it, Install refuses with ErrOtherKind and changes nothing.
+	Replace bool
 }
 
 // Result says what changed.
@@ -143,6 +147,9 @@ var (
 	// ErrNoScope is returned for a scope the client has no file for (a
 	// project's, for a client that reads only the user's).
 	ErrNoScope = errors.New("no such configuration")
+	// ErrOtherKind is returned when the file's Bridle entry is of the other
+	// kind (the local sidecar, or a gateway) and Options.Replace is unset.
+	ErrOtherKind = errors.New("already has a bridle entry of the other kind")
 )
 
 // Path returns the config file Install would change: --config, else the
@@ -359,6 +366,13 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 			res.Env = e.env
 		}
 	}
+	if had, ok := entryKind(p, before, cfg, res.Entry); ok && had != (o.Server != "") && !o.Replace {
+		was, now := "the local sidecar (bridle mcp on local rules)", "the gateway "+o.Server
+		if had {
+			was, now = "a gateway", "the local sidecar"
+		}
+		return res, fmt.Errorf("install %s: %s %w: %s; installing would replace it with %s: add --replace to do so, or write this one elsewhere with --config FILE", o.Client, p, ErrOtherKind, was, now)
+	}
 	var after []byte
 	switch cfg.Format {
 	case agents.TOML:
@@ -400,6 +414,46 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 		return res, fmt.Errorf("install: %w", err)
 	}
 	return res, nil
+}
+
+// entryKind reads the file's entry name: gateway reports one that reaches
+// a gateway (a URL, or the bridge's --server), false one that runs the
+// local sidecar; ok is false with no such entry.
+func entryKind(file string, before []byte, cfg *agents.Config, name string) (gateway, ok bool) {
+	var e map[string]any
+	switch cfg.Format {
+	case agents.TOML:
+		var m map[string]any
+		if toml.Unmarshal(before, &m) != nil {
+			return false, false
+		}
+		servers, _ := m[cfg.Servers].(map[string]any)
+		e, _ = servers[name].(map[string]any)
+	default:
+		doc, err := jsonc.Parse(file, before)
+		if err != nil {
+			return false, false
+		}
+		raw, found := doc.Get(cfg.Servers, name)
+		if !found || json.Unmarshal(raw, &e) != nil {
+			return false, false
+		}
+	}
+	if e == nil {
+		return false, false
+	}
+	for k := range e {
+		if strings.Contains(strings.ToLower(k), "url") {
+			return true, true
+		}
+	}
+	args, _ := e["args"].([]any)
+	for _, a := range args {
+		if a == "--server" {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 // renderNative renders the harness's native files for the project

@@ -43,3 +43,47 @@ func TestBridgeEntry(t *testing.T) {
 		}
 	}
 }
+
+// Bridle's entry is one per file: one of the other kind (the local
+// sidecar where a gateway is asked for, or the reverse, over HTTP or the
+// bridge, JSON or TOML) is never replaced silently; --replace replaces it,
+// and installing the same kind again updates it as before.
+func TestOtherKindIsNotReplacedSilently(t *testing.T) {
+	rules := t.TempDir()
+	local := func(client, dir string) Options {
+		return Options{Client: client, ProjectDir: dir, Command: "bridle", Rules: rules, Ref: "main"}
+	}
+	remote := func(client, dir string) Options {
+		return Options{Client: client, ProjectDir: dir, Command: "bridle", Server: "https://b.example.com", GatewayProject: "p"}
+	}
+	for _, client := range []string{"claude", "codex", "kimi"} {
+		for _, tc := range []struct {
+			name        string
+			first, then func(string, string) Options
+		}{
+			{"local then gateway", local, remote},
+			{"gateway then local", remote, local},
+		} {
+			t.Run(client+" "+tc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				first, err := Install(tc.first(client, dir))
+				if err != nil {
+					t.Fatal(err)
+				}
+				before, _ := os.ReadFile(first.Path)
+				if _, err := Install(tc.first(client, dir)); err != nil {
+					t.Errorf("the same kind again: %v", err)
+				}
+				_, err = Install(tc.then(client, dir))
+				if after, _ := os.ReadFile(first.Path); !errors.Is(err, ErrOtherKind) || string(after) != string(before) {
+					t.Fatalf("the other kind: %v, file changed: %v", err, string(after) != string(before))
+				}
+				o := tc.then(client, dir)
+				o.Replace = true
+				if res, err := Install(o); err != nil || !res.Changed {
+					t.Errorf("--replace: %+v %v", res, err)
+				}
+			})
+		}
+	}
+}

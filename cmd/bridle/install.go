@@ -72,7 +72,10 @@ entry is named bridle-copilot), and start its servers with their own
 environment. bridle agents add --server URL --project P --agent NAME mints a
 token. The token is the agent's identity, so --rules, --ref and --gitea do
 not go with --server; --agent NAME there only names the variable
-(BRIDLE_TOKEN_NAME).`,
+(BRIDLE_TOKEN_NAME).
+
+Bridle's entry is one per file: a file whose entry runs the local sidecar is
+not switched to a gateway (nor the reverse) unless --replace says so.`,
 		Example: `  bridle install claude --project . --rules rules
   bridle install codex --rules ~/rules --ref main --dry-run
   bridle install gemini --server https://bridle.example.com --project runic-gateway`,
@@ -169,6 +172,7 @@ not go with --server; --agent NAME there only names the variable
 	cmd.Flags().StringVar(&o.Command, "command", "", "bridle executable to launch (default: bridle from PATH in a project's config, this binary in a user's)")
 	cmd.Flags().StringVar(&o.RulesPath, "rules-path", "", "with --project, the rules `path` the native hook reads, relative to the project (default: --rules relative to --project)")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "print the change, write nothing")
+	cmd.Flags().BoolVar(&o.Replace, "replace", false, "replace Bridle's entry when it is of the other kind (the local sidecar where --server asks for a gateway, or the reverse)")
 	return cmd
 }
 
@@ -203,7 +207,7 @@ func installFiles() string {
 // installErr is err as the exit code map wants it: a usage error when the
 // client or its scope is not one install knows.
 func installErr(err error) error {
-	if errors.Is(err, install.ErrUnknownClient) || errors.Is(err, install.ErrNoScope) || errors.Is(err, bridge.ErrOptions) {
+	if errors.Is(err, install.ErrUnknownClient) || errors.Is(err, install.ErrNoScope) || errors.Is(err, bridge.ErrOptions) || errors.Is(err, install.ErrOtherKind) {
 		return usageErr("%w", err)
 	}
 	return err
