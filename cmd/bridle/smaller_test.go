@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/bridle-dev/bridle/memory"
+	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/renderers"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // Shell completion is in bridle --help, and the command it names works.
@@ -105,4 +109,36 @@ func TestAgentTokenFilesAreOwnerOnly(t *testing.T) {
 			t.Errorf("%s holds no token", filepath.Base(p))
 		}
 	}
+}
+
+// propose guardrail adds an enforce: block from --forbid, --ask, --no-read
+// and --no-write (a hard-instruction by default), kept through approval.
+func TestProposeGuardrailEnforce(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	code, out, stderr := bridle(t, "propose", "guardrail", "--rules", dir, "--id", "no-force-push", "--statement", "Never force-push.", "--why", "We lost work.",
+		"--as", "Alice Agent", "--forbid", "git push --force", "--ask", "git push", "--no-read", ".env", "--no-read", "secrets/**", "--no-write", "secrets/**", "--json")
+	var p proposals.Proposal
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+		t.Fatalf("propose: exit %d, %s", code, stderr)
+	}
+	mustRun(t, "approve", strconv.Itoa(p.Number), "--rules", dir)
+	_, out, _ = bridle(t, "compile", "--rules", dir, "-o", "-")
+	var snap struct {
+		Document schema.Document `json:"document"`
+	}
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatal(err)
+	}
+	want := schema.Enforce{Commands: schema.CommandRules{Forbid: []string{"git push --force"}, Ask: []string{"git push"}},
+		Paths: schema.PathRules{NoRead: []string{".env", "secrets/**"}, NoWrite: []string{"secrets/**"}}}
+	for _, g := range snap.Document.Guardrails {
+		if g.ID == "no-force-push" {
+			if !reflect.DeepEqual(g.Enforce, want) || g.Severity != schema.HardInstruction {
+				t.Errorf("the approved guardrail: %s %+v, want %+v", g.Severity, g.Enforce, want)
+			}
+			return
+		}
+	}
+	t.Errorf("no guardrail no-force-push on main")
 }
