@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -141,4 +142,21 @@ func TestProposeGuardrailEnforce(t *testing.T) {
 		}
 	}
 	t.Errorf("no guardrail no-force-push on main")
+}
+
+// vendor sync with its sources unreachable says each URL once and how many
+// of the sources it read.
+func TestVendorSyncOfflineSummary(t *testing.T) {
+	isolated(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/guide.md"
+	ln.Close() // nothing listens: the connection is refused
+	dir := vendorRules(t, url)
+	code, _, stderr := bridle(t, "vendor", "sync", "--rules", dir)
+	if code != exitFailure || strings.Count(stderr, url) != 1 || !strings.Contains(stderr, "0 of 1 source read") {
+		t.Errorf("vendor sync offline: exit %d, %s", code, stderr)
+	}
 }
