@@ -124,7 +124,7 @@ func (s *Server) routes() []route {
 		{Method: "GET", Path: "/api/v1/projects/{project}/vault", Summary: "The project's vault itself: its SOPS file, recipients and helper, and whether it can store secrets now", Out: vault.Status{}, handle: s.scoped(true, s.vaultStatus)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/vault/rekey", Summary: "Re-encrypt the project's SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(true, s.rekey)},
 		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
-		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
+		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first: the logs' events and the rules' history (merges, unreviewed changes), as bridle audit shows them", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
 }
 
@@ -1134,6 +1134,11 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out = append(out, events...)
+	}
+	// The rules' history, as bridle audit shows it: each merge into the
+	// served branch, and each change on it no approved merge produced.
+	for _, id := range ids {
+		out = append(out, audit.Combine(f, s.projects[id].history(r.Context(), s.log))...)
 	}
 	slices.SortStableFunc(out, func(a, b audit.Event) int { return b.Time.Compare(a.Time) })
 	if len(out) > limit {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -161,6 +162,21 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		SessionTimeout:      s.opts.SessionTimeout,
 	})
 	return p, nil
+}
+
+// history is the project's rules history as audit events: its merges and
+// its unreviewed changes (what the sidecar's bridle audit adds to the log).
+// A history that cannot be read is logged and left out.
+func (p *Project) history(ctx context.Context, log *slog.Logger) []audit.Event {
+	merges, err := p.mcp.History(ctx)
+	if err != nil {
+		log.Warn("audit: the rules' history could not be read", "project", p.ID, "err", err)
+	}
+	out := audit.FromMerges(p.ID, merges)
+	if snap, _, _ := p.mcp.Rules(); snap != nil && snap.Approval != nil {
+		out = append(out, audit.FromUnapproved(p.ID, snap.Approval.Unapproved)...)
+	}
+	return out
 }
 
 // Status is the project's rules status, now.
