@@ -420,40 +420,98 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 // a gateway (a URL, or the bridge's --server), false one that runs the
 // local sidecar; ok is false with no such entry.
 func entryKind(file string, before []byte, cfg *agents.Config, name string) (gateway, ok bool) {
-	var e map[string]any
+	e := entryOf(file, before, cfg, name)
+	return e.Gateway, e.Present
+}
+
+// Entry is Bridle's entry as a client's file holds it (Inspect).
+type Entry struct {
+	Path    string `json:"path"`
+	Present bool   `json:"present"` // the file has the entry
+	// Gateway: it reaches a gateway (a URL, or the bridge's --server);
+	// else it runs the local sidecar.
+	Gateway bool     `json:"gateway"`
+	URL     string   `json:"url,omitempty"` // an HTTP entry's endpoint
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Raw is the entry as JSON, for what else it names (the token's
+	// variable in a header).
+	Raw string `json:"-"`
+}
+
+// Arg is the value of flag in the entry's arguments ("" without it).
+func (e Entry) Arg(flag string) string {
+	for i, a := range e.Args {
+		if a == flag && i+1 < len(e.Args) {
+			return e.Args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Inspect reads Bridle's entry from the file Install would change for o
+// (a file that is not there, or holds no entry, is an Entry not Present).
+func Inspect(o Options) (Entry, error) {
+	cfg, err := clientConfig(o.Client)
+	if err != nil {
+		return Entry{}, err
+	}
+	p, err := path(o, cfg)
+	if err != nil {
+		return Entry{}, err
+	}
+	before, _, err := read(p)
+	if err != nil {
+		return Entry{Path: p}, err
+	}
+	e := entryOf(p, before, cfg, EntryName(o.Client))
+	e.Path = p
+	return e, nil
+}
+
+func entryOf(file string, before []byte, cfg *agents.Config, name string) Entry {
+	var m map[string]any
 	switch cfg.Format {
 	case agents.TOML:
-		var m map[string]any
-		if toml.Unmarshal(before, &m) != nil {
-			return false, false
+		var all map[string]any
+		if toml.Unmarshal(before, &all) != nil {
+			return Entry{}
 		}
-		servers, _ := m[cfg.Servers].(map[string]any)
-		e, _ = servers[name].(map[string]any)
+		servers, _ := all[cfg.Servers].(map[string]any)
+		m, _ = servers[name].(map[string]any)
 	default:
 		doc, err := jsonc.Parse(file, before)
 		if err != nil {
-			return false, false
+			return Entry{}
 		}
 		raw, found := doc.Get(cfg.Servers, name)
-		if !found || json.Unmarshal(raw, &e) != nil {
-			return false, false
+		if !found || json.Unmarshal(raw, &m) != nil {
+			return Entry{}
 		}
 	}
-	if e == nil {
-		return false, false
+	if m == nil {
+		return Entry{}
 	}
-	for k := range e {
-		if strings.Contains(strings.ToLower(k), "url") {
-			return true, true
+	raw, _ := json.Marshal(m)
+	e := Entry{Present: true, Raw: string(raw)}
+	e.Command, _ = m["command"].(string)
+	for k, v := range m {
+		if u, ok := v.(string); ok && strings.Contains(strings.ToLower(k), "url") {
+			e.Gateway, e.URL = true, u
 		}
 	}
-	args, _ := e["args"].([]any)
+	args, _ := m["args"].([]any)
 	for _, a := range args {
-		if a == "--server" {
-			return true, true
+		s, _ := a.(string)
+		e.Args = append(e.Args, s)
+		if s == "--server" {
+			e.Gateway = true
 		}
 	}
-	return false, true
+	return e
 }
 
 // renderNative renders the harness's native files for the project

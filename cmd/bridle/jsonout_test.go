@@ -120,6 +120,7 @@ func TestJSONIsOneDocument(t *testing.T) {
 		{args: []string{"memory", "forget", mem.ID, "--project", "json-test"}},
 		{args: []string{"memory", "purge", "--yes", "--project", "json-test"}},
 		{args: []string{"audit", "--rules", dir}},
+		{args: []string{"doctor", "--rules", dir, "--project", filepath.Dir(dir)}},
 		{args: []string{"audit", "--rules", dir, "--agent", "nobody"}},
 		{args: []string{"propose", "guardrail", "--rules", dir, "--id", "one-more", "--statement", "One more.", "--why", "x"}},
 		{args: []string{"propose", "rules", "--rules", dir, "--section", "project.overview", "--value", "New scope.", "--why", "x"}},

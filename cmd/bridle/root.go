@@ -155,6 +155,7 @@ var subcommands = []struct {
 	{"patterns", newPatternsCmd},
 	{"install", newInstallCmd},
 	{"audit", newAuditCmd},
+	{"doctor", newDoctorCmd},
 	{"version", newVersionCmd},
 }
 
