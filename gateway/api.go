@@ -732,9 +732,10 @@ func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request, p *Proje
 		s.fail(w, err)
 		return
 	}
-	who, err := s.needHuman(r)
-	if err != nil {
-		s.fail(w, err)
+	who := s.human(r)
+	if who.Name == "" && p.gitea == nil {
+		// On Gitea the pull request is closed as the token's user.
+		s.fail(w, fmt.Errorf("%w: %s", errBadRequest, who.Missing))
 		return
 	}
 	pr, err := svc.Reject(r.Context(), n, who.Name, in.Reason)
