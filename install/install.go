@@ -47,6 +47,7 @@ package install
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,10 +112,6 @@ type Options struct {
 	// identity).
 	Server         string
 	GatewayProject string
-	// Replace lets an entry of the other kind be replaced: a gateway entry
-	// where Bridle's entry ran the local sidecar, or the reverse. Without
-	// it, Install refuses with ErrOtherKind and changes nothing.
-	Replace bool
 }
 
 // Result says what changed.
@@ -139,6 +136,10 @@ type Result struct {
 	// Env are the variables the entry lists for a client that does not
 	// pass its own environment to the servers it starts.
 	Env []string
+	// Replaced describes Bridle's entry of the other kind this one
+	// replaced (the local sidecar where a gateway now is, or the reverse);
+	// "" when there was none.
+	Replaced string
 }
 
 var (
@@ -147,9 +148,6 @@ var (
 	// ErrNoScope is returned for a scope the client has no file for (a
 	// project's, for a client that reads only the user's).
 	ErrNoScope = errors.New("no such configuration")
-	// ErrOtherKind is returned when the file's Bridle entry is of the other
-	// kind (the local sidecar, or a gateway) and Options.Replace is unset.
-	ErrOtherKind = errors.New("already has a bridle entry of the other kind")
 )
 
 // Path returns the config file Install would change: --config, else the
@@ -366,12 +364,17 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 			res.Env = e.env
 		}
 	}
-	if had, ok := entryKind(p, before, cfg, res.Entry); ok && had != (o.Server != "") && !o.Replace {
-		was, now := "the local sidecar (bridle mcp on local rules)", "the gateway "+o.Server
-		if had {
-			was, now = "a gateway", "the local sidecar"
+	if was := entryOf(p, before, cfg, res.Entry); was.Present && was.Gateway != (o.Server != "") {
+		// Bridle's entry is one per file: the other kind is replaced, and
+		// said so (Result.Replaced), never silently.
+		res.Replaced = "the local sidecar (bridle mcp"
+		if r := was.Arg("--rules"); r != "" {
+			res.Replaced += " on the rules in " + r
 		}
-		return res, fmt.Errorf("install %s: %s %w: %s; installing would replace it with %s: add --replace to do so, or write this one elsewhere with --config FILE", o.Client, p, ErrOtherKind, was, now)
+		res.Replaced += ")"
+		if was.Gateway {
+			res.Replaced = "a gateway (" + cmp.Or(was.URL, was.Arg("--server")) + ")"
+		}
 	}
 	var after []byte
 	switch cfg.Format {
@@ -414,14 +417,6 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 		return res, fmt.Errorf("install: %w", err)
 	}
 	return res, nil
-}
-
-// entryKind reads the file's entry name: gateway reports one that reaches
-// a gateway (a URL, or the bridge's --server), false one that runs the
-// local sidecar; ok is false with no such entry.
-func entryKind(file string, before []byte, cfg *agents.Config, name string) (gateway, ok bool) {
-	e := entryOf(file, before, cfg, name)
-	return e.Gateway, e.Present
 }
 
 // Entry is Bridle's entry as a client's file holds it (Inspect).

@@ -46,8 +46,9 @@ func TestBridgeEntry(t *testing.T) {
 
 // Bridle's entry is one per file: one of the other kind (the local
 // sidecar where a gateway is asked for, or the reverse, over HTTP or the
-// bridge, JSON or TOML) is never replaced silently; --replace replaces it,
-// and installing the same kind again updates it as before.
+// bridge, JSON or TOML) is replaced and said so (Result.Replaced, naming
+// what it was), never silently; installing the same kind again says
+// nothing of the sort.
 func TestOtherKindIsNotReplacedSilently(t *testing.T) {
 	rules := t.TempDir()
 	local := func(client, dir string) Options {
@@ -60,28 +61,22 @@ func TestOtherKindIsNotReplacedSilently(t *testing.T) {
 		for _, tc := range []struct {
 			name        string
 			first, then func(string, string) Options
+			was         string
 		}{
-			{"local then gateway", local, remote},
-			{"gateway then local", remote, local},
+			{"local then gateway", local, remote, "the local sidecar (bridle mcp on the rules in "},
+			{"gateway then local", remote, local, "a gateway (https://b.example.com"},
 		} {
 			t.Run(client+" "+tc.name, func(t *testing.T) {
 				dir := t.TempDir()
-				first, err := Install(tc.first(client, dir))
-				if err != nil {
+				if _, err := Install(tc.first(client, dir)); err != nil {
 					t.Fatal(err)
 				}
-				before, _ := os.ReadFile(first.Path)
-				if _, err := Install(tc.first(client, dir)); err != nil {
-					t.Errorf("the same kind again: %v", err)
+				if res, err := Install(tc.first(client, dir)); err != nil || res.Replaced != "" {
+					t.Errorf("the same kind again: %q %v", res.Replaced, err)
 				}
-				_, err = Install(tc.then(client, dir))
-				if after, _ := os.ReadFile(first.Path); !errors.Is(err, ErrOtherKind) || string(after) != string(before) {
-					t.Fatalf("the other kind: %v, file changed: %v", err, string(after) != string(before))
-				}
-				o := tc.then(client, dir)
-				o.Replace = true
-				if res, err := Install(o); err != nil || !res.Changed {
-					t.Errorf("--replace: %+v %v", res, err)
+				res, err := Install(tc.then(client, dir))
+				if err != nil || !res.Changed || !strings.HasPrefix(res.Replaced, tc.was) {
+					t.Errorf("the other kind: changed %v, replaced %q, %v", res.Changed, res.Replaced, err)
 				}
 			})
 		}

@@ -328,15 +328,15 @@ func (d *doctor) agentGateway(check, harness string, e install.Entry) *finding {
 	}
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
-		return d.add(check, statusFail, fmt.Sprintf("%s's bridle entry names no gateway URL", e.Path), "bridle install "+harness+" --server URL --project P --replace")
+		return d.add(check, statusFail, fmt.Sprintf("%s's bridle entry names no gateway URL", e.Path), "bridle install "+harness+" --server URL --project P")
 	}
 	base := u.Scheme + "://" + u.Host
 	if err := healthy(base); err != nil {
-		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s, which does not answer: %v", e.Path, base, err), "start the gateway (bridle serve), or bridle install "+harness+" --server URL --project P --replace")
+		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s, which does not answer: %v", e.Path, base, err), "start the gateway (bridle serve), or bridle install "+harness+" --server URL --project P")
 	}
 	vars := tokenVar.FindAllString(e.Raw, -1)
 	if len(vars) == 0 {
-		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s but names no token variable", e.Path, endpoint), "bridle install "+harness+" --server "+base+" --project P --replace")
+		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s but names no token variable", e.Path, endpoint), "bridle install "+harness+" --server "+base+" --project P")
 	}
 	v := vars[0]
 	tok := strings.TrimSpace(d.io.f.getenv(v))

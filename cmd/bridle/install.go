@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -74,8 +75,8 @@ token. The token is the agent's identity, so --rules, --ref and --gitea do
 not go with --server; --agent NAME there only names the variable
 (BRIDLE_TOKEN_NAME).
 
-Bridle's entry is one per file: a file whose entry runs the local sidecar is
-not switched to a gateway (nor the reverse) unless --replace says so.`,
+Bridle's entry is one per file: installing --server where the entry ran the
+local sidecar (or the reverse) replaces it, and says so and how to go back.`,
 		Example: `  bridle install claude --project . --rules rules
   bridle install codex --rules ~/rules --ref main --dry-run
   bridle install gemini --server https://bridle.example.com --project runic-gateway`,
@@ -139,6 +140,9 @@ not switched to a gateway (nor the reverse) unless --replace says so.`,
 				printDiff(io, res)
 			default:
 				fmt.Fprintf(io.errOut, "added %s (agent %s) to %s; restart %s to load it\n", res.Entry, agentOr(o), res.Path, o.Client)
+				if res.Replaced != "" {
+					fmt.Fprintf(io.errOut, "it replaced %s's bridle entry, which reached %s (one per file; the gateway's comes back with bridle install %s --server URL --project P)\n", res.Path, res.Replaced, o.Client)
+				}
 				if o.Shared() {
 					fmt.Fprintf(io.errOut, "%s holds no path of this machine: commit it for your teammates\n", res.Path)
 				}
@@ -172,7 +176,6 @@ not switched to a gateway (nor the reverse) unless --replace says so.`,
 	cmd.Flags().StringVar(&o.Command, "command", "", "bridle executable to launch (default: bridle from PATH in a project's config, this binary in a user's)")
 	cmd.Flags().StringVar(&o.RulesPath, "rules-path", "", "with --project, the rules `path` the native hook reads, relative to the project (default: --rules relative to --project)")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "print the change, write nothing")
-	cmd.Flags().BoolVar(&o.Replace, "replace", false, "replace Bridle's entry when it is of the other kind (the local sidecar where --server asks for a gateway, or the reverse)")
 	return cmd
 }
 
@@ -207,7 +210,7 @@ func installFiles() string {
 // installErr is err as the exit code map wants it: a usage error when the
 // client or its scope is not one install knows.
 func installErr(err error) error {
-	if errors.Is(err, install.ErrUnknownClient) || errors.Is(err, install.ErrNoScope) || errors.Is(err, bridge.ErrOptions) || errors.Is(err, install.ErrOtherKind) {
+	if errors.Is(err, install.ErrUnknownClient) || errors.Is(err, install.ErrNoScope) || errors.Is(err, bridge.ErrOptions) {
 		return usageErr("%w", err)
 	}
 	return err
@@ -317,6 +320,10 @@ func installServer(cmd *cobra.Command, io *streams, o install.Options, dir strin
 			how = "HTTP"
 		}
 		fmt.Fprintf(io.errOut, "added %s (project %s on %s, over %s) to %s; restart %s to load it\n", res.Entry, o.GatewayProject, o.Server, how, res.Path, o.Client)
+		if res.Replaced != "" {
+			back := "bridle install " + o.Client + " --project " + shellArg(cmp.Or(dir, ".")) + " --rules RULES"
+			fmt.Fprintf(io.errOut, "it replaced %s's bridle entry, which ran %s: agents started from this file now reach the gateway (one entry per file; to go back: %s)\n", res.Path, res.Replaced, back)
+		}
 	}
 	agent := agentOr(o)
 	if res.HTTP {

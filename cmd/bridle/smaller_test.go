@@ -160,3 +160,20 @@ func TestVendorSyncOfflineSummary(t *testing.T) {
 		t.Errorf("vendor sync offline: exit %d, %s", code, stderr)
 	}
 }
+
+// install --server over the local sidecar's entry replaces it and says so,
+// with how to go back; the reverse too.
+func TestInstallSaysWhatItReplaced(t *testing.T) {
+	isolated(t)
+	dir := rulesInit(t)
+	project := filepath.Dir(dir)
+	mustRun(t, "install", "claude", "--project", project, "--rules", dir)
+	code, _, stderr := bridle(t, "install", "claude", "--server", "http://127.0.0.1:7777", "--project", "acme", "--dir", project)
+	if code != 0 || !strings.Contains(stderr, "it replaced") || !strings.Contains(stderr, "the local sidecar (bridle mcp on the rules in") || !strings.Contains(stderr, "to go back: bridle install claude") {
+		t.Errorf("install --server over the sidecar: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = bridle(t, "install", "claude", "--project", project, "--rules", dir)
+	if code != 0 || !strings.Contains(stderr, "which reached a gateway (http://127.0.0.1:7777/p/acme/mcp)") {
+		t.Errorf("install over the gateway's entry: exit %d, %s", code, stderr)
+	}
+}
