@@ -148,6 +148,9 @@ func Fetch(ctx context.Context, src Source, prev Previous, opts Options) (Docume
 		if errors.As(err, &ue) && (errors.Is(ue.Err, ErrInsecureURL) || errors.Is(ue.Err, ErrRedirectLoop) || errors.Is(ue.Err, ErrTooManyRedirects)) {
 			return Document{}, fmt.Errorf("fetch %s: %w", shown, ue.Err)
 		}
+		if errors.As(err, &ue) && ue.URL == u.String() {
+			err = ue.Err // the URL is said once, in fetch URL:
+		}
 		return Document{}, timedOut(err)
 	}
 	defer resp.Body.Close()

@@ -86,6 +86,7 @@ func (s *Server) routes() []route {
 	type obj = map[string]any
 	return []route{
 		{Method: "GET", Path: "/api/v1/openapi.json", Summary: "This document", Out: obj{}, handle: s.openAPI},
+		{Method: "GET", Path: "/api/v1/me", Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Human{}, handle: s.getHuman},
 		{Method: "GET", Path: "/api/v1/projects", Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
 		{Method: "GET", Path: "/api/v1/projects/{project}", Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},
@@ -123,7 +124,7 @@ func (s *Server) routes() []route {
 		{Method: "GET", Path: "/api/v1/projects/{project}/vault", Summary: "The project's vault itself: its SOPS file, recipients and helper, and whether it can store secrets now", Out: vault.Status{}, handle: s.scoped(true, s.vaultStatus)},
 		{Method: "POST", Path: "/api/v1/projects/{project}/vault/rekey", Summary: "Re-encrypt the project's SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(true, s.rekey)},
 		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
-		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
+		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first: the logs' events and the rules' history (merges, unreviewed changes), as bridle audit shows them", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
 }
 
@@ -219,13 +220,13 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 }
 
 // record appends an admin event (source user) to the project's log.
-func (s *Server) record(p *Project, summary, id string, detail map[string]any) {
+func (s *Server) record(r *http.Request, p *Project, summary, id string, detail map[string]any) {
 	e := audit.Event{Kind: audit.KindAdmin, Source: "user", Agent: "", Summary: summary, ID: id, Detail: detail, Project: p.ID}
-	if s.cfg.Admin.Name != "" {
+	if h := s.human(r); h.Name != "" {
 		if e.Detail == nil {
 			e.Detail = map[string]any{}
 		}
-		e.Detail["by"] = s.cfg.Admin.Name
+		e.Detail["by"] = h.Name
 	}
 	if err := p.audit.Append(e); err != nil {
 		s.log.Warn("audit event not written", "project", p.ID, "err", err)
@@ -301,7 +302,7 @@ func (s *Server) addAgent(w http.ResponseWriter, r *http.Request, p *Project) {
 		return
 	}
 	s.red.Add(tok)
-	s.record(p, "minted a token for agent "+info.Agent, info.Agent, nil)
+	s.record(r, p, "minted a token for agent "+info.Agent, info.Agent, nil)
 	writeJSON(w, http.StatusCreated, Minted{Token: tok, Agent: info, MCP: "/p/" + p.ID + "/mcp"}) // unmasked: shown once, here
 }
 
@@ -313,7 +314,7 @@ func (s *Server) rotateAgent(w http.ResponseWriter, r *http.Request, p *Project)
 	}
 	s.red.Add(tok)
 	closed := s.closeSessions(p, info.Agent)
-	s.record(p, "rotated the token of agent "+info.Agent, info.Agent, map[string]any{"sessions_closed": closed})
+	s.record(r, p, "rotated the token of agent "+info.Agent, info.Agent, map[string]any{"sessions_closed": closed})
 	writeJSON(w, http.StatusOK, Minted{Token: tok, Agent: info, MCP: "/p/" + p.ID + "/mcp"})
 }
 
@@ -324,7 +325,7 @@ func (s *Server) revokeAgent(w http.ResponseWriter, r *http.Request, p *Project)
 		return
 	}
 	closed := s.closeSessions(p, info.Agent)
-	s.record(p, "revoked the token of agent "+info.Agent, info.Agent, map[string]any{"sessions_closed": closed})
+	s.record(r, p, "revoked the token of agent "+info.Agent, info.Agent, map[string]any{"sessions_closed": closed})
 	s.ok(w, http.StatusOK, info)
 }
 
@@ -628,8 +629,9 @@ func (s *Server) propose(w http.ResponseWriter, r *http.Request, p *Project) {
 		s.fail(w, fmt.Errorf("%w: a vendor change from the admin dismisses suggestions (vendor.dismiss); new and withdrawn ones come from the vendor sync", errBadRequest))
 		return
 	}
-	if strings.TrimSpace(s.cfg.Admin.Name) == "" {
-		s.fail(w, fmt.Errorf("%w: proposals are attributed to the human who makes them: set admin.name in the configuration", errBadRequest))
+	who, err := s.needHuman(r)
+	if err != nil {
+		s.fail(w, err)
 		return
 	}
 	svc, err := s.service(p)
@@ -637,12 +639,12 @@ func (s *Server) propose(w http.ResponseWriter, r *http.Request, p *Project) {
 		s.fail(w, err)
 		return
 	}
-	pr, err := svc.Propose(r.Context(), proposals.Draft{Change: in.Change, Origin: proposals.Origin{Source: schema.SourceUser, Author: s.cfg.Admin.Name}})
+	pr, err := svc.Propose(r.Context(), proposals.Draft{Change: in.Change, Origin: proposals.Origin{Source: schema.SourceUser, Author: who.Name}})
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	s.record(p, fmt.Sprintf("proposed #%d: %s", pr.Number, pr.Title), strconv.Itoa(pr.Number), map[string]any{"subject": in.Change.Subject()})
+	s.record(r, p, fmt.Sprintf("proposed #%d: %s", pr.Number, pr.Title), strconv.Itoa(pr.Number), map[string]any{"subject": in.Change.Subject()})
 	s.ok(w, http.StatusCreated, pr)
 }
 
@@ -673,7 +675,7 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 		return
 	}
 	ctx := r.Context()
-	principal := proposals.Principal{Human: s.cfg.Admin.Name, SelfOK: in.Self}
+	principal := proposals.Principal{Human: s.human(r).Name, SelfOK: in.Self}
 	if p.gitea != nil {
 		// Never the bot's token: the approval is the person's, in Gitea.
 		tok := strings.TrimSpace(in.GiteaToken)
@@ -697,8 +699,8 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 		}
 		svc.Backend = b
 		principal.Human = "" // Gitea says who the token's user is
-	} else if strings.TrimSpace(principal.Human) == "" {
-		s.fail(w, fmt.Errorf("%w: approvals are attributed to the human who makes them: set admin.name in the configuration", errBadRequest))
+	} else if _, err := s.needHuman(r); err != nil {
+		s.fail(w, err)
 		return
 	}
 	pr, err := svc.Approve(ctx, n, principal)
@@ -706,7 +708,7 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 		s.fail(w, err)
 		return
 	}
-	s.record(p, fmt.Sprintf("approved proposal #%d", n), strconv.Itoa(n), map[string]any{"merged_by": pr.MergedBy, "merge_commit": pr.MergeCommit})
+	s.record(r, p, fmt.Sprintf("approved proposal #%d", n), strconv.Itoa(n), map[string]any{"merged_by": pr.MergedBy, "merge_commit": pr.MergeCommit})
 	s.ok(w, http.StatusOK, pr)
 }
 
@@ -730,12 +732,18 @@ func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request, p *Proje
 		s.fail(w, err)
 		return
 	}
-	pr, err := svc.Reject(r.Context(), n, s.cfg.Admin.Name, in.Reason)
+	who := s.human(r)
+	if who.Name == "" && p.gitea == nil {
+		// On Gitea the pull request is closed as the token's user.
+		s.fail(w, fmt.Errorf("%w: %s", errBadRequest, who.Missing))
+		return
+	}
+	pr, err := svc.Reject(r.Context(), n, who.Name, in.Reason)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	s.record(p, fmt.Sprintf("rejected proposal #%d", n), strconv.Itoa(n), map[string]any{"reason": in.Reason})
+	s.record(r, p, fmt.Sprintf("rejected proposal #%d", n), strconv.Itoa(n), map[string]any{"reason": in.Reason})
 	s.ok(w, http.StatusOK, pr)
 }
 
@@ -832,7 +840,7 @@ func (s *Server) reindex(w http.ResponseWriter, r *http.Request, p *Project) {
 		s.fail(w, err)
 		return
 	}
-	s.record(p, "re-indexed pattern examples", tag, nil)
+	s.record(r, p, "re-indexed pattern examples", tag, nil)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
@@ -958,7 +966,7 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request, p *Project) {
 		s.fail(w, err)
 		return
 	}
-	s.record(p, "forgot a memory", id, nil)
+	s.record(r, p, "forgot a memory", id, nil)
 	s.ok(w, http.StatusOK, Forgotten{Forgotten: id})
 }
 
@@ -1029,7 +1037,7 @@ func (s *Server) purge(w http.ResponseWriter, r *http.Request, p *Project) {
 		s.fail(w, err)
 		return
 	}
-	s.record(p, fmt.Sprintf("purged %d memories", got), "", map[string]any{"kind": in.Kind, "agent": in.Agent, "tag": in.Tag})
+	s.record(r, p, fmt.Sprintf("purged %d memories", got), "", map[string]any{"kind": in.Kind, "agent": in.Agent, "tag": in.Tag})
 	s.ok(w, http.StatusOK, Purged{Matched: n, Purged: got})
 }
 
@@ -1045,7 +1053,7 @@ func (s *Server) restartUpstream(w http.ResponseWriter, r *http.Request, p *Proj
 	defer cancel()
 	err := u.Restart(ctx)
 	st := u.Status()
-	s.record(p, "restarted upstream "+name, name, map[string]any{"state": string(st.State)})
+	s.record(r, p, "restarted upstream "+name, name, map[string]any{"state": string(st.State)})
 	if err != nil {
 		s.backendFailed(p, "upstream:"+name)
 		s.fail(w, fmt.Errorf("%w: upstream %s: %w", proposals.ErrUnavailable, name, err))
@@ -1059,13 +1067,13 @@ func (s *Server) restartUpstream(w http.ResponseWriter, r *http.Request, p *Proj
 func (s *Server) vendorSync(w http.ResponseWriter, r *http.Request, p *Project) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Minute)
 	defer cancel()
-	origin := proposals.Origin{Source: schema.SourceUser, Author: s.cfg.Admin.Name}
+	origin := proposals.Origin{Source: schema.SourceUser, Author: s.human(r).Name}
 	results, err := s.syncVendors(ctx, p, r.URL.Query().Get("agent"), origin)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	s.record(p, fmt.Sprintf("synced the vendors' guidance: %d proposals", opened(results)), "", nil)
+	s.record(r, p, fmt.Sprintf("synced the vendors' guidance: %d proposals", opened(results)), "", nil)
 	s.ok(w, http.StatusOK, results)
 }
 
@@ -1127,6 +1135,11 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		out = append(out, events...)
+	}
+	// The rules' history, as bridle audit shows it: each merge into the
+	// served branch, and each change on it no approved merge produced.
+	for _, id := range ids {
+		out = append(out, audit.Combine(f, s.projects[id].history(r.Context(), s.log))...)
 	}
 	slices.SortStableFunc(out, func(a, b audit.Event) int { return b.Time.Compare(a.Time) })
 	if len(out) > limit {

@@ -56,6 +56,14 @@ func NewClient(base, token string) (*Client, error) {
 	return &Client{base: strings.TrimRight(base, "/"), token: token, http: &http.Client{Timeout: 60 * time.Second}}, nil
 }
 
+// Project is one project's status: its rules' commit and whether they are
+// loaded and approved.
+func (c *Client) Project(ctx context.Context, project string) (ProjectStatus, error) {
+	var out ProjectStatus
+	err := c.do(ctx, http.MethodGet, "/api/v1/projects/"+url.PathEscape(project), nil, &out)
+	return out, err
+}
+
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {

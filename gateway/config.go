@@ -102,8 +102,11 @@ type TLSConfig struct {
 // name an approval through the admin API is attributed to).
 type AdminConfig struct {
 	TokenFile string `yaml:"token_file"` // BRIDLE_ADMIN_TOKEN_FILE; generated in the state directory when unset
-	Name      string `yaml:"name"`
-	Email     string `yaml:"email"`
+	Name      string `yaml:"name"`       // BRIDLE_ADMIN_NAME; bridle serve: --admin-name, else git's committer identity
+	Email     string `yaml:"email"`      // BRIDLE_ADMIN_EMAIL
+	// NameFrom says where Name was read (configuration, environment,
+	// flag, git), for the start-up log and the panel.
+	NameFrom string `yaml:"-"`
 }
 
 // ProjectConfig is one project's rules source: a local repository or a
@@ -288,11 +291,19 @@ func (e *configError) Unwrap() error { return ErrConfig }
 
 // Env applies the environment's overrides (BRIDLE_LISTEN, BRIDLE_STATE_DIR,
 // BRIDLE_CACHE_DIR, BRIDLE_LOG_FORMAT, BRIDLE_LOG_LEVEL,
-// BRIDLE_ADMIN_TOKEN_FILE, BRIDLE_TLS_CERT_FILE, BRIDLE_TLS_KEY_FILE,
+// BRIDLE_ADMIN_TOKEN_FILE, BRIDLE_ADMIN_NAME, BRIDLE_ADMIN_EMAIL, BRIDLE_TLS_CERT_FILE, BRIDLE_TLS_KEY_FILE,
 // BRIDLE_ALLOWED_ORIGINS, BRIDLE_VENDOR_SYNC_INTERVAL, BRIDLE_SECRETS_DIR,
 // BRIDLE_DOCKER_SECRETS, SOPS_AGE_KEY_FILE) and fills each Gitea project's URL and token file
 // from GITEA_URL and GITEA_TOKEN_FILE when it names none.
 func (c Config) Env(getenv func(string) string) Config {
+	if c.Admin.Name != "" && c.Admin.NameFrom == "" {
+		c.Admin.NameFrom = "configuration"
+	}
+	if v := strings.TrimSpace(getenv("BRIDLE_ADMIN_NAME")); v != "" {
+		c.Admin.Name, c.Admin.Email, c.Admin.NameFrom = v, strings.TrimSpace(getenv("BRIDLE_ADMIN_EMAIL")), "environment"
+	} else if v := strings.TrimSpace(getenv("BRIDLE_ADMIN_EMAIL")); v != "" {
+		c.Admin.Email = v
+	}
 	for _, kv := range []struct {
 		dst *string
 		env string

@@ -236,6 +236,7 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		body                any
 	}{
 		{"GET", "/api/v1/openapi.json", "", nil},
+		{"GET", "/api/v1/me", "", nil},
 		{"GET", "/api/v1/projects", "", nil},
 		{"GET", "/api/v1/projects/alpha", "/api/v1/projects/{project}", nil},
 		{"GET", "/api/v1/projects/alpha/agents", "/api/v1/projects/{project}/agents", nil},

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -126,16 +127,14 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 	p.proposals = sync.OnceValues(func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) })
 	mc := s.opts.Memory
 	p.memory = onceMemory(func() (memory.Store, memory.Embedder, error) {
+		// The project's one store, the sidecar's and the CLI's too (one
+		// Qdrant: a namespace per project); one kept where this gateway
+		// used to keep it seeds it.
 		c := mc
-		c.DataDir = filepath.Join(s.cfg.StateDir, "memory", id)
-		st, emb, err := memory.Open(c)
-		if err != nil {
-			return nil, nil, err
+		if c.DataDir == "" {
+			c.DataDir = filepath.Join(s.cfg.StateDir, "memory")
 		}
-		if c.QdrantURL != "" {
-			st = memory.Namespaced(st, "p_"+id+"_") // one Qdrant, a namespace per project
-		}
-		return st, emb, nil
+		return memory.OpenProject(c, id, filepath.Join(s.cfg.StateDir, "memory", id, "memory.db"))
 	})
 	mo.Proposals, mo.Memory = p.proposals, p.memory
 	mo.Examples = s.opts.Examples
@@ -163,6 +162,21 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		SessionTimeout:      s.opts.SessionTimeout,
 	})
 	return p, nil
+}
+
+// history is the project's rules history as audit events: its merges and
+// its unreviewed changes (what the sidecar's bridle audit adds to the log).
+// A history that cannot be read is logged and left out.
+func (p *Project) history(ctx context.Context, log *slog.Logger) []audit.Event {
+	merges, err := p.mcp.History(ctx)
+	if err != nil {
+		log.Warn("audit: the rules' history could not be read", "project", p.ID, "err", err)
+	}
+	out := audit.FromMerges(p.ID, merges)
+	if snap, _, _ := p.mcp.Rules(); snap != nil && snap.Approval != nil {
+		out = append(out, audit.FromUnapproved(p.ID, snap.Approval.Unapproved)...)
+	}
+	return out
 }
 
 // Status is the project's rules status, now.

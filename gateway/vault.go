@@ -85,7 +85,8 @@ func (s *Server) vaultOptions(scope, dir string, log *audit.Log, parent *vault.S
 	}
 	if dir != "" {
 		o.Commit = func(_ context.Context, files map[string][]byte, message string) (string, error) {
-			name, email := s.cfg.Admin.Name, s.cfg.Admin.Email
+			h := s.human(nil) // the vault's callbacks carry no request: the gateway's one person
+			name, email := h.Name, h.Email
 			if name == "" {
 				name, email = "Bridle admin", "admin@bridle.invalid"
 			}
@@ -113,8 +114,8 @@ func (s *Server) recordVault(log *audit.Log, c vault.Change) {
 	if c.Commit != "" {
 		d["commit"] = c.Commit
 	}
-	if s.cfg.Admin.Name != "" {
-		d["by"] = s.cfg.Admin.Name
+	if h := s.human(nil); h.Name != "" {
+		d["by"] = h.Name
 	}
 	project := c.Scope
 	if project == "server" {
@@ -240,6 +241,18 @@ func secretPath(project string, rest ...string) string {
 func (c *Client) Secrets(ctx context.Context, project string) ([]vault.Info, error) {
 	var out []vault.Info
 	err := c.do(ctx, http.MethodGet, secretPath(project), nil, &out)
+	return out, err
+}
+
+// Vault is a scope's vault status: its SOPS file, recipients, and why it
+// cannot be read or written (project "" for the server-wide vault).
+func (c *Client) Vault(ctx context.Context, project string) (vault.Status, error) {
+	var out vault.Status
+	p := "/api/v1/vault"
+	if project != "" {
+		p = "/api/v1/projects/" + url.PathEscape(project) + "/vault"
+	}
+	err := c.do(ctx, http.MethodGet, p, nil, &out)
 	return out, err
 }
 

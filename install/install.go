@@ -47,6 +47,7 @@ package install
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,6 +136,10 @@ type Result struct {
 	// Env are the variables the entry lists for a client that does not
 	// pass its own environment to the servers it starts.
 	Env []string
+	// Replaced describes Bridle's entry of the other kind this one
+	// replaced (the local sidecar where a gateway now is, or the reverse);
+	// "" when there was none.
+	Replaced string
 }
 
 var (
@@ -359,6 +364,18 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 			res.Env = e.env
 		}
 	}
+	if was := entryOf(p, before, cfg, res.Entry); was.Present && was.Gateway != (o.Server != "") {
+		// Bridle's entry is one per file: the other kind is replaced, and
+		// said so (Result.Replaced), never silently.
+		res.Replaced = "the local sidecar (bridle mcp"
+		if r := was.Arg("--rules"); r != "" {
+			res.Replaced += " on the rules in " + r
+		}
+		res.Replaced += ")"
+		if was.Gateway {
+			res.Replaced = "a gateway (" + cmp.Or(was.URL, was.Arg("--server")) + ")"
+		}
+	}
 	var after []byte
 	switch cfg.Format {
 	case agents.TOML:
@@ -400,6 +417,96 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 		return res, fmt.Errorf("install: %w", err)
 	}
 	return res, nil
+}
+
+// Entry is Bridle's entry as a client's file holds it (Inspect).
+type Entry struct {
+	Path    string `json:"path"`
+	Present bool   `json:"present"` // the file has the entry
+	// Gateway: it reaches a gateway (a URL, or the bridge's --server);
+	// else it runs the local sidecar.
+	Gateway bool     `json:"gateway"`
+	URL     string   `json:"url,omitempty"` // an HTTP entry's endpoint
+	Command string   `json:"command,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	// Raw is the entry as JSON, for what else it names (the token's
+	// variable in a header).
+	Raw string `json:"-"`
+}
+
+// Arg is the value of flag in the entry's arguments ("" without it).
+func (e Entry) Arg(flag string) string {
+	for i, a := range e.Args {
+		if a == flag && i+1 < len(e.Args) {
+			return e.Args[i+1]
+		}
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Inspect reads Bridle's entry from the file Install would change for o
+// (a file that is not there, or holds no entry, is an Entry not Present).
+func Inspect(o Options) (Entry, error) {
+	cfg, err := clientConfig(o.Client)
+	if err != nil {
+		return Entry{}, err
+	}
+	p, err := path(o, cfg)
+	if err != nil {
+		return Entry{}, err
+	}
+	before, _, err := read(p)
+	if err != nil {
+		return Entry{Path: p}, err
+	}
+	e := entryOf(p, before, cfg, EntryName(o.Client))
+	e.Path = p
+	return e, nil
+}
+
+func entryOf(file string, before []byte, cfg *agents.Config, name string) Entry {
+	var m map[string]any
+	switch cfg.Format {
+	case agents.TOML:
+		var all map[string]any
+		if toml.Unmarshal(before, &all) != nil {
+			return Entry{}
+		}
+		servers, _ := all[cfg.Servers].(map[string]any)
+		m, _ = servers[name].(map[string]any)
+	default:
+		doc, err := jsonc.Parse(file, before)
+		if err != nil {
+			return Entry{}
+		}
+		raw, found := doc.Get(cfg.Servers, name)
+		if !found || json.Unmarshal(raw, &m) != nil {
+			return Entry{}
+		}
+	}
+	if m == nil {
+		return Entry{}
+	}
+	raw, _ := json.Marshal(m)
+	e := Entry{Present: true, Raw: string(raw)}
+	e.Command, _ = m["command"].(string)
+	for k, v := range m {
+		if u, ok := v.(string); ok && strings.Contains(strings.ToLower(k), "url") {
+			e.Gateway, e.URL = true, u
+		}
+	}
+	args, _ := m["args"].([]any)
+	for _, a := range args {
+		s, _ := a.(string)
+		e.Args = append(e.Args, s)
+		if s == "--server" {
+			e.Gateway = true
+		}
+	}
+	return e
 }
 
 // renderNative renders the harness's native files for the project

@@ -127,10 +127,15 @@ func FuzzMerge(f *testing.F) {
 	f.Add([]byte("// c\n{\"mcpServers\": {\"a\": 1, /* b */ \"bridle\": [],},}"), []byte("[mcp_servers.bridle] # c\ncommand = \"x\"\n"))
 	f.Add([]byte("{\"mcpServers\": {\"a\": {\"b\": \"\\u0000\"}}}\n\n"), []byte("[\"mcp_servers\".\"bridle\"]\n"))
 	f.Add([]byte("{\"x\": 1 /* unterminated"), []byte("[mcp_servers]\nbridle = 1\n"))
+	f.Add([]byte(`{"mcpServers":{"bridle":{"url":1,"httpUrl":"h","args":["--server",2,null,"--rules"]}}}`), []byte("[mcp_servers.bridle]\nargs = [\"--server\", 1, [\"x\"]]\nurl = 3\n"))
 	claude, _ := clientConfig("claude")
 	codex, _ := clientConfig("codex")
 	e := entry{command: "bridle", args: []string{"mcp", "--agent", "claude"}}
 	f.Fuzz(func(t *testing.T, js, tm []byte) {
+		// Reading the entry back (doctor, the other-kind check) never panics.
+		for _, in := range []Entry{entryOf("f.json", js, claude, ServerName), entryOf("f.toml", tm, codex, ServerName)} {
+			_ = in.Arg("--rules")
+		}
 		want := jsonEntry(claude, e)
 		if out, err := mergeJSON("f.json", js, []string{"mcpServers", ServerName}, want); err == nil {
 			doc, err := jsonc.Parse("out", out)

@@ -43,3 +43,42 @@ func TestBridgeEntry(t *testing.T) {
 		}
 	}
 }
+
+// Bridle's entry is one per file: one of the other kind (the local
+// sidecar where a gateway is asked for, or the reverse, over HTTP or the
+// bridge, JSON or TOML) is replaced and said so (Result.Replaced, naming
+// what it was), never silently; installing the same kind again says
+// nothing of the sort.
+func TestOtherKindIsNotReplacedSilently(t *testing.T) {
+	rules := t.TempDir()
+	local := func(client, dir string) Options {
+		return Options{Client: client, ProjectDir: dir, Command: "bridle", Rules: rules, Ref: "main"}
+	}
+	remote := func(client, dir string) Options {
+		return Options{Client: client, ProjectDir: dir, Command: "bridle", Server: "https://b.example.com", GatewayProject: "p"}
+	}
+	for _, client := range []string{"claude", "codex", "kimi"} {
+		for _, tc := range []struct {
+			name        string
+			first, then func(string, string) Options
+			was         string
+		}{
+			{"local then gateway", local, remote, "the local sidecar (bridle mcp on the rules in "},
+			{"gateway then local", remote, local, "a gateway (https://b.example.com"},
+		} {
+			t.Run(client+" "+tc.name, func(t *testing.T) {
+				dir := t.TempDir()
+				if _, err := Install(tc.first(client, dir)); err != nil {
+					t.Fatal(err)
+				}
+				if res, err := Install(tc.first(client, dir)); err != nil || res.Replaced != "" {
+					t.Errorf("the same kind again: %q %v", res.Replaced, err)
+				}
+				res, err := Install(tc.then(client, dir))
+				if err != nil || !res.Changed || !strings.HasPrefix(res.Replaced, tc.was) {
+					t.Errorf("the other kind: changed %v, replaced %q, %v", res.Changed, res.Replaced, err)
+				}
+			})
+		}
+	}
+}

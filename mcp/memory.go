@@ -17,9 +17,9 @@ import (
 
 // memoryDeps is what the memory and patterns toolsets need.
 type memoryDeps struct {
-	// open returns the vector store and the embedder; nil when memory is
-	// not configured, which disables both toolsets.
-	open     func() (memory.Store, memory.Embedder, error)
+	// open returns the project's vector store and the embedder; nil when
+	// memory is not configured, which disables both toolsets.
+	open     func(project string) (memory.Store, memory.Embedder, error)
 	red      *redact.Redactor
 	examples memory.ExampleOptions // where pattern examples may be cloned from
 }
@@ -51,16 +51,42 @@ func onceMemory(open func() (memory.Store, memory.Embedder, error)) func() (memo
 	}
 }
 
-func (d memoryDeps) store() (memory.Store, memory.Embedder, error) {
+// onceMemoryOf is onceMemory(open) for a server with one store, else each
+// project's store from of, opened once on its first use; nil when both are.
+func onceMemoryOf(open func() (memory.Store, memory.Embedder, error), of func(string) (memory.Store, memory.Embedder, error)) func(string) (memory.Store, memory.Embedder, error) {
+	if of == nil {
+		one := onceMemory(open)
+		if one == nil {
+			return nil
+		}
+		return func(string) (memory.Store, memory.Embedder, error) { return one() }
+	}
+	var (
+		mu     sync.Mutex
+		opened = map[string]func() (memory.Store, memory.Embedder, error){}
+	)
+	return func(project string) (memory.Store, memory.Embedder, error) {
+		mu.Lock()
+		o, ok := opened[project]
+		if !ok {
+			o = onceMemory(func() (memory.Store, memory.Embedder, error) { return of(project) })
+			opened[project] = o
+		}
+		mu.Unlock()
+		return o()
+	}
+}
+
+func (d memoryDeps) store(ctx context.Context) (memory.Store, memory.Embedder, error) {
 	if d.open == nil {
 		return nil, nil, errors.New("memory is not configured for this server")
 	}
-	return d.open()
+	return d.open(callFrom(ctx).project)
 }
 
 func (d memoryDeps) memoryFor(ctx context.Context) (*memory.Memory, call, error) {
 	c := callFrom(ctx)
-	st, emb, err := d.store()
+	st, emb, err := d.store(ctx)
 	if err != nil {
 		return nil, c, err
 	}
@@ -214,7 +240,7 @@ func searchPatterns(d memoryDeps) Tool {
 		Description: "Search real code from the example repositories of the project's custom architecture patterns, to see how the pattern is done here.",
 		Toolset:     ToolsetPatterns, Permission: schema.PermMemoryRead, ReadOnly: true,
 	}, tweaks(kRange, limits(map[string]int{"query": memory.MaxQuery, "arch_tag": 120})), func(ctx context.Context, req *sdk.CallToolRequest, in searchPatternsInput) (*sdk.CallToolResult, PatternResult, error) {
-		st, emb, err := d.store()
+		st, emb, err := d.store(ctx)
 		if err != nil {
 			return nil, PatternResult{}, err
 		}
@@ -273,7 +299,7 @@ func refreshPattern(d memoryDeps) Tool {
 		Toolset:     ToolsetPatterns, Permission: schema.PermMemoryWrite, Idempotent: true, OpenWorld: true, AuditsItself: true,
 	}, limits(map[string]int{"reference_tag": 120}), func(ctx context.Context, req *sdk.CallToolRequest, in refreshInput) (*sdk.CallToolResult, memory.IndexStats, error) {
 		c := callFrom(ctx)
-		st, emb, err := d.store()
+		st, emb, err := d.store(ctx)
 		if err != nil {
 			return nil, memory.IndexStats{}, err
 		}

@@ -207,7 +207,7 @@ func errorResult(err error) *sdk.CallToolResult {
 // dependencies it needs: adding a toolset is a constructor in its own file
 // and one line here.
 func (s *Server) toolsets() []Toolset {
-	mem := memoryDeps{open: onceMemory(s.opts.Memory), red: s.red, examples: s.opts.Examples}
+	mem := memoryDeps{open: onceMemoryOf(s.opts.Memory, s.opts.MemoryOf), red: s.red, examples: s.opts.Examples}
 	return []Toolset{
 		rulesToolset(),
 		proposalsToolset(proposalDeps{service: proposalService(s.opts.Proposals, s.opts.Version, s.red), red: s.red}),

@@ -49,6 +49,11 @@ type Options struct {
 	// Memory opens the vector store and the embedder on first use; nil
 	// disables the memory and patterns toolsets.
 	Memory func() (memory.Store, memory.Embedder, error)
+	// MemoryOf, when set instead of Memory, opens the store of the project
+	// a call is for (Project, else the rules' project.id), once per
+	// project: the sidecar's store is the one the gateway and the CLI open
+	// for that project (memory.OpenProject).
+	MemoryOf func(project string) (memory.Store, memory.Embedder, error)
 	// Examples says where pattern examples may be cloned from, with which
 	// credentials, and how large they may be.
 	Examples memory.ExampleOptions

@@ -1,6 +1,9 @@
 package mcp
 
 import (
+	"cmp"
+	"context"
+
 	"github.com/bridle-dev/bridle/compiler"
 	bgitea "github.com/bridle-dev/bridle/gitea"
 	"github.com/bridle-dev/bridle/live"
@@ -29,4 +32,26 @@ func liveOptions(opts Options) live.Options {
 // them (live.Load).
 func Load(opts Options) (*compiler.Snapshot, Status, error) {
 	return live.Load(liveOptions(opts))
+}
+
+// History is the merges into the branch the server serves, from its
+// history (compiler.Timeline), as bridle audit reads them: on Gitea from
+// the mirror, with its pull requests and its bot. A server of a snapshot
+// file has none.
+func (s *Server) History(ctx context.Context) ([]compiler.Merge, error) {
+	if s.src == nil {
+		return nil, s.srcErr
+	}
+	if s.opts.Snapshot != "" {
+		return nil, nil
+	}
+	opts := compiler.Options{Rules: s.opts.Rules, Ref: cmp.Or(s.opts.Ref, DefaultRef)}
+	if m := s.src.Mirror(); m != nil {
+		bot, err := m.Bot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opts = compiler.Options{Rules: m.Dir(), Ref: m.Main(), File: m.Path(), PRLookup: m.PRLookup(ctx), Bot: bot}
+	}
+	return compiler.Timeline(opts)
 }

@@ -22,4 +22,8 @@
 //     streamed to the store in batches, so memory does not grow with the
 //     example.
 //   - What agents store is masked (Memory.Redactor) before it is written.
+//   - One store per project whichever way it is served: OpenProject is
+//     what the sidecar, the CLI and the gateway open for a project
+//     (DATA/projects/ID/memory.db, or Qdrant collections prefixed p_ID_),
+//     seeded on its first open from the layouts used before.
 package memory

@@ -31,7 +31,7 @@ const (
 func benchState(b *testing.B, project string) string {
 	b.Helper()
 	state := b.TempDir()
-	st, emb, err := memory.Open(memory.Config{DataDir: filepath.Join(state, "memory", project)})
+	st, emb, err := memory.OpenProject(memory.Config{DataDir: filepath.Join(state, "memory")}, project)
 	if err != nil {
 		b.Fatal(err)
 	}

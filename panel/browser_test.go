@@ -2,6 +2,7 @@ package panel_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -72,18 +73,19 @@ func must(t testing.TB, ctx context.Context, what string, steps ...chromedp.Acti
 	}
 }
 
-// markPage marks the page the browser shows, so that newPageFlash can tell
+// markPage marks the page the browser shows, so that newPage can tell
 // the page a form's submission brings from it: a flash the old page still
 // shows must not pass for the new one's.
 func markPage() chromedp.Action[chromedp.Void] {
 	return chromedp.EvaluateAsDevTools[chromedp.Void](`document.documentElement.setAttribute("data-test-stale", "1")`)
 }
 
-// newPageFlash waits for a page markPage did not mark that shows a .flash.ok.
-// It asks again after each answer rather than polling in the page: the page
-// it asks may be the old one, going away mid-question.
-func newPageFlash() chromedp.Action[chromedp.Void] {
-	const ready = `!document.documentElement.hasAttribute("data-test-stale") && document.readyState === "complete" && document.querySelector(".flash.ok") !== null`
+// newPage waits for a page markPage did not mark that shows css. It asks
+// again after each answer rather than polling in the page: the page it asks
+// may be the old one, going away mid-question.
+func newPage(css string) chromedp.Action[chromedp.Void] {
+	q, _ := json.Marshal(css)
+	ready := `!document.documentElement.hasAttribute("data-test-stale") && document.readyState === "complete" && document.querySelector(` + string(q) + `) !== null`
 	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
 		tick := time.NewTicker(25 * time.Millisecond)
 		defer tick.Stop()
@@ -93,10 +95,36 @@ func newPageFlash() chromedp.Action[chromedp.Void] {
 			}
 			select {
 			case <-ctx.Done():
-				return chromedp.Void{}, fmt.Errorf("no new page with a flash: %w", ctx.Err())
+				return chromedp.Void{}, fmt.Errorf("no new page showing %s: %w", css, ctx.Err())
 			case <-tick.C:
 			}
 		}
+	}
+}
+
+// submit clicks sel, which leaves the page (a form's button, a link), and
+// waits for the page that brings which shows want: never for want on the
+// page it left, which may show it too (a flash, a table). Every click that
+// navigates goes through submit (TestBrowserClicksWaitForTheirPage).
+func submit(sel, want string) chromedp.Action[chromedp.Void] {
+	return steps(markPage(), chromedp.Click(chromedp.CSS(sel)), newPage(want))
+}
+
+// unfold clicks a <details>' summary and waits for a field inside it: the
+// same page, no navigation.
+func unfold(summary, field string) chromedp.Action[chromedp.Void] {
+	return steps(chromedp.Click(chromedp.CSS(summary)), chromedp.WaitVisible(chromedp.CSS(field)))
+}
+
+// steps is one action running each of as in turn.
+func steps(as ...chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		for _, a := range as {
+			if _, err := a(ctx, tg); err != nil {
+				return chromedp.Void{}, err
+			}
+		}
+		return chromedp.Void{}, nil
 	}
 }
 
@@ -117,8 +145,7 @@ func signIn(t testing.TB, ctx context.Context, e *env, path, sel string) {
 		chromedp.Navigate(e.url+path),
 		chromedp.WaitVisible(chromedp.CSS("#token")),
 		chromedp.SendKeys(chromedp.CSS("#token"), adminToken),
-		chromedp.Click(chromedp.CSS("button[type=submit]")),
-		chromedp.WaitVisible(chromedp.CSS(sel)))
+		submit("button[type=submit]", sel))
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil || !strings.HasSuffix(loc, path) {
 		t.Fatalf("after sign-in the browser is at %q (%v), not %s", loc, err, path)
@@ -143,15 +170,12 @@ func TestApproveInTheBrowser(t *testing.T) {
 		t.Fatalf("the queue does not show the agent's proposal:\n%s", q)
 	}
 	must(t, ctx, "open the proposal",
-		chromedp.Click(chromedp.CSS("td.title a")),
-		chromedp.WaitVisible(chromedp.CSS(".decide")))
+		submit("td.title a", ".decide"))
 	if body := text(t, ctx, "main"); !strings.Contains(body, "The Friday outage in March.") || !strings.Contains(body, "CLAUDE.md") {
 		t.Fatalf("the proposal page lacks the rationale or the claude diff:\n%s", body)
 	}
 	must(t, ctx, "approve",
-		markPage(),
-		chromedp.Click(chromedp.CSS(`form[action$="/approve"] button`)),
-		newPageFlash())
+		submit(`form[action$="/approve"] button`, ".flash.ok"))
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Approved proposal #1") || !strings.Contains(f, "Mira Rossi") {
 		t.Fatalf("flash after approving: %q", f)
 	}
@@ -171,8 +195,7 @@ func TestApproveInTheBrowser(t *testing.T) {
 
 	// The audit entry the flash links to, and the timeline with both events.
 	must(t, ctx, "follow the audit link",
-		chromedp.Click(chromedp.CSS(".flash.ok a")),
-		chromedp.WaitVisible(chromedp.CSS("table.audit")))
+		submit(".flash.ok a", "table.audit"))
 	if a := text(t, ctx, "table.audit"); !strings.Contains(a, "approved proposal #1") || strings.Contains(a, "propose_guardrail") {
 		t.Fatalf("the action's audit link shows more or less than its entry:\n%s", a)
 	}
@@ -196,15 +219,12 @@ func TestMemoryInTheBrowser(t *testing.T) {
 	signIn(t, ctx, e, "/ui/projects/alpha/memory", "ul.memories")
 	must(t, ctx, "search",
 		chromedp.SendKeys(chromedp.CSS(`input[name=q]`), "which database for the queue"),
-		chromedp.Click(chromedp.CSS(`form.filters button`)),
-		chromedp.WaitVisible(chromedp.CSS(`.memory-head .muted.small + .muted.small`)))
+		submit(`form.filters button`, `.memory-head .muted.small + .muted.small`))
 	if first := text(t, ctx, "ul.memories li"); !strings.Contains(first, "SQLite") {
 		t.Fatalf("the best hit is not the queue decision:\n%s", first)
 	}
 	must(t, ctx, "forget it",
-		markPage(),
-		chromedp.Click(chromedp.CSS(`ul.memories li form button`)),
-		newPageFlash())
+		submit(`ul.memories li form button`, ".flash.ok"))
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Forgot memory") {
 		t.Fatalf("flash after forgetting: %q", f)
 	}
@@ -213,15 +233,12 @@ func TestMemoryInTheBrowser(t *testing.T) {
 	}
 	must(t, ctx, "count a purge",
 		chromedp.SetValue(chromedp.CSS(`form.purge select[name=kind]`), "note"),
-		chromedp.Click(chromedp.CSS(`form.purge button`)),
-		chromedp.WaitVisible(chromedp.CSS(".confirm")))
+		submit(`form.purge button`, ".confirm"))
 	if c := text(t, ctx, "h1"); !strings.Contains(c, "Purge 3 memories?") {
 		t.Fatalf("the confirmation does not name the count: %q", c)
 	}
 	must(t, ctx, "confirm the purge",
-		markPage(),
-		chromedp.Click(chromedp.CSS(`.confirm button.danger`)),
-		newPageFlash())
+		submit(`.confirm button.danger`, ".flash.ok"))
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Purged 3 memories") {
 		t.Fatalf("flash after purging: %q", f)
 	}
@@ -254,8 +271,7 @@ func TestReindexInTheBrowser(t *testing.T) {
 		t.Fatalf("the example before indexing:\n%s", row)
 	}
 	must(t, ctx, "re-index",
-		chromedp.Click(chromedp.CSS(`td.actions button`)),
-		chromedp.WaitVisible(chromedp.CSS("#done")))
+		submit(`td.actions button`, "#done"))
 	html, err := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS(".jobs")))
 	if err != nil {
 		t.Fatal(err)
@@ -280,14 +296,12 @@ func TestEditAndPromoteInTheBrowser(t *testing.T) {
 	signIn(t, ctx, e, "/ui/projects/alpha/rules", "table.rules")
 	const statement = "Keep each change small enough to review in one sitting, tests included."
 	must(t, ctx, "unfold the edit of small-changes",
-		chromedp.Click(chromedp.CSS("#edit-small-changes")),
-		chromedp.WaitVisible(chromedp.CSS("#e-st-small-changes")))
+		unfold("#edit-small-changes", "#e-st-small-changes"))
 	must(t, ctx, "edit small-changes",
 		chromedp.SetValue(chromedp.CSS("#e-st-small-changes"), statement),
 		chromedp.SetValue(chromedp.CSS("#e-sev-small-changes"), "hard-instruction"),
 		chromedp.SendKeys(chromedp.CSS("#e-why-small-changes"), "Tests are part of the change."),
-		chromedp.Click(chromedp.CSS(`form[action$="/guardrails/small-changes/edit"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(".flash[role=status]")))
+		submit(`form[action$="/guardrails/small-changes/edit"] button`, ".flash[role=status]"))
 	if f := text(t, ctx, ".flash[role=status]"); !strings.Contains(f, "Opened proposal #1 to edit guardrail small-changes") {
 		t.Fatalf("after the edit: %q", f)
 	}
@@ -297,13 +311,11 @@ func TestEditAndPromoteInTheBrowser(t *testing.T) {
 
 	must(t, ctx, "promote read-before-edit",
 		chromedp.Navigate(e.url+"/ui/projects/alpha/rules#vendor"),
-		chromedp.Click(chromedp.CSS("#promote-claude-read-before-edit")),
-		chromedp.WaitVisible(chromedp.CSS("#p-sev-claude-read-before-edit")),
+		unfold("#promote-claude-read-before-edit", "#p-sev-claude-read-before-edit"),
 		chromedp.SetValue(chromedp.CSS("#p-sev-claude-read-before-edit"), "enforcement"),
 		chromedp.Clear(chromedp.CSS("#p-ap-claude-read-before-edit")),
 		chromedp.SendKeys(chromedp.CSS("#p-ap-claude-read-before-edit"), "claude, codex"),
-		chromedp.Click(chromedp.CSS("#p-go-claude-read-before-edit")),
-		chromedp.WaitVisible(chromedp.CSS(".flash[role=status]")))
+		submit("#p-go-claude-read-before-edit", ".flash[role=status]"))
 	if f := text(t, ctx, ".flash[role=status]"); !strings.Contains(f, "Opened proposal #2") {
 		t.Fatalf("after the promotion: %q", f)
 	}

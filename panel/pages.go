@@ -707,7 +707,7 @@ func (p *Panel) audit(w http.ResponseWriter, r *http.Request, c *call) {
 	q := r.URL.Query()
 	d := auditData{Project: q.Get("project"), Source: q.Get("source"), Agent: strings.TrimSpace(q.Get("agent")), Kind: q.Get("kind"),
 		Since: strings.TrimSpace(q.Get("since")), Until: strings.TrimSpace(q.Get("until")),
-		Kinds: []string{audit.KindAdmin, audit.KindWrite, audit.KindRefusal, audit.KindScopeRequest, audit.KindScopePending, audit.KindScopeDecision}}
+		Kinds: []string{audit.KindMerge, audit.KindUnreviewed, audit.KindAdmin, audit.KindWrite, audit.KindRefusal, audit.KindScopeRequest, audit.KindScopePending, audit.KindScopeDecision}}
 	aq := url.Values{"limit": {strconv.Itoa(auditPage)}}
 	for k, v := range map[string]string{"project": d.Project, "source": d.Source, "agent": d.Agent, "kind": d.Kind} {
 		if v != "" {

@@ -190,9 +190,8 @@ func TestScreenshots(t *testing.T) {
 	shot("render", "/ui/projects/"+p+"/rules/claude", "pre.render")
 	// A guardrail's edit unfolded, and the vendor suggestions with one
 	// suggestion's promotion unfolded.
-	must(t, ctx, "unfold an edit", chromedp.Navigate(e.url+"/ui/projects/"+p+"/rules"), chromedp.Click(chromedp.CSS("#edit-no-secret-access")),
-		chromedp.WaitVisible(chromedp.CSS("#e-st-no-secret-access")), chromedp.Click(chromedp.CSS("#promote-kimi-run-tests-before-done")),
-		chromedp.WaitVisible(chromedp.CSS("#p-sev-kimi-run-tests-before-done")))
+	must(t, ctx, "unfold an edit", chromedp.Navigate(e.url+"/ui/projects/"+p+"/rules"), unfold("#edit-no-secret-access", "#e-st-no-secret-access"),
+		unfold("#promote-kimi-run-tests-before-done", "#p-sev-kimi-run-tests-before-done"))
 	// The clicks scrolled the page, and the sticky bar would be drawn where
 	// they left it: back to the top (DevTools' own script, not the page's).
 	if _, err := chromedp.Run(ctx, chromedp.EvaluateAsDevTools[bool]("window.scrollTo(0, 0), true")); err != nil {

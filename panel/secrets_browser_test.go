@@ -71,9 +71,7 @@ func TestRotateASecretInTheBrowser(t *testing.T) {
 	must(t, ctx, "add the token",
 		chromedp.SendKeys(chromedp.CSS("#s-name"), "kanboard-app"),
 		chromedp.SendKeys(chromedp.CSS("#s-value"), oldTok),
-		markPage(),
-		chromedp.Click(chromedp.CSS(`form[action="/ui/projects/alpha/secrets"] button`)),
-		newPageFlash())
+		submit(`form[action="/ui/projects/alpha/secrets"] button`, ".flash.ok"))
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Stored secret kanboard-app in alpha's vault") {
 		t.Fatalf("flash after adding: %q", f)
 	}
@@ -85,12 +83,9 @@ func TestRotateASecretInTheBrowser(t *testing.T) {
 	// then Kanboard stops accepting the old one.
 	kb.AcceptAppToken(newTok)
 	must(t, ctx, "rotate the token",
-		chromedp.Click(chromedp.CSS("#rotate-kanboard-app")),
-		chromedp.WaitVisible(chromedp.CSS("#r-val-kanboard-app")),
+		unfold("#rotate-kanboard-app", "#r-val-kanboard-app"),
 		chromedp.SendKeys(chromedp.CSS("#r-val-kanboard-app"), newTok),
-		markPage(),
-		chromedp.Click(chromedp.CSS(`form[action$="/kanboard-app/rotate"] button`)),
-		newPageFlash())
+		submit(`form[action$="/kanboard-app/rotate"] button`, ".flash.ok"))
 	if f := text(t, ctx, ".flash.ok"); !strings.Contains(f, "Rotated secret kanboard-app") || !strings.Contains(f, "Its consumers (kanboard) use the new value") {
 		t.Fatalf("flash after rotating: %q", f)
 	}
@@ -123,8 +118,7 @@ func TestRotateASecretInTheBrowser(t *testing.T) {
 		t.Errorf("the secret's row after the rotation: %q", row)
 	}
 	must(t, ctx, "follow the audit link",
-		chromedp.Click(chromedp.CSS(".flash.ok a")),
-		chromedp.WaitVisible(chromedp.CSS("table.audit")))
+		submit(".flash.ok a", "table.audit"))
 	if a := text(t, ctx, "table.audit"); !strings.Contains(a, "secret kanboard-app: rotate") || strings.Contains(a, "secret kanboard-app: set") {
 		t.Errorf("the rotation's audit link shows more or less than its entry:\n%s", a)
 	}

@@ -60,7 +60,7 @@ func TestSecretsPageWithoutAVault(t *testing.T) {
 	e.api(t, "GET", "/api/v1/projects/alpha", nil, &ps)
 	for path, want := range map[string][]string{
 		"/ui/secrets":                {"No server-wide vault is set up", "bridle secrets init --rules /var/lib/bridle/vault", "secrets: {dir: /var/lib/bridle/vault}"},
-		"/ui/projects/alpha/secrets": {"This vault cannot store secrets yet", "bridle secrets init --rules " + ps.Source, "The SOPS helper is missing", "go install github.com/bridle-dev/bridle/cmd/bridle-sops"},
+		"/ui/projects/alpha/secrets": {"This vault cannot store secrets yet", "bridle secrets init --rules " + ps.Source, "The SOPS helper is missing", "go install ./cmd/bridle-sops"},
 	} {
 		p := b.get(path)
 		if p.code != http.StatusOK {

@@ -124,7 +124,11 @@ type page struct {
 	CSRF     string
 	Flash    *flash
 	Version  string
-	Data     any
+	// Human is whom the admin API attributes this admin's proposals,
+	// approvals and rejections to; with none, Human.Missing says why
+	// those actions are refused, and pages say so instead of offering them.
+	Human gateway.Human
+	Data  any
 }
 
 func (p *Panel) renderPage(w http.ResponseWriter, code int, name string, data any) {
@@ -153,6 +157,9 @@ func (c *call) page(title, nav, project string, data any) page {
 		Flash: c.p.sessions.takeFlash(c.ss)}
 	if err := c.get("/api/v1/projects", &pg.Projects); err != nil {
 		c.p.log.Warn("panel: projects", "err", err)
+	}
+	if err := c.get("/api/v1/me", &pg.Human); err != nil {
+		c.p.log.Warn("panel: who acts", "err", err)
 	}
 	if project != "" {
 		c.p.sessions.setProject(c.ss, project)

@@ -139,6 +139,7 @@ func TestExampleIsValid(t *testing.T) {
 func FuzzLoad(f *testing.F) {
 	seeds := []string{
 		"",
+		"schema_version: 1\nproject: {id: x}\nagent_profiles: {codx: {}, claude: {harness: x}}\npermissions: {codex: {}, codx: {}}\n",
 		"schema_version: 1\nproject: {id: x}\n",
 		"a: &a [x]\nb: [*a, *a]\n",
 		"schema_version: 1\nproject:\n  id: x\n  id: y\n",

@@ -262,10 +262,11 @@ func (c *checker) errorAt(p Pos, path, fix, format string, args ...any) *Diagnos
 	return &c.ds[len(c.ds)-1]
 }
 
-func (c *checker) warnAt(p Pos, path, fix, format string, args ...any) {
+func (c *checker) warnAt(p Pos, path, fix, format string, args ...any) *Diagnostic {
 	d := c.f.diag(p, path, fmt.Sprintf(format, args...), fix)
 	d.Level = Warning
 	c.ds = append(c.ds, d)
+	return &c.ds[len(c.ds)-1]
 }
 
 // unique reports repeated ids: the second and later occurrences point at
@@ -304,6 +305,15 @@ func (c *checker) agents() {
 			c.errorAt(kp, ap, "use a short lower-case name such as claude, codex or my-agent",
 				"%s is not a valid agent name", quote(a))
 			continue
+		}
+		if sg := c.misspeltAgent(a); sg != "" {
+			// An agent of one's own is allowed; one a letter away from a
+			// known agent, with no harness or model of its own, is most
+			// likely that agent misspelt: its renders and permissions would
+			// silently go to an agent no harness reads.
+			d := c.warnAt(kp, ap, fmt.Sprintf("rename it to %s (here and under permissions:), or give an agent of your own a harness: or model:", sg),
+				"%s is no agent Bridle knows", quote(a))
+			d.Suggest = sg
 		}
 		p := c.d.Resolved(a)
 		if h := c.d.AgentProfiles[a].Harness; h != "" && !slices.Contains(agents.Harnesses(), h) {
@@ -480,9 +490,15 @@ func (c *checker) permissions() {
 	for _, a := range slices.Sorted(maps.Keys(c.d.Permissions)) {
 		p := JoinKey("permissions", a)
 		if _, ok := c.d.AgentProfiles[a]; !ok {
-			d := c.errorAt(c.f.KeyPos(p), p, "add a profile for it under agent_profiles, or fix the name",
-				"permissions for %s, which has no agent profile", quote(a))
-			d.Suggest = Suggest(a, known)
+			fix, sg := "add a profile for it under agent_profiles, or fix the name", Suggest(a, known)
+			if sg != "" && c.misspeltAgent(sg) == a {
+				// The profile is the misspelt one (codx: beside
+				// permissions.codex): point at it, not from the right name
+				// to the wrong one.
+				fix, sg = fmt.Sprintf("rename agent_profiles.%s to %s", sg, a), ""
+			}
+			d := c.errorAt(c.f.KeyPos(p), p, fix, "permissions for %s, which has no agent profile", quote(a))
+			d.Suggest = sg
 		}
 		if c.d.Permissions[a].Rules.Approve {
 			// Kept valid (documents that grant it still load), but said:
@@ -492,6 +508,23 @@ func (c *checker) permissions() {
 				"grants nothing: an agent never approves a proposal, only a person does")
 		}
 	}
+}
+
+// misspeltAgent is the known agent a profile's name is most likely a
+// misspelling of ("" for a known agent, one with a harness or model of its
+// own, or one near no known agent without a profile).
+func (c *checker) misspeltAgent(a string) string {
+	prof := c.d.AgentProfiles[a]
+	if _, known := agents.Lookup(a); known || prof.Harness != "" || prof.Model != "" {
+		return ""
+	}
+	var free []string
+	for _, n := range agents.Names() {
+		if _, has := c.d.AgentProfiles[n]; !has {
+			free = append(free, n)
+		}
+	}
+	return Suggest(a, free)
 }
 
 // oneLine checks a field rendered on one line: no line breaks, no leading

@@ -11,7 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/bridle-dev/bridle/internal/lazyregexp"
 )
 
 // File is a SOPS file's content, decrypted: the values, the metadata kept
@@ -206,7 +212,48 @@ func FindHelper(getenv func(string) string) (string, error) {
 	if p, err := exec.LookPath(HelperName); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("%w (next to bridle, on PATH, or at $BRIDLE_SOPS): install it with go install github.com/bridle-dev/bridle/cmd/bridle-sops@latest; it is a separate binary so that the cloud SDKs SOPS links do not slow every bridle command", ErrNoCodec)
+	return "", fmt.Errorf("%w (next to bridle, on PATH, or at $BRIDLE_SOPS): %s; it is a separate binary so that the cloud SDKs SOPS links do not slow every bridle command", ErrNoCodec, InstallHelper())
+}
+
+// InstallHelper says how to install the SOPS helper next to this bridle,
+// as a command that works where it is printed: built from a checkout that
+// is still there, go install from that checkout (its module needs no
+// proxy); installed as a published version, go install of the same
+// version; else, where to build it from.
+func InstallHelper() string { return installHelper() }
+
+var installHelper = sync.OnceValue(func() string {
+	gobin := ""
+	if exe, err := os.Executable(); err == nil {
+		gobin = "GOBIN=" + shellQuote(filepath.Dir(exe)) + " "
+	}
+	// This file's path as compiled: the checkout's, unless built with
+	// -trimpath.
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		root := filepath.Dir(filepath.Dir(file))
+		if _, err := os.Stat(filepath.Join(root, "cmd", HelperName, "main.go")); err == nil {
+			return "install it with: cd " + shellQuote(root) + " && " + gobin + "go install ./cmd/" + HelperName
+		}
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && published(bi.Main.Version) {
+		return "install it with: " + gobin + "go install " + bi.Main.Path + "/cmd/" + HelperName + "@" + bi.Main.Version
+	}
+	return "build it from the checkout bridle was built from (go install ./cmd/" + HelperName + " there), or set BRIDLE_SOPS to its path"
+})
+
+// published reports whether v names a release a module proxy may serve:
+// not a build from a work tree ((devel), +dirty) nor a pseudo-version.
+func published(v string) bool {
+	return v != "" && v != "(devel)" && !strings.Contains(v, "+") && !pseudo.MatchString(v)
+}
+
+var pseudo = lazyregexp.New(`[-.](0\.)?[0-9]{14}-[0-9a-f]{12}$`)
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // HelperEnv is the environment the helper runs with: the variables sops'

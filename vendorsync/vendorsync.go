@@ -41,6 +41,7 @@ import (
 type Result struct {
 	Agent     string   `json:"agent"`
 	Sources   []string `json:"sources"`
+	Read      int      `json:"read"`      // how many of Sources answered (a document, or not modified)
 	New       []string `json:"new"`       // suggestion ids
 	Withdrawn []string `json:"withdrawn"` // suggestion ids
 	Unchanged bool     `json:"unchanged,omitempty"`
@@ -198,6 +199,7 @@ func syncProfile(ctx context.Context, st State, opts feed.Options, doc schema.Do
 			r.Errors = append(r.Errors, err.Error())
 			continue
 		}
+		r.Read++
 		if d.NotModified || prev.Hash != "" && d.Hash == prev.Hash {
 			// The document read last time, whose suggestions were proposed
 			// then (and are approved, pending or declined): nothing new.

@@ -4,10 +4,11 @@
 // the cloud SDKs github.com/getsops/sops/v3 links stay out of bridle, whose
 // commands (render, the MCP sidecar) must start in milliseconds.
 //
-// Install it next to bridle:
+// Install it next to bridle, from the checkout bridle was built from:
 //
-//	go install github.com/bridle-dev/bridle/cmd/bridle-sops@latest
+//	go install ./cmd/bridle-sops
 //
+// (bridle prints the exact command when it cannot find the helper).
 // The age identity is found as the sops CLI finds it (SOPS_AGE_KEY_FILE,
 // SOPS_AGE_KEY, …); bridle passes only those variables.
 package main

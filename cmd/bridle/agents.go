@@ -76,7 +76,8 @@ func newAgentsCmd(io *streams) *cobra.Command {
 		Long: `Agents manages who may connect to a gateway (bridle serve): each agent of a
 project has its own bearer token, which is its identity there. A token is
 printed once, on stdout, when it is minted (add) or replaced (rotate), or
-written to --token-file (mode 0600); the gateway keeps only its hash. Each
+written to --out FILE (mode 0600; stdout redirected to a file is made 0600
+too); the gateway keeps only its hash. Each
 agent reads its token from a variable of its own (BRIDLE_TOKEN_CLAUDE, or
 BRIDLE_TOKEN_FILE_CLAUDE naming the file), which bridle install --server
 writes into its config: set it only where that agent starts. Revoking or rotating takes effect on the
@@ -86,7 +87,7 @@ These verbs go through the gateway's admin API: --server URL (or
 BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 --admin-token-file).`,
 		Example: `  export BRIDLE_SERVER=http://127.0.0.1:7777 BRIDLE_ADMIN_TOKEN_FILE=~/.local/state/bridle/gateway/admin-token
-  bridle agents add --project my-project --agent claude --token-file ~/.config/bridle/claude.token
+  bridle agents add --project my-project --agent claude --out ~/.config/bridle/claude.token
   bridle agents list --project my-project
   bridle agents rotate --project my-project --agent claude
   bridle agents revoke --project my-project --agent claude`,
@@ -108,7 +109,7 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 					return usageErr("--agent is required")
 				}
 				if file != "" && a.json {
-					return usageErr("--token-file and --json exclude each other: the token goes to the file only")
+					return usageErr("--out and --json exclude each other: the token goes to the file only")
 				}
 				cl, err := a.client(io)
 				if err != nil {
@@ -131,6 +132,15 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 					fmt.Fprintf(io.errOut, "wrote the token for agent %s of project %s to %s (readable by you only)\n", m.Agent.Agent, m.Agent.Project, file)
 				} else {
 					fmt.Fprintln(io.out, m.Token)
+					if f, ok := io.protocol.(*os.File); ok {
+						// bridle agents add … > FILE: the token file is
+						// readable by its owner only, as --out's is.
+						if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o077 != 0 {
+							if err := f.Chmod(0o600); err != nil {
+								fmt.Fprintf(io.errOut, "warning: the token went to a file others may read (%v): chmod 600 it, or use --out FILE\n", err)
+							}
+						}
+					}
 					fmt.Fprintf(io.errOut, "token for agent %s of project %s — shown once\n", m.Agent.Agent, m.Agent.Project)
 				}
 				fmt.Fprintf(io.errOut, "MCP endpoint: %s%s\n", strings.TrimRight(a.server, "/"), m.MCP)
@@ -141,7 +151,8 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 		}
 		a.register(c, true)
 		c.Flags().StringVar(&agent, "agent", "", "the `agent` (a profile name in the rules: claude, codex, …)")
-		c.Flags().StringVar(&file, "token-file", "", "write the token to this `file` (created readable by you only) instead of printing it")
+		c.Flags().StringVar(&file, "out", "", "write the token to this `file` (created readable by you only) instead of printing it")
+		c.Flags().StringVar(&file, "token-file", "", "the same as --out")
 		return c
 	}
 	add := mint("add", "Mint a token for a new agent of a project (printed once)",

@@ -23,41 +23,59 @@ func newExplainCmd(io *streams) *cobra.Command {
 		Long: `Explain shows what one agent receives from the rules: its renderer and
 instruction file, the file's size in bytes and tokens, its MCP clients and
 permissions, its guardrails per tier (and those not applied to it, or not
-approved), what its harness enforces, and the sections of its file. Changes
-served without approval are listed on stderr.`,
-		Example: `  bridle explain --rules . --agent kimi
+approved), what its harness enforces, and the sections of its file. Without
+--agent it lists every agent of the rules, one line each (--json: every
+agent's explanation). Changes served without approval are listed on stderr.`,
+		Example: `  bridle explain --rules .
+  bridle explain --rules . --agent kimi
   bridle explain --rules . --agent claude --json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if o.agent == "" {
-				return usageErr("explain needs --agent NAME")
-			}
 			snap, err := o.rules.compileData(io)
 			if err != nil {
 				return err
 			}
-			f, ok := snap.Render(o.agent)
-			if !ok {
-				return usageErr("no agent profile %q in the rules; agents: %s", o.agent, strings.Join(snap.Document.Agents(), ", "))
+			agents := []string{o.agent}
+			if o.agent == "" {
+				agents = snap.Document.Agents()
 			}
-			e, err := renderers.ExplainAll(&snap.Document, f)
-			if err != nil {
-				return err
+			var all []renderers.Explanation
+			for _, a := range agents {
+				f, ok := snap.Render(a)
+				if !ok {
+					return usageErr("no agent profile %q in the rules; agents: %s", a, strings.Join(snap.Document.Agents(), ", "))
+				}
+				e, err := renderers.ExplainAll(&snap.Document, f)
+				if err != nil {
+					return err
+				}
+				all = append(all, e)
 			}
 			if snap.Approval != nil {
 				for _, u := range snap.Approval.Unapproved {
 					fmt.Fprintf(io.errOut, "warning: %s %s without approval: %s\n", u.Subject, u.Change, u.Reason)
 				}
 			}
-			if o.rules.json {
-				return writeJSON(io, e)
+			switch {
+			case o.agent != "" && o.rules.json:
+				return writeJSON(io, all[0])
+			case o.agent != "":
+				printExplanation(io, all[0])
+			case o.rules.json:
+				if all == nil {
+					all = []renderers.Explanation{}
+				}
+				return writeJSON(io, all)
+			case len(all) == 0:
+				none(io, "no agent profiles in the rules", "add one under agent_profiles: in bridle.yaml")
+			default:
+				printExplanations(io, all)
 			}
-			printExplanation(io, e)
 			return nil
 		},
 	}
 	o.rules.register(cmd, "print the explanation as one JSON object on stdout (invalid rules: the diagnostics instead)", true)
-	cmd.Flags().StringVar(&o.agent, "agent", "", "the `agent` to explain")
+	cmd.Flags().StringVar(&o.agent, "agent", "", "the `agent` to explain (default: list every agent)")
 	return cmd
 }
 
@@ -110,4 +128,23 @@ func printExplanation(io *streams, e renderers.Explanation) {
 	for _, s := range e.Sections {
 		fmt.Fprintf(w, "  %6d B  %s%s\n", s.Bytes, strings.Repeat("  ", s.Level-1), s.Heading)
 	}
+}
+
+// printExplanations is one line per agent: its file, size and guardrails.
+func printExplanations(io *streams, all []renderers.Explanation) {
+	w := table(io.out, "AGENT", "FILE", "BYTES", "TOKENS", "GUARDRAILS", "PERMISSIONS")
+	for _, e := range all {
+		var tiers []string
+		for _, t := range schema.Severities {
+			if n := len(e.Tiers[string(t)]); n > 0 {
+				tiers = append(tiers, fmt.Sprintf("%d %s", n, t))
+			}
+		}
+		if len(e.Unapproved) > 0 {
+			tiers = append(tiers, fmt.Sprintf("%d NOT APPROVED", len(e.Unapproved)))
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%d\n", cell(e.Agent), cell(e.Path), e.Bytes, e.Tokens, cell(strings.Join(tiers, ", ")), len(e.Permissions))
+	}
+	w.Flush()
+	fmt.Fprintln(io.errOut, "bridle explain --agent NAME shows one in full")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/live"
 	"github.com/bridle-dev/bridle/memory"
@@ -77,6 +79,13 @@ func (f *factory) Proposals(c proposals.Config) (proposals.Config, error) {
 
 // Memory is the memory store's and embedder's configuration.
 func (f *factory) Memory() memory.Config { return memory.ConfigFrom(f.getenv, memory.Config{}) }
+
+// ProjectMemory opens project's memory store: the same one whichever way
+// the project is served (bridle mcp, bridle serve) or worked on (bridle
+// memory, bridle patterns).
+func (f *factory) ProjectMemory(project string) (memory.Store, memory.Embedder, error) {
+	return memory.OpenProject(f.Memory(), project)
+}
 
 // Examples says where pattern examples may come from; rulesDir anchors
 // local ones ("" for none).
@@ -152,11 +161,25 @@ func (f *factory) AdminTokenFile() string {
 func (f *factory) ServerURL() string { return strings.TrimSpace(f.getenv("BRIDLE_SERVER")) }
 
 // Gateway is bridle serve's configuration: c (the file's) with the
-// environment's overrides, then flags applied by the caller, then the
+// environment's overrides, then flags applied by the caller, then, with no
+// admin name yet, git's committer identity of the serving user, then the
 // defaults (which depend on the state directory).
 func (f *factory) Gateway(c gateway.Config, flags func(*gateway.Config)) (gateway.Config, error) {
 	c = c.Env(f.getenv)
 	flags(&c)
+	if c.Admin.Name == "" {
+		// The person serving is the admin until sign-in exists: git's
+		// committer identity of this user, as bridle approve uses it.
+		if p, err := identity.Of(identity.Committer, nil); err == nil {
+			c.Admin.Name, c.Admin.NameFrom = p.Name, "git"
+			c.Admin.Email = cmp.Or(c.Admin.Email, p.Email)
+		}
+	}
+	if c.Secrets.AgeKeyFile == "" {
+		// The identity bridle secrets init made for this user, as the CLI
+		// finds it: the gateway opens the vault the CLI does.
+		c.Secrets.AgeKeyFile = f.ageKeyFile()
+	}
 	return c.Defaults(f.getenv)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -72,7 +73,10 @@ entry is named bridle-copilot), and start its servers with their own
 environment. bridle agents add --server URL --project P --agent NAME mints a
 token. The token is the agent's identity, so --rules, --ref and --gitea do
 not go with --server; --agent NAME there only names the variable
-(BRIDLE_TOKEN_NAME).`,
+(BRIDLE_TOKEN_NAME).
+
+Bridle's entry is one per file: installing --server where the entry ran the
+local sidecar (or the reverse) replaces it, and says so and how to go back.`,
 		Example: `  bridle install claude --project . --rules rules
   bridle install codex --rules ~/rules --ref main --dry-run
   bridle install gemini --server https://bridle.example.com --project runic-gateway`,
@@ -136,6 +140,9 @@ not go with --server; --agent NAME there only names the variable
 				printDiff(io, res)
 			default:
 				fmt.Fprintf(io.errOut, "added %s (agent %s) to %s; restart %s to load it\n", res.Entry, agentOr(o), res.Path, o.Client)
+				if res.Replaced != "" {
+					fmt.Fprintf(io.errOut, "it replaced %s's bridle entry, which reached %s (one per file; the gateway's comes back with bridle install %s --server URL --project P)\n", res.Path, res.Replaced, o.Client)
+				}
 				if o.Shared() {
 					fmt.Fprintf(io.errOut, "%s holds no path of this machine: commit it for your teammates\n", res.Path)
 				}
@@ -313,6 +320,10 @@ func installServer(cmd *cobra.Command, io *streams, o install.Options, dir strin
 			how = "HTTP"
 		}
 		fmt.Fprintf(io.errOut, "added %s (project %s on %s, over %s) to %s; restart %s to load it\n", res.Entry, o.GatewayProject, o.Server, how, res.Path, o.Client)
+		if res.Replaced != "" {
+			back := "bridle install " + o.Client + " --project " + shellArg(cmp.Or(dir, ".")) + " --rules RULES"
+			fmt.Fprintf(io.errOut, "it replaced %s's bridle entry, which ran %s: agents started from this file now reach the gateway (one entry per file; to go back: %s)\n", res.Path, res.Replaced, back)
+		}
 	}
 	agent := agentOr(o)
 	if res.HTTP {

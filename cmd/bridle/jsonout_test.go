@@ -35,7 +35,7 @@ func isolated(t *testing.T) {
 // remember stores a memory of project, as an agent's remember tool would.
 func remember(t *testing.T, project, text string) memory.Record {
 	t.Helper()
-	st, emb, err := memory.Open(memory.ConfigFrom(os.Getenv, memory.Config{}))
+	st, emb, err := memory.OpenProject(memory.ConfigFrom(os.Getenv, memory.Config{}), project)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +73,7 @@ func oneDocument(t *testing.T, out string) {
 // TestJSONIsOneDocument runs every command that has --json, on valid and
 // on invalid rules, and decodes stdout as exactly one JSON document.
 func TestJSONIsOneDocument(t *testing.T) {
+	builtHelper(t) // before isolated: it moves HOME, and with it Go's build cache
 	isolated(t)
 	dir := rulesInit(t)
 	for _, id := range []string{"to-approve", "to-reject", "to-rebase"} {
@@ -116,9 +117,11 @@ func TestJSONIsOneDocument(t *testing.T) {
 		{args: []string{"patterns", "list", "--rules", bad}, code: exitInvalid},
 		{args: []string{"memory", "search", "queue", "--project", "json-test"}},
 		{args: []string{"memory", "list", "--project", "json-test"}},
+		{args: []string{"memory", "remember", "A person's note.", "--project", "json-test"}},
 		{args: []string{"memory", "forget", mem.ID, "--project", "json-test"}},
 		{args: []string{"memory", "purge", "--yes", "--project", "json-test"}},
 		{args: []string{"audit", "--rules", dir}},
+		{args: []string{"doctor", "--rules", dir, "--project", filepath.Dir(dir)}},
 		{args: []string{"audit", "--rules", dir, "--agent", "nobody"}},
 		{args: []string{"propose", "guardrail", "--rules", dir, "--id", "one-more", "--statement", "One more.", "--why", "x"}},
 		{args: []string{"propose", "rules", "--rules", dir, "--section", "project.overview", "--value", "New scope.", "--why", "x"}},

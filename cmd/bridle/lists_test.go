@@ -80,8 +80,8 @@ func TestEmptyListsSayHowToAddOne(t *testing.T) {
 	}{
 		{[]string{"proposals", "list", "--rules", dir}, "no open proposals yet — add one with bridle propose"},
 		{[]string{"proposals", "list", "--rules", dir, "--state", "merged"}, "no merged proposals yet — approve one with bridle approve"},
-		{[]string{"memory", "list", "--rules", dir}, "no memories yet — agents add them with the remember tool of bridle mcp"},
-		{[]string{"memory", "search", "anything", "--rules", dir}, "no memories match — agents add them with the remember tool of bridle mcp"},
+		{[]string{"memory", "list", "--rules", dir}, "no memories yet — add one with bridle memory remember TEXT; agents add them with the remember tool of bridle mcp"},
+		{[]string{"memory", "search", "anything", "--rules", dir}, "no memories match — add one with bridle memory remember TEXT; agents add them with the remember tool of bridle mcp"},
 		{[]string{"patterns", "list", "--rules", dir}, "no pattern examples yet — add one with bridle propose pattern"},
 		{[]string{"audit", "--rules", dir}, "no events yet for project acme — bridle approve"},
 	} {

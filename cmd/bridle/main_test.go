@@ -42,7 +42,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"render", "--rules", example}, exitUsage, "exactly one of --agent NAME or --all"},
 		{[]string{"render", "--rules", example, "--all"}, exitUsage, "needs --out"},
 		{[]string{"render", "--rules", example, "--agent", "nobody"}, exitUsage, `no agent profile "nobody"`},
-		{[]string{"explain", "--rules", example}, exitUsage, "needs --agent"},
+		{[]string{"explain", "--rules", example}, exitOK, "bridle explain --agent NAME shows one in full"}, // every agent, one line each
 		{[]string{"render", "--rules", bad, "--agent", "claude"}, exitInvalid, "1 error, 0 warnings"},
 	}
 	for _, tt := range tests {

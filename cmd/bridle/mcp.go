@@ -22,7 +22,6 @@ import (
 	"github.com/bridle-dev/bridle/install"
 	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/mcp"
-	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/proposals"
 )
 
@@ -169,12 +168,10 @@ make mcp a bridge).`,
 				Rules: o.rules, Ref: o.ref, Worktree: o.worktree, Snapshot: o.snapshot, Agent: o.agent,
 				Version: version(), Logger: log, Redactor: io.f.Redactor(), CacheDir: io.f.CacheDir(), StateDir: stateDir,
 				Proposals: func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) },
-				Memory: func() (memory.Store, memory.Embedder, error) {
-					return memory.Open(io.f.Memory())
-				},
-				Examples: exOpts,
-				Listed:   restore,
-				Prefetch: true,
+				MemoryOf:  io.f.ProjectMemory,
+				Examples:  exOpts,
+				Listed:    restore,
+				Prefetch:  true,
 			}
 			kc, err := io.f.Kanboard()
 			if err != nil {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
@@ -49,7 +50,7 @@ func (f *memoryFlags) open(fac *factory) (*memory.Memory, func(), error) {
 		}
 		project = schema.ProjectID(in.Data)
 	}
-	st, emb, err := memory.Open(fac.Memory())
+	st, emb, err := fac.ProjectMemory(project)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,10 +63,12 @@ func (f *memoryFlags) open(fac *factory) (*memory.Memory, func(), error) {
 func newMemoryCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",
-		Short: "Search, list, forget and purge the project's session memory",
+		Short: "Search, list, add, forget and purge the project's session memory",
 		Long: `Memory works on the shared session memory agents fill with the remember tool.
-The store is the embedded file in the user data directory ($BRIDLE_DATA_DIR
-overrides), or Qdrant when QDRANT_URL is set; embeddings are offline unless
+The store is the project's: one embedded file per project in the user data
+directory (projects/ID/memory.db; $BRIDLE_DATA_DIR overrides the directory),
+the same one bridle mcp and bridle serve use for that project, or Qdrant
+when QDRANT_URL is set; embeddings are offline unless
 EMBEDDINGS_URL and EMBEDDINGS_MODEL name an OpenAI-compatible server.`,
 	}
 	var search memoryFlags
@@ -154,6 +157,45 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
 	list.register(listCmd, true, "print the memories as a JSON array on stdout")
 	listCmd.Flags().IntVar(&limit, "limit", 50, "how many memories, at most")
 
+	var rem memoryFlags
+	remKind := "note"
+	rememberCmd := &cobra.Command{
+		Use:   "remember TEXT",
+		Short: "Add a memory as yourself (agents use the remember tool)",
+		Long: `Remember stores TEXT (all the words after remember) in the project's memory,
+as the remember tool of bridle mcp does for agents: agents recall it with
+recall, and bridle memory search finds it. The memory is recorded as yours
+(git's author name, else "user"); a known secret in it is masked before it
+is written.`,
+		Example: `  bridle memory remember "We chose SQLite: one file, no server." --rules . --kind decision --tag db
+  bridle memory remember the payout queue is drained nightly --project runic-gateway`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			m, done, err := rem.open(io.f)
+			if err != nil {
+				return err
+			}
+			defer done()
+			who := "user"
+			if p, err := identity.At(identity.Author, rulesDir(rem.rules.rules)); err == nil {
+				who = p.Name
+			}
+			r, err := m.Remember(context.Background(), memory.Entry{Text: strings.Join(args, " "), Kind: remKind, Tags: rem.tags, Agent: who})
+			if err != nil {
+				return memoryErr(err)
+			}
+			if rem.rules.json {
+				return writeJSON(io, r)
+			}
+			fmt.Fprintln(io.out, r.ID)
+			fmt.Fprintf(io.errOut, "remembered %s in project %s as %s\n", r.ID, m.Project, who)
+			return nil
+		},
+	}
+	rem.register(rememberCmd, false, "print the stored memory as one JSON object on stdout")
+	rememberCmd.Flags().StringVar(&remKind, "kind", remKind, "the memory's `kind`: decision, context, history or note")
+	rememberCmd.Flags().StringSliceVar(&rem.tags, "tag", nil, "a `tag` for the memory (repeatable)")
+
 	var forget memoryFlags
 	forgetCmd := &cobra.Command{
 		Use:     "forget ID",
@@ -210,7 +252,7 @@ and keyword use one alone. --kind, --tag and --agent narrow the search.`,
 	}
 	purge.register(purgeCmd, true, `print {"project": …, "purged": N} on stdout`)
 	purgeCmd.Flags().BoolVar(&yes, "yes", false, "really delete them")
-	cmd.AddCommand(searchCmd, listCmd, forgetCmd, purgeCmd)
+	cmd.AddCommand(searchCmd, listCmd, rememberCmd, forgetCmd, purgeCmd)
 	return cmd
 }
 
@@ -222,7 +264,7 @@ func memoryErr(err error) error {
 }
 
 // rememberHint is how memories are added: there is no CLI command for it.
-const rememberHint = "agents add them with the remember tool of bridle mcp"
+const rememberHint = "add one with bridle memory remember TEXT; agents add them with the remember tool of bridle mcp"
 
 // memoryCells are a memory's CREATED, KIND, AGENT and TEXT cells (its tags
 // after the text), masked like every other output.
@@ -265,7 +307,7 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return usageErr("%w", err)
 			}
-			st, emb, err := memory.Open(io.f.Memory())
+			st, emb, err := io.f.ProjectMemory(snap.Document.Project.ID)
 			if err != nil {
 				return err
 			}
@@ -308,7 +350,7 @@ terminal; nothing but the summary when piped.`,
 			if err != nil {
 				return err
 			}
-			st, _, err := memory.Open(io.f.Memory())
+			st, _, err := io.f.ProjectMemory(snap.Document.Project.ID)
 			if err != nil {
 				return err
 			}

@@ -185,6 +185,7 @@ func newProposeGuardrailCmd(io *streams) *cobra.Command {
 	var o proposeOptions
 	var id, statement, severity, rationale string
 	var appliesTo, enforcedBy []string
+	var enf schema.Enforce
 	var scope bool
 	c := &cobra.Command{
 		Use:   "guardrail",
@@ -192,9 +193,19 @@ func newProposeGuardrailCmd(io *streams) *cobra.Command {
 		Long: `Propose guardrail adds one guardrail to the rules. Its severity is its tier:
 guidance (the agent may deviate, and says so), hard-instruction (required;
 with --scope-approval the agent asks before acting beyond the task) or
-enforcement (Bridle gates the action through the --enforced-by permission).`,
+enforcement (Bridle gates the action through the --enforced-by permission).
+
+--forbid, --ask, --no-read and --no-write add the guardrail's enforce: block,
+which each agent's own tooling applies before it acts (bridle hook, native
+deny rules): commands it refuses or asks about, files it must not read or
+write. Each is repeatable; with any of them the tier defaults to
+hard-instruction.`,
 		Example: `  bridle propose guardrail --id no-force-push --severity hard-instruction \
     --statement "Never force-push to shared branches." --why "We lost work twice."
+  bridle propose guardrail --id no-force-push --forbid "git push --force" --ask "git push" \
+    --statement "Never force-push." --why "We lost work twice."
+  bridle propose guardrail --id no-env-files --no-read .env --no-read "secrets/**" --no-write "secrets/**" \
+    --statement "Never open the secrets." --why "Audit finding"
   bridle propose guardrail --id no-secret-access --severity enforcement \
     --enforced-by secrets.read --statement "Never read secrets." --why "Audit finding"`,
 	}
@@ -206,12 +217,19 @@ enforcement (Bridle gates the action through the --enforced-by permission).`,
 	f.StringSliceVar(&appliesTo, "applies-to", nil, "the `agents` it applies to (default all_agents)")
 	f.StringSliceVar(&enforcedBy, "enforced-by", nil, "the `permission` Bridle checks, for enforcement rules")
 	f.BoolVar(&scope, "scope-approval", false, "agents must call request_scope_approval before acting beyond the task")
+	f.StringArrayVar(&enf.Commands.Forbid, "forbid", nil, "a `command` the agent must not run, e.g. \"git push --force\" (enforce.commands.forbid; repeatable)")
+	f.StringArrayVar(&enf.Commands.Ask, "ask", nil, "a `command` the agent runs only with your OK (enforce.commands.ask; repeatable)")
+	f.StringArrayVar(&enf.Paths.NoRead, "no-read", nil, "a `glob` of files the agent must not read, e.g. \"secrets/**\" (enforce.paths.no_read; repeatable)")
+	f.StringArrayVar(&enf.Paths.NoWrite, "no-write", nil, "a `glob` of files the agent must not write (enforce.paths.no_write; repeatable)")
 	return proposeCmd(io, c, &o, func() (proposals.Change, error) {
 		if id == "" || statement == "" {
 			return proposals.Change{}, usageErr("propose guardrail needs --id and --statement")
 		}
+		if !enf.IsZero() && !c.Flags().Changed("severity") {
+			severity = string(schema.HardInstruction) // enforce: is for hard-instruction and enforcement rules
+		}
 		return proposals.Change{Kind: proposals.KindGuardrail, Guardrail: &schema.Guardrail{ID: id, Statement: statement, Severity: schema.Severity(severity),
-			Rationale: rationale, AppliesTo: appliesTo, EnforcedBy: enforcedBy, ScopeApproval: scope}}, nil
+			Rationale: rationale, AppliesTo: appliesTo, EnforcedBy: enforcedBy, ScopeApproval: scope, Enforce: enf}}, nil
 	})
 }
 

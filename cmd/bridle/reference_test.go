@@ -581,6 +581,8 @@ var environment = []struct {
 		{"BRIDLE_LOG_FORMAT", "bridle serve, Compose", "`text` or `json`"},
 		{"BRIDLE_LOG_LEVEL", "bridle serve, Compose", "`debug`, `info`, `warn`, `error`"},
 		{"BRIDLE_ADMIN_TOKEN_FILE", "bridle serve, admin verbs", "the admin credential's file; the admin verbs (`agents`, `approve --server`, …) read it too"},
+		{"BRIDLE_ADMIN_NAME", "bridle serve", "who the admin's proposals, approvals and rejections are attributed to (`--admin-name`; default git's committer identity of the serving user)"},
+		{"BRIDLE_ADMIN_EMAIL", "bridle serve", "the admin's e-mail, with `BRIDLE_ADMIN_NAME` (`--admin-email`)"},
 		{"BRIDLE_TLS_CERT_FILE", "bridle serve, Compose", "TLS certificate; with the key, the gateway serves HTTPS"},
 		{"BRIDLE_TLS_KEY_FILE", "bridle serve, Compose", "TLS key"},
 		{"BRIDLE_ALLOWED_ORIGINS", "bridle serve, Compose", "comma-separated browser origins trusted beside the gateway's own"},

@@ -109,13 +109,17 @@ Exit codes:
   1  an operation failed (I/O, git, an unknown --ref, …)
   2  bad flags or arguments
   3  the rules are invalid (diagnostics on stderr, or stdout with --json)
-  4  render --check found stale, missing or hand-edited files`,
+  4  render --check found stale, missing or hand-edited files
+
+Shell completion: bridle completion bash (or zsh, fish, powershell) prints
+the script; bridle completion bash --help says where to load it from.`,
 		Example: `  cd my-project && bridle init rules            # the rules, committed on main
   bridle install claude --project . --rules rules  # Claude Code starts bridle mcp
   bridle propose guardrail --rules rules --id no-force-push \
     --statement "Never force-push." --why "We lost work."
   bridle approve 1 --rules rules --self
-  bridle render --rules rules --all --out . --check  # what CI runs`,
+  bridle render --rules rules --all --out . --check  # what CI runs
+  source <(bridle completion bash)                  # tab completion in this shell`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version(),
@@ -152,6 +156,7 @@ var subcommands = []struct {
 	{"patterns", newPatternsCmd},
 	{"install", newInstallCmd},
 	{"audit", newAuditCmd},
+	{"doctor", newDoctorCmd},
 	{"version", newVersionCmd},
 }
 

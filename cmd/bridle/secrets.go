@@ -65,9 +65,10 @@ where each secret lives, a keyed fingerprint (HMAC under the vault key in
 the state directory, so that equal values can be recognised without the
 value being guessable), the dates and what uses it — never a value.
 
-The SOPS file is read and written by the bridle-sops helper (go install
-github.com/bridle-dev/bridle/cmd/bridle-sops@latest, next to bridle): its
-cloud SDKs stay out of bridle, whose commands start in milliseconds. The
+The SOPS file is read and written by the bridle-sops helper, next to bridle
+(from the checkout bridle was built from: go install ./cmd/bridle-sops;
+without it, each verb prints the exact command): its cloud SDKs stay out of
+bridle, whose commands start in milliseconds. The
 age identity is SOPS_AGE_KEY_FILE, else the one bridle secrets init made.
 
 With --server URL the verbs go through the gateway's admin API
@@ -268,6 +269,20 @@ func readValue(cmd *cobra.Command, io *streams, file string) (string, error) {
 	return string(b), err
 }
 
+// secretNameArg accepts one argument, a secret's name, and names it when it
+// is not one: typed where a name belongs on the command line (the value
+// comes from stdin or a file), it is echoed, unlike a secret:… reference
+// in a configuration, which may be a value pasted by mistake.
+func secretNameArg(cmd *cobra.Command, args []string) error {
+	if err := cobra.ExactArgs(1)(cmd, args); err != nil {
+		return err
+	}
+	if err := vault.ValidName(args[0]); err != nil {
+		return usageErr("%q %w", args[0], err)
+	}
+	return nil
+}
+
 func newSecretsPutCmd(io *streams, op string) *cobra.Command {
 	var s secretsFlags
 	var from string
@@ -276,7 +291,7 @@ func newSecretsPutCmd(io *streams, op string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   op + " NAME",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args:  secretNameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			remote, err := s.remote(cmd, io)
 			if err != nil {
@@ -330,7 +345,7 @@ func newSecretsRevokeCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "revoke NAME",
 		Short: "Remove a secret; its consumers then answer that it was revoked",
-		Args:  cobra.ExactArgs(1),
+		Args:  secretNameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			remote, err := s.remote(cmd, io)
 			if err != nil {
@@ -385,6 +400,7 @@ func newSecretsListCmd(io *streams) *cobra.Command {
 				return err
 			}
 			var infos []vault.Info
+			var vaultErr error
 			if remote {
 				cl, err := s.client(io)
 				if err != nil {
@@ -393,18 +409,32 @@ func newSecretsListCmd(io *streams) *cobra.Command {
 				if infos, err = cl.Secrets(context.Background(), s.project); err != nil {
 					return err
 				}
+				// The list answers what could be read; the vault's status
+				// says what could not.
+				st, err := cl.Vault(context.Background(), s.project)
+				if err != nil {
+					return err
+				}
+				if st.Error != "" {
+					vaultErr = errors.New(st.Error)
+				}
 			} else {
 				v, err := io.f.Vault(findRules(s.rules))
 				if err != nil {
 					return err
 				}
-				if err := v.Err(); err != nil {
-					fmt.Fprintf(io.errOut, "warning: %v\n", err)
-				}
+				vaultErr = v.Err()
 				infos = v.List()
 			}
 			if infos == nil {
 				infos = []vault.Info{}
+			}
+			if vaultErr != nil {
+				if len(infos) == 0 {
+					// Never "no secrets yet" for a vault that cannot be read.
+					return fmt.Errorf("secrets list: %w", vaultErr)
+				}
+				fmt.Fprintf(io.errOut, "warning: %v\n", vaultErr)
 			}
 			if s.json {
 				return writeJSON(io, infos)

@@ -65,6 +65,7 @@ func valueFile(t *testing.T, v string) string {
 // repository; no value appears in any output, the audit log or the git
 // history, and every change is a commit.
 func TestSecretsVerbs(t *testing.T) {
+	builtHelper(t) // before isolated: it moves HOME, and with it Go's build cache
 	isolated(t)
 	dir := rulesInit(t)
 	_, recipient := secretsSetUp(t, dir)

@@ -25,6 +25,7 @@ import (
 type serveOptions struct {
 	config, rules, project      string
 	listen, stateDir, adminFile string
+	adminName, adminEmail       string
 	logFormat, logLevel         string
 	tlsCert, tlsKey             string
 	origins                     []string
@@ -56,7 +57,10 @@ BRIDLE_CONFIG), the environment, then flags.
   log format         log.format          BRIDLE_LOG_FORMAT          text (or json)
   log level          log.level           BRIDLE_LOG_LEVEL           info
   admin credential   admin.token_file    BRIDLE_ADMIN_TOKEN_FILE    generated: STATE/gateway/admin-token
-  admin's name       admin.name                                     (approvals are attributed to it)
+  admin's name       admin.name          BRIDLE_ADMIN_NAME          git's committer identity of the
+  and e-mail         admin.email         BRIDLE_ADMIN_EMAIL         serving user (git config user.name)
+                     (proposals, approvals and rejections made through the API and the panel
+                     are attributed to this person; the start-up log says who it is)
   TLS                tls.cert_file/key_file  BRIDLE_TLS_CERT_FILE/_KEY_FILE  off
   browser origins    allowed_origins     BRIDLE_ALLOWED_ORIGINS     none (same origin only)
   request size       max_body_bytes                                 1048576
@@ -90,6 +94,8 @@ SIGTERM or Ctrl-C stop it gracefully: calls in flight finish (up to --grace).`,
 	fl.StringVar(&o.listen, "listen", "", "listen on `addr` (default 127.0.0.1:7777)")
 	fl.StringVar(&o.stateDir, "state-dir", "", "keep tokens, audit logs and memory in `dir`")
 	fl.StringVar(&o.adminFile, "admin-token-file", "", "the admin credential's `file` (default $BRIDLE_ADMIN_TOKEN_FILE, else generated)")
+	fl.StringVar(&o.adminName, "admin-name", "", "the `name` the admin's proposals, approvals and rejections are attributed to (default $BRIDLE_ADMIN_NAME, else git config user.name)")
+	fl.StringVar(&o.adminEmail, "admin-email", "", "with --admin-name: the admin's e-mail `address`")
 	fl.StringVar(&o.logFormat, "log-format", "", "stderr log `format`: text or json")
 	fl.StringVar(&o.logLevel, "log-level", "", "stderr log `level`: debug, info, warn or error")
 	fl.StringVar(&o.tlsCert, "tls-cert", "", "serve TLS with this certificate `file` (with --tls-key)")
@@ -185,6 +191,11 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 		log.Warn("no admin credential was configured: generated one (mode 0600); read it from the file, give it to bridle agents with BRIDLE_ADMIN_TOKEN_FILE", "file", path)
 	}
 	log.Info("bridle serve listening", attrs...)
+	if a := cfg.Admin; a.Name != "" {
+		log.Info("acting for", "admin_name", a.Name, "admin_email", a.Email, "from", a.NameFrom)
+	} else {
+		log.Warn("no admin name: proposals, approvals and rejections through the API and the panel are refused until one is set; restart with --admin-name \"Your Name\" or BRIDLE_ADMIN_NAME, or tell git your name (git config --global user.name \"Your Name\")")
+	}
 	for _, id := range srv.Projects() {
 		log.Info("project", "id", id, "mcp", base+"/p/"+id+"/mcp")
 	}
@@ -207,6 +218,11 @@ func (o serveOptions) apply(cfg *gateway.Config) {
 	}
 	if len(o.origins) > 0 {
 		cfg.AllowedOrigins = o.origins
+	}
+	if n := strings.TrimSpace(o.adminName); n != "" {
+		cfg.Admin.Name, cfg.Admin.Email, cfg.Admin.NameFrom = n, strings.TrimSpace(o.adminEmail), "flag"
+	} else if e := strings.TrimSpace(o.adminEmail); e != "" {
+		cfg.Admin.Email = e
 	}
 }
 

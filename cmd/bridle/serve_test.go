@@ -24,7 +24,7 @@ func testGateway(t *testing.T, id, dir string) (url, adminFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := gateway.New(cfg, gateway.Options{Version: "test"})
+	srv, err := gateway.New(cfg, gateway.Options{Version: "test", Getenv: os.Getenv}) // the helper and age key as the test sets them
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,9 @@ is ever merged by sync. The exit status is 1 when a source could not be read
 				return nil
 			}
 			failed := false
+			read, sources := 0, 0
 			for _, r := range results {
+				read, sources = read+r.Read, sources+len(r.Sources)
 				switch {
 				case r.Proposal != nil:
 					fmt.Fprintf(io.errOut, "%s: %d new, %d withdrawn: proposal #%d (review and approve it like any other)\n", r.Agent, len(r.New), len(r.Withdrawn), *r.Proposal)
@@ -111,6 +113,7 @@ is ever merged by sync. The exit status is 1 when a source could not be read
 					fmt.Fprintf(io.errOut, "%s: %s\n", r.Agent, e)
 				}
 			}
+			fmt.Fprintf(io.errOut, "%d of %s read\n", read, count(sources, "source", "sources"))
 			if failed {
 				return &exitError{exitFailure, errReported}
 			}
