@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
@@ -120,7 +121,7 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 			return nil, fmt.Errorf("%w: project %s: rules: %w", ErrConfig, id, err)
 		}
 		p.Config.Rules = rules
-		mo.Rules, mo.Ref = rules, mcp.DefaultRef
+		mo.Rules, mo.Ref = rules, compiler.Branch(rules)
 		cfg = proposals.Config{Rules: rules, Version: s.opts.Version}
 	}
 	p.proposals = sync.OnceValues(func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) })

@@ -73,12 +73,7 @@ func OpenLocal(rulesPath, version string) (*Local, error) {
 	if fs, ok := repo.Storer.(*filesystem.Storage); ok {
 		gitDir = fs.Filesystem().Root()
 	}
-	l := &Local{repo: repo, root: root, gitDir: gitDir, file: filepath.ToSlash(rel), main: "main", version: version, now: time.Now}
-	if _, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true); err != nil {
-		if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
-			l.main = head.Name().Short()
-		}
-	}
+	l := &Local{repo: repo, root: root, gitDir: gitDir, file: filepath.ToSlash(rel), main: compiler.Branch(dir), version: version, now: time.Now}
 	return l, nil
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gitea"
 	"github.com/bridle-dev/bridle/live"
-	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
@@ -150,7 +149,7 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 	}
 	ref := o.rules.ref
 	if ref == "" {
-		ref = mcp.DefaultRef // what the sidecars serve
+		ref = compiler.Branch(o.rules.rules) // what the sidecars serve
 	}
 	opts := compiler.Options{Rules: o.rules.rules, Ref: ref}
 	if cfg.GiteaURL != "" && cfg.GiteaRepo != "" {

@@ -36,11 +36,24 @@ func readmeFlow(t *testing.T) string {
 // in a temporary HOME holding nothing but a git identity and a project (a
 // git repository with a commit), then starts the sidecar the way Claude
 // Code would from the .mcp.json the flow wrote — from the project and from
-// a subdirectory of it — and asks it for the rules.
+// a subdirectory of it — and asks it for the rules. It runs twice: in a
+// project made with git init -b main, and in one made with a plain git init
+// and no init.defaultBranch (git's master), as a new user's would be.
 func TestReadmeFlow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and installs bridle")
 	}
+	for _, tt := range []struct{ name, gitInit, branch string }{
+		{"main", "git init -q -b main", "main"},
+		{"master", "git config --global --unset-all init.defaultBranch || true\ngit init -q", "master"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { readmeFlowIn(t, tt.gitInit, tt.branch) })
+	}
+}
+
+// readmeFlowIn runs the flow in a project made by gitInit, whose branch is
+// branch.
+func readmeFlowIn(t *testing.T, gitInit, branch string) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go on PATH")
@@ -59,7 +72,7 @@ func TestReadmeFlow(t *testing.T) {
 		// The module and build caches are the machine's: the flow's go
 		// install needs no network, and nothing else of the machine leaks.
 		"GOMODCACHE=" + env("GOMODCACHE"), "GOCACHE=" + env("GOCACHE"), "GOTOOLCHAIN=local", "GOFLAGS=" + env("GOFLAGS"),
-		"GOPROXY=off", "LANG=C.UTF-8",
+		"GOPROXY=off", "LANG=C.UTF-8", "GIT_CONFIG_NOSYSTEM=1",
 	}
 	sh := func(dir, script string) string {
 		t.Helper()
@@ -73,13 +86,16 @@ func TestReadmeFlow(t *testing.T) {
 	}
 	sh(project, `git config --global user.name "Mira Rossi"
 git config --global user.email mira@example.com
-git init -q -b main
+`+gitInit+`
 echo "package main" > main.go
 git add main.go
 git commit -qm "the project"`)
 
 	out := sh(checkout, readmeFlow(t))
-	for _, want := range []string{"committed", "on main as", "added bridle (agent claude) to .mcp.json", "opened proposal #1",
+	if got := strings.TrimSpace(sh(project, "git symbolic-ref --short HEAD")); got != branch {
+		t.Fatalf("the project is on %s, want %s", got, branch)
+	}
+	for _, want := range []string{"committed", "on " + branch + " as", "added bridle (agent claude) to .mcp.json", "opened proposal #1",
 		"approved proposal #1", "all 4 files current"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the flow's output lacks %q:\n%s", want, out)
