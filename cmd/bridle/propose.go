@@ -171,6 +171,9 @@ func proposeCmd(io *streams, c *cobra.Command, o *proposeOptions, change func() 
 		ctx, cancel := ctx30()
 		defer cancel()
 		p, err := svc.Propose(ctx, proposals.Draft{Change: ch, Origin: origin})
+		if errors.Is(err, proposals.ErrNoChange) && o.backend.gitea == "" {
+			err = fmt.Errorf("%w%s", err, noChangeHint(o.backend.rules))
+		}
 		if err != nil {
 			return proposalErr(io, err)
 		}
