@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -95,10 +96,11 @@ type Layout struct {
 	// repository root: "." for a rules repository of its own, else a
 	// folder of a project repository ("rules").
 	Rules string
-	// BridleURL and BridleModule are how the CI workflow installs Bridle by
-	// default (a binary to download, or a go install argument); the
+	// BridleServer, BridleURL and BridleModule are how the CI workflow
+	// installs Bridle by default (a Bridle gateway that serves its own
+	// binary, a binary to download, or a go install argument); the
 	// repository variables of the same names override them.
-	BridleURL, BridleModule string
+	BridleServer, BridleURL, BridleModule string
 	// Agents are the agents the project uses, each a known agent
 	// (agents.Names); nil means DefaultAgents.
 	Agents []string
@@ -185,7 +187,12 @@ func FilesFor(id, version string, agentNames []string, branch string) (map[strin
 // rules directory, the renders where RenderDirFor puts them, and the CI
 // workflow.
 func (l Layout) Files(version string) (map[string][]byte, error) {
-	for _, v := range []string{l.BridleURL, l.BridleModule, l.Branch} {
+	if l.BridleServer != "" {
+		if u, err := url.Parse(l.BridleServer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("server %q: %w: not an http(s) URL of a Bridle gateway", l.BridleServer, ErrBadSetting)
+		}
+	}
+	for _, v := range []string{l.BridleServer, l.BridleURL, l.BridleModule, l.Branch} {
 		if strings.ContainsAny(v, "'\"\n\r\\ \t${}") {
 			return nil, fmt.Errorf("workflow setting %q: %w: it may not hold quotes, spaces, $ or braces", v, ErrBadSetting)
 		}
@@ -211,7 +218,8 @@ func (l Layout) Files(version string) (map[string][]byte, error) {
 
 func (l Layout) workflow() []byte {
 	var b bytes.Buffer
-	_ = wfTmpl().Execute(&b, struct{ Rules, Out, BridleURL, BridleModule, Branch string }{l.rules(), l.Out(), l.BridleURL, l.BridleModule, l.branch()})
+	_ = wfTmpl().Execute(&b, struct{ Rules, Out, BridleServer, BridleURL, BridleModule, Branch string }{
+		l.rules(), l.Out(), strings.TrimSuffix(l.BridleServer, "/"), l.BridleURL, l.BridleModule, l.branch()})
 	return b.Bytes()
 }
 
@@ -302,8 +310,9 @@ var generic = []string{"rules", "bridle", "bridle-rules", "agent-rules"}
 // Options are Init's settings.
 type Options struct {
 	Version string // the bridle version, for the renders' headers
-	// BridleURL and BridleModule are the CI workflow's defaults (Layout).
-	BridleURL, BridleModule string
+	// BridleServer, BridleURL and BridleModule are the CI workflow's
+	// defaults (Layout).
+	BridleServer, BridleURL, BridleModule string
 	// Author signs the commit Init makes. Required.
 	Author *object.Signature
 	// Agents are the agents the project uses (Layout.Agents).
@@ -369,7 +378,7 @@ func Init(dir string, o Options) (Result, error) {
 	if o.Branch != "" && (plumbing.NewBranchReferenceName(o.Branch).Validate() != nil || strings.HasPrefix(o.Branch, "-")) {
 		return res, fmt.Errorf("init %s: branch %q: %w: not a branch name", dir, o.Branch, ErrBadSetting)
 	}
-	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleURL: o.BridleURL, BridleModule: o.BridleModule, Agents: o.Agents, Branch: o.Branch}
+	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleServer: o.BridleServer, BridleURL: o.BridleURL, BridleModule: o.BridleModule, Agents: o.Agents, Branch: o.Branch}
 	if slices.Contains(generic, strings.ToLower(filepath.Base(abs))) {
 		layout.ID = ProjectID(filepath.Dir(abs))
 	}

@@ -28,6 +28,7 @@ type initOptions struct {
 	approvers, writers      []string
 	private                 bool
 	bridleURL, bridleModule string
+	server                  string
 	branch                  string
 }
 
@@ -68,8 +69,10 @@ branch, init writes the files and says how to commit them.
 
 The committed rules are the approved baseline: change them afterwards with
 bridle propose and bridle approve (a change committed any other way is
-served NOT APPROVED). The workflow installs Bridle from --bridle-url or
---bridle-module, or the repository variables BRIDLE_URL / BRIDLE_MODULE.
+served NOT APPROVED). The workflow installs Bridle from your Bridle gateway
+(--server URL: bridle serve serves its own linux-amd64 binary and its
+checksum, so nothing needs publishing), from --bridle-url or --bridle-module,
+or from the repository variables BRIDLE_SERVER / BRIDLE_URL / BRIDLE_MODULE.
 
 With --gitea URL --repo OWNER/NAME (token from GITEA_TOKEN or
 GITEA_TOKEN_FILE) init creates the repository on Gitea, pushes the scaffold,
@@ -106,6 +109,7 @@ account); --approvers, when given, are the only ones who may merge.`,
 	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into the rules' branch")
 	cmd.Flags().StringVar(&o.branch, "branch", "", "the rules' `branch`: served to the agents, where proposals merge (default: see above)")
 	cmd.Flags().BoolVar(&o.private, "private", false, "make the Gitea repository private")
+	cmd.Flags().StringVar(&o.server, "server", "", "the CI workflow downloads bridle from this Bridle gateway `URL` (bridle serve serves its own binary at /download/bridle-linux-amd64, checksummed; default: the repository variable BRIDLE_SERVER)")
 	cmd.Flags().StringVar(&o.bridleURL, "bridle-url", "", "the CI workflow downloads the bridle binary from this `URL` (default: the repository variable BRIDLE_URL)")
 	cmd.Flags().StringVar(&o.bridleModule, "bridle-module", "", "or installs it with go install `PATH@VERSION` (default: the repository variable BRIDLE_MODULE)")
 	return cmd
@@ -116,7 +120,7 @@ func runInit(io *streams, dir string, o initOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleURL: o.bridleURL, BridleModule: o.bridleModule, Agents: o.agents, Branch: o.branch})
+	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleServer: o.server, BridleURL: o.bridleURL, BridleModule: o.bridleModule, Agents: o.agents, Branch: o.branch})
 	switch {
 	case errors.Is(err, scaffold.ErrExists):
 		return usageErr("%w; change it with bridle propose, or choose another directory", err)
@@ -162,8 +166,8 @@ func runInit(io *streams, dir string, o initOptions) error {
 	fmt.Fprintf(io.errOut, "  bridle install claude --project %s --rules %s   # Claude Code starts bridle mcp with these rules (also: codex, kimi)\n", project, shellWord(rules))
 	fmt.Fprintf(io.errOut, "  bridle propose guardrail --rules %s --id … --statement … --why …   # change the rules; bridle approve N merges\n", shellWord(rules))
 	fmt.Fprintf(io.errOut, "  bridle render --rules %s --all --out %s --check   # what CI runs: the agents' files are current\n", shellWord(rules), shellWord(out))
-	if l.BridleURL == "" && l.BridleModule == "" {
-		fmt.Fprintf(io.errOut, "CI: set the repository variable BRIDLE_URL (a bridle binary) or BRIDLE_MODULE (go install path@version) in Gitea, or init with --bridle-url; see %s\n", scaffold.WorkflowPath)
+	if l.BridleServer == "" && l.BridleURL == "" && l.BridleModule == "" {
+		fmt.Fprintf(io.errOut, "CI: set the repository variable BRIDLE_SERVER (your Bridle gateway's URL: it serves its own binary) in Gitea, or BRIDLE_URL (a bridle binary) or BRIDLE_MODULE (go install path@version); or init with --server URL; see %s\n", scaffold.WorkflowPath)
 	}
 	return nil
 }

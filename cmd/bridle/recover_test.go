@@ -79,10 +79,7 @@ func TestRecoverGuide(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("the guide has no recover-flow sh block")
 	}
-	bin := t.TempDir()
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := filepath.Dir(builtBridle(t))
 	home := t.TempDir()
 	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Mira Rossi\n\temail = mira@example.com\n"), 0o644)
 	cmd := exec.Command("bash", "-c", "set -euo pipefail\n"+block)
