@@ -64,7 +64,7 @@ func TestInitInAProject(t *testing.T) {
 	var committed []string
 	files, _ := c.Files()
 	files.ForEach(func(f *object.File) error { committed = append(committed, f.Name); return nil })
-	want := []string{".gitea/workflows/bridle.yaml", "AGENTS.md", "CLAUDE.md", "agents/deepseek/AGENTS.md", "agents/kimi/AGENTS.md",
+	want := []string{".gitea/workflows/bridle.yaml", "AGENTS.md", "CLAUDE.md",
 		"main.go", "rules/.gitignore", "rules/README.md", "rules/bridle.schema.json", "rules/bridle.yaml"}
 	if !slices.Equal(committed, want) {
 		t.Errorf("the commit holds\n%v\nwant\n%v", committed, want)

@@ -31,6 +31,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/renameio/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
@@ -107,11 +108,15 @@ type Layout struct {
 	// Branch is the rules' branch, the one the CI workflow publishes from;
 	// compiler.DefaultBranch when empty.
 	Branch string
+	// Baseline is the project's stack and commands (Detect); what it
+	// lacks is written as placeholders (schema.Placeholder).
+	Baseline Baseline
 }
 
 // DefaultAgents are the agents a scaffold has profiles for when none are
-// chosen.
-var DefaultAgents = []string{"claude", "codex", "kimi", "deepseek"}
+// chosen and nothing is detected (Init adds the harnesses a project already
+// has files of: DetectAgents).
+var DefaultAgents = []string{"claude", "codex"}
 
 // ErrUnknownAgent is returned for an agent the registry does not know.
 var ErrUnknownAgent = errors.New("unknown agent")
@@ -261,10 +266,45 @@ func (l Layout) rulesFile() []byte {
 		as = append(as, scaffoldAgent{Name: n, Sources: vendorSources(n), Perms: permsFor(n)})
 	}
 	_ = tmpl().Execute(&b, struct {
-		ID, Name, Rules, Out string
-		Agents               []scaffoldAgent
-	}{l.ID, l.ID, l.rules(), l.Out(), as})
+		ID, Name, Rules, Out, Baseline string
+		Agents                         []scaffoldAgent
+	}{l.ID, l.ID, l.rules(), l.Out(), l.Baseline.yaml(), as})
 	return b.Bytes()
+}
+
+// yaml is the baseline as the scaffold's project.stack, commands and
+// conventions, placeholders where it knows nothing.
+func (b Baseline) yaml() string {
+	q := func(s string) string {
+		out, _ := yaml.Marshal(s)
+		return strings.TrimSuffix(string(out), "\n")
+	}
+	var w strings.Builder
+	from := "read from " + strings.Join(b.From, ", ")
+	if len(b.Stack) == 0 {
+		w.WriteString("  # What it is built with: Bridle found no go.mod, package.json, pyproject.toml or Cargo.toml.\n  stack:\n")
+		w.WriteString("    - " + q(schema.Placeholder+": the languages and frameworks it is built with") + "\n")
+	} else {
+		w.WriteString("  # What it is built with (" + from + ").\n  stack:\n")
+		for _, s := range b.Stack {
+			w.WriteString("    - " + q(s) + "\n")
+		}
+	}
+	if len(b.Commands) == 0 {
+		w.WriteString("  # Commands an agent runs; the step-by-step renderer tells agents when.\n  commands:\n")
+		w.WriteString("    - name: test\n      run: " + q(schema.Placeholder+": the command that runs the tests") + "\n")
+	} else {
+		w.WriteString("  # Commands an agent runs (" + from + "); the step-by-step renderer tells agents when.\n  commands:\n")
+		for _, c := range b.Commands {
+			w.WriteString("    - name: " + q(c.Name) + "\n      run: " + q(c.Run) + "\n")
+		}
+	}
+	if b.Go {
+		w.WriteString("  conventions:\n    - id: errors-wrap\n      statement: Wrap errors with context using %w; never discard an error.\n")
+	} else {
+		w.WriteString("  # Coding conventions the agents follow, each {id, statement}.\n  conventions: []\n")
+	}
+	return w.String()
 }
 
 // vendorSources is a scaffold profile's vendor_sources: the agent
@@ -315,7 +355,8 @@ type Options struct {
 	BridleServer, BridleURL, BridleModule string
 	// Author signs the commit Init makes. Required.
 	Author *object.Signature
-	// Agents are the agents the project uses (Layout.Agents).
+	// Agents are the agents the project uses (Layout.Agents); nil:
+	// DetectAgents.
 	Agents []string
 	// Branch is the rules' branch. Empty: in an existing repository the one
 	// compiler.Branch finds (recorded, else main when it exists, else
@@ -411,6 +452,10 @@ func Init(dir string, o Options) (Result, error) {
 		}
 	}
 	res.Branch = layout.Branch
+	if len(layout.Agents) == 0 {
+		layout.Agents = DetectAgents(res.Root)
+	}
+	layout.Baseline = Detect(res.Root)
 	res.Layout = layout
 	files, err := layout.Files(o.Version)
 	if err != nil {

@@ -67,6 +67,12 @@ configuration (git config bridle.branch), where the sidecar, the hook,
 install, proposals, approve and serve find it. When HEAD is on another
 branch, init writes the files and says how to commit them.
 
+The project's stack and commands are read from its files (go.mod,
+package.json and its scripts with the package manager its lockfile names,
+pyproject.toml, Cargo.toml, the Makefile's targets, the existing CI's run:
+lines); what cannot be read is written as a TODO(bridle) placeholder, which
+bridle validate warns about until it is replaced.
+
 The committed rules are the approved baseline: change them afterwards with
 bridle propose and bridle approve (a change committed any other way is
 served NOT APPROVED). The workflow installs Bridle from your Bridle gateway
@@ -104,7 +110,7 @@ account); --approvers, when given, are the only ones who may merge.`,
 		},
 	}
 	giteaFlags(cmd, &o.gitea, &o.repo, nil, "create the rules repository")
-	cmd.Flags().StringSliceVar(&o.agents, "agents", nil, "the `agents` the project uses, comma-separated: only these get profiles and files (default claude,codex,kimi,deepseek; known: "+strings.Join(agents.Names(), ", ")+")")
+	cmd.Flags().StringSliceVar(&o.agents, "agents", nil, "the `agents` the project uses, comma-separated: only these get profiles and files (default: claude, codex and each harness whose own file the project already has, e.g. GEMINI.md or .cursor/rules; known: "+strings.Join(agents.Names(), ", ")+")")
 	cmd.Flags().StringSliceVar(&o.writers, "writers", nil, "Gitea users who may open proposals")
 	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into the rules' branch")
 	cmd.Flags().StringVar(&o.branch, "branch", "", "the rules' `branch`: served to the agents, where proposals merge (default: see above)")
@@ -163,7 +169,7 @@ func runInit(io *streams, dir string, o initOptions) error {
 		project = "<your project>"
 	}
 	fmt.Fprintf(io.errOut, "next:\n")
-	fmt.Fprintf(io.errOut, "  bridle install claude --project %s --rules %s   # Claude Code starts bridle mcp with these rules (also: codex, kimi)\n", project, shellWord(rules))
+	fmt.Fprintf(io.errOut, "  bridle install claude --project %s --rules %s   # Claude Code starts bridle mcp with these rules (also: codex, …)\n", project, shellWord(rules))
 	fmt.Fprintf(io.errOut, "  bridle propose guardrail --rules %s --id … --statement … --why …   # change the rules; bridle approve N merges\n", shellWord(rules))
 	fmt.Fprintf(io.errOut, "  bridle render --rules %s --all --out %s --check   # what CI runs: the agents' files are current\n", shellWord(rules), shellWord(out))
 	if l.BridleServer == "" && l.BridleURL == "" && l.BridleModule == "" {

@@ -96,7 +96,7 @@ git commit -qm "the project"`)
 		t.Fatalf("the project is on %s, want %s", got, branch)
 	}
 	for _, want := range []string{"committed", "on " + branch + " as", "added bridle (agent claude) to .mcp.json", "opened proposal #1",
-		"approved proposal #1", "all 4 files current"} {
+		"approved proposal #1", "all 2 files current"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the flow's output lacks %q:\n%s", want, out)
 		}
