@@ -84,3 +84,27 @@ func TestAnyBranchName(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesNotOnTheirBranch: rules written while HEAD was on another branch
+// are not committed; propose then says how to commit them, instead of a
+// bare "file not found".
+func TestRulesNotOnTheirBranch(t *testing.T) {
+	withIdentity(t)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	project := filepath.Join(t.TempDir(), "p")
+	os.MkdirAll(project, 0o755)
+	for _, args := range [][]string{{"init", "-q", "-b", "master"}, {"commit", "-q", "--allow-empty", "-m", "p"}, {"switch", "-q", "-c", "feature"}, {"config", "bridle.branch", "master"}} {
+		if out, err := exec.Command("git", append([]string{"-C", project}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	rules := filepath.Join(project, "rules")
+	stderr := mustRun(t, "init", rules)
+	if !strings.Contains(stderr, "not committed") || !strings.Contains(stderr, "git switch master") {
+		t.Fatalf("init on another branch:\n%s", stderr)
+	}
+	code, _, stderr := bridle(t, "propose", "guardrail", "--rules", rules, "--id", "x", "--statement", "X.", "--why", "y")
+	if code == 0 || !strings.Contains(stderr, "not committed on the rules' branch master") || !strings.Contains(stderr, "git switch master") {
+		t.Errorf("propose with the rules not on their branch: exit %d\n%s", code, stderr)
+	}
+}
