@@ -109,9 +109,9 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
 		}
-		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, TokenSource: source, Owner: owner, Repo: name, Path: g.Path}
+		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, TokenSource: source, Owner: owner, Repo: name, Path: g.Path, Main: g.Branch}
 		mo.Gitea = p.gitea
-		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, TokenSource: source, Path: g.Path, Version: s.opts.Version}
+		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, TokenSource: source, Path: g.Path, Branch: g.Branch, Version: s.opts.Version}
 	} else {
 		rules, err := filepath.Abs(pc.Rules)
 		if err != nil {

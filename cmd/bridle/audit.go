@@ -158,7 +158,7 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 			return nil, nil, "", err
 		}
 		// The rules the sidecars serve, from the same source and cache.
-		r, err := live.Open(live.Options{Gitea: &mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name},
+		r, err := live.Open(live.Options{Gitea: &mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name, Main: cfg.Branch},
 			CacheDir: io.f.CacheDir(), Version: version()})
 		if err != nil {
 			return nil, nil, "", err

@@ -215,7 +215,7 @@ func runInitGitea(io *streams, o initOptions) error {
 	if cfg.Token == "" {
 		return usageErr("set GITEA_TOKEN (or GITEA_TOKEN_FILE) to a token that may create the repository")
 	}
-	branch := cmp.Or(o.branch, compiler.DefaultBranch)
+	branch := cmp.Or(o.branch, cfg.Branch, compiler.DefaultBranch)
 	g, err := proposals.NewGitea(proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Main: branch})
 	if err != nil {
 		return err

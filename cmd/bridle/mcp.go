@@ -203,7 +203,7 @@ make mcp a bridge).`,
 				if err != nil {
 					return usageErr("%w", err)
 				}
-				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path}
+				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path, Main: cfg.Branch}
 			}
 			srv := mcp.New(opts)
 			if err := srv.Err(); err != nil {
