@@ -295,7 +295,7 @@ func resolveRef(repo *git.Repository, ref string) (*plumbing.Hash, error) {
 	}
 	h, rerr := repo.ResolveRevision(plumbing.Revision(ref))
 	if rerr != nil {
-		return nil, fmt.Errorf("%w %q", ErrBadRef, ref)
+		return nil, fmt.Errorf("%w %q (%s)", ErrBadRef, ref, refHint(repo))
 	}
 	return h, nil
 }

@@ -175,6 +175,7 @@ type GiteaConfig struct {
 	URL       string `yaml:"url"`        // GITEA_URL when empty
 	Repo      string `yaml:"repo"`       // OWNER/NAME
 	Path      string `yaml:"path"`       // the rules file in the repository
+	Branch    string `yaml:"branch"`     // the rules' branch: served, protected, merged into; main when empty
 	TokenFile string `yaml:"token_file"` // GITEA_TOKEN_FILE when empty: the bot's token (opens PRs, never merges)
 	Token     string `yaml:"token"`      // or the vault's: secret:NAME
 }
@@ -418,6 +419,9 @@ func (c Config) Validate() error {
 			}
 			if o, n, ok := strings.Cut(p.Gitea.Repo, "/"); !ok || o == "" || n == "" || strings.Contains(n, "/") {
 				bad("project %s: gitea.repo %q is not OWNER/NAME", id, p.Gitea.Repo)
+			}
+			if b := p.Gitea.Branch; b != "" && (strings.HasPrefix(b, "-") || strings.ContainsAny(b, " ~^:?*[\\") || strings.Contains(b, "..") || strings.HasSuffix(b, "/")) {
+				bad("project %s: gitea.branch %q is not a branch name", id, b)
 			}
 			checkRef(bad, "project "+id+": gitea", p.Gitea.Token, p.Gitea.TokenFile)
 		}

@@ -34,5 +34,11 @@
 //     bot token can merge into the rules branch (or push to it, or change its
 //     protection), or whose upstream is given the bot's token, is warned
 //     about in the log.
+//   - The gateway serves its own binary, for a self-hosted team's CI, at
+//     /download/bridle-linux-amd64 with its sha256 beside it (.sha256), when
+//     it runs as linux-amd64 (else 404 saying what to do instead). It is
+//     public, like a release page — the binary holds no configuration, token
+//     or secret, and its version is /healthz's — and rate-limited per
+//     address (MaxDownloads a FailureWindow) and in parallel.
 //   - Shutdown lets in-flight calls finish.
 package gateway

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/kanboard"
 	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/memory"
@@ -109,9 +110,9 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: project %s: %w", ErrConfig, id, err)
 		}
-		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, TokenSource: source, Owner: owner, Repo: name, Path: g.Path}
+		p.gitea = &proposals.GiteaOptions{URL: g.URL, Token: token, TokenSource: source, Owner: owner, Repo: name, Path: g.Path, Main: g.Branch}
 		mo.Gitea = p.gitea
-		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, TokenSource: source, Path: g.Path, Version: s.opts.Version}
+		cfg = proposals.Config{GiteaURL: g.URL, GiteaRepo: g.Repo, Token: token, TokenSource: source, Path: g.Path, Branch: g.Branch, Version: s.opts.Version}
 	} else {
 		rules, err := filepath.Abs(pc.Rules)
 		if err != nil {
@@ -121,7 +122,7 @@ func (s *Server) newProject(id string, pc ProjectConfig) (*Project, error) {
 			return nil, fmt.Errorf("%w: project %s: rules: %w", ErrConfig, id, err)
 		}
 		p.Config.Rules = rules
-		mo.Rules, mo.Ref = rules, mcp.DefaultRef
+		mo.Rules, mo.Ref = rules, compiler.Branch(rules)
 		cfg = proposals.Config{Rules: rules, Version: s.opts.Version}
 	}
 	p.proposals = sync.OnceValues(func() (proposals.Backend, error) { return proposals.OpenBackend(cfg) })

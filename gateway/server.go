@@ -70,6 +70,9 @@ type Options struct {
 	Getenv func(string) string
 	// NewCodec opens SOPS files; nil: the bridle-sops helper (vault.FindHelper).
 	NewCodec func() (vault.Codec, error)
+	// Executable is the binary served at DownloadPath; nil: the running
+	// one.
+	Executable func() (string, error)
 }
 
 // Server is the gateway.
@@ -98,6 +101,7 @@ type Server struct {
 	opening map[string]int
 	metrics *metrics
 	limiter *limiter
+	dl      *downloads
 	origins *http.CrossOriginProtection
 	ui      http.Handler // the web panel, nil without one
 
@@ -150,6 +154,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
 	s := &Server{cfg: cfg, opts: opts, log: log, red: opts.Redactor, now: opts.Now, start: opts.Now(),
 		projects: map[string]*Project{}, sessions: newSessions(), opening: map[string]int{}, limiter: newLimiter(opts.Now, opts.MaxFailures)}
+	s.dl = newDownloads(opts.Now, opts.Executable)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var err error
 	if s.tokens, err = OpenTokens(filepath.Join(cfg.StateDir, "gateway", "agents.json"), opts.Now); err != nil {
@@ -198,12 +203,16 @@ func (s *Server) Admin() (path string, generated bool) { return s.admin.Path, s.
 func (s *Server) Tokens() *Tokens { return s.tokens }
 
 // Handler is every endpoint: /healthz, /readyz, /metrics, /p/{project}/mcp,
-// the admin API under /api/v1 and, with Options.UI, the web panel at /.
+// the admin API under /api/v1, the gateway's own binary for CI at
+// DownloadPath (public, rate-limited: see downloads) and, with Options.UI,
+// the web panel at /.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metrics.handler())
+	mux.HandleFunc("GET "+DownloadPath, s.dl.serve(false))
+	mux.HandleFunc("GET "+DownloadPath+".sha256", s.dl.serve(true))
 	mux.Handle("/p/{project}/mcp", s.track(http.HandlerFunc(s.serveMCP)))
 	mux.Handle("/api/v1/", s.adminAPI())
 	if s.ui != nil {

@@ -66,6 +66,7 @@ import (
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/bridge"
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/internal/jsonc"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
@@ -279,7 +280,7 @@ func (o Options) args() []string {
 	// serves committed rules only, and the config should say which.
 	ref := o.Ref
 	if ref == "" {
-		ref = "main"
+		ref = compiler.Branch(o.Rules)
 	}
 	return []string{"mcp", "--rules", o.rulesArg(), "--ref", ref, "--agent", agent}
 }

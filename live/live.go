@@ -33,14 +33,13 @@ import (
 	"github.com/bridle-dev/bridle/mirror"
 )
 
-// DefaultRef is the ref served: committed main, never the work tree, so
-// that an edit nobody approved is never served as the rules.
-const DefaultRef = "main"
-
 // Options say where the rules live and how to keep them.
 type Options struct {
 	Rules string // rules path, as for bridle compile
-	Ref   string // the git ref served; DefaultRef when empty (unless Worktree)
+	// Ref is the git ref served; when empty (unless Worktree), the rules'
+	// branch (compiler.Branch): committed rules, never the work tree, so
+	// that an edit nobody approved is never served as the rules.
+	Ref string
 	// Worktree serves the work tree's rules instead of a committed ref: an
 	// authoring mode, loudly labelled, that never grants a permission the
 	// committed rules do not (compiler.Options.Strict).
@@ -73,8 +72,8 @@ func Open(o Options) (*Rules, error) {
 	}
 	if o.Worktree {
 		o.Ref = ""
-	} else if o.Ref == "" {
-		o.Ref = DefaultRef
+	} else if o.Ref == "" && o.Gitea == nil && o.Snapshot == "" {
+		o.Ref = compiler.Branch(o.Rules)
 	}
 	root := o.CacheDir
 	switch root {

@@ -30,7 +30,10 @@ import (
 // Options configures a Server.
 type Options struct {
 	Rules string // rules path, as for bridle compile
-	Ref   string // read the rules from this git ref; DefaultRef when empty
+	// Ref is the git ref the rules are read from; when empty, the rules'
+	// branch (compiler.Branch): committed, never the work tree, so that an
+	// edit nobody approved is never served as the rules.
+	Ref string
 	// Worktree serves the work tree's rules instead of a committed ref: an
 	// authoring mode, loudly labelled, that never grants a permission the
 	// committed rules do not (compiler.Options.Strict).
@@ -90,10 +93,6 @@ type Options struct {
 	extraTools []Tool // tests add tools with permissions through this
 }
 
-// DefaultRef is the ref a sidecar serves: committed main, never the work
-// tree, so that an edit nobody approved is never served as the rules.
-const DefaultRef = live.DefaultRef
-
 // Server is a Bridle MCP server.
 type Server struct {
 	opts    Options
@@ -142,8 +141,8 @@ func New(opts Options) *Server {
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
 	if opts.Worktree {
 		opts.Ref = ""
-	} else if opts.Ref == "" {
-		opts.Ref = DefaultRef
+	} else if opts.Ref == "" && opts.Gitea == nil && opts.Snapshot == "" {
+		opts.Ref = compiler.Branch(opts.Rules)
 	}
 	lo := liveOptions(opts)
 	lo.Log = log

@@ -45,7 +45,7 @@ func (s *Server) History(ctx context.Context) ([]compiler.Merge, error) {
 	if s.opts.Snapshot != "" {
 		return nil, nil
 	}
-	opts := compiler.Options{Rules: s.opts.Rules, Ref: cmp.Or(s.opts.Ref, DefaultRef)}
+	opts := compiler.Options{Rules: s.opts.Rules, Ref: cmp.Or(s.opts.Ref, compiler.Branch(s.opts.Rules))}
 	if m := s.src.Mirror(); m != nil {
 		bot, err := m.Bot(ctx)
 		if err != nil {

@@ -335,8 +335,9 @@ func (c Change) stamped(o Origin) Change {
 }
 
 // Apply applies c, proposed by o, to the rules document src and returns the
-// new document. It edits the YAML node tree, so comments and key order
-// survive. It fails with ErrConflict when the change collides with what the
+// new document. It edits the YAML node tree and writes only the entries
+// the change touches into src's text (splice), so blank lines, comments,
+// quoting and key order survive and the diff is the change's lines. It fails with ErrConflict when the change collides with what the
 // document already holds, and ErrNoChange when it changes nothing.
 func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 	if err := c.check(); err != nil {
@@ -383,6 +384,16 @@ func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 	}
 	if bytes.Equal(normal(src), normal(out.Bytes())) {
 		return nil, ErrNoChange
+	}
+	// The change goes into main's text, so that the diff a reviewer reads
+	// is the change's lines only; when the document's shape does not allow
+	// that, or the spliced text would not mean the re-encoded document, the
+	// re-encoded document it is.
+	var old yaml.Node
+	if yaml.Unmarshal(src, &old) == nil {
+		if spliced, ok := splice(src, &old, &root); ok && bytes.Equal(normal(spliced), normal(out.Bytes())) {
+			return spliced, nil
+		}
 	}
 	return out.Bytes(), nil
 }

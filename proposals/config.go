@@ -18,11 +18,15 @@ type Config struct {
 	// gateway's vault); Token is then its value at start.
 	TokenSource func() string
 	Path        string // the rules file inside the Gitea repository
-	Version     string
+	// Branch is the rules' branch on Gitea (BRIDLE_GITEA_BRANCH): the one
+	// served, protected and merged into; main when empty.
+	Branch  string
+	Version string
 }
 
 // ConfigFrom fills unset Gitea fields from the environment getenv reads:
-// GITEA_URL, BRIDLE_GITEA_REPO, GITEA_TOKEN and GITEA_TOKEN_FILE. (The CLI's
+// GITEA_URL, BRIDLE_GITEA_REPO, BRIDLE_GITEA_BRANCH, GITEA_TOKEN and
+// GITEA_TOKEN_FILE. (The CLI's
 // seam is the only caller that passes the process environment.)
 func ConfigFrom(getenv func(string) string, c Config) (Config, error) {
 	if c.GiteaURL == "" {
@@ -30,6 +34,9 @@ func ConfigFrom(getenv func(string) string, c Config) (Config, error) {
 	}
 	if c.GiteaRepo == "" {
 		c.GiteaRepo = getenv("BRIDLE_GITEA_REPO")
+	}
+	if c.Branch == "" {
+		c.Branch = getenv("BRIDLE_GITEA_BRANCH")
 	}
 	if c.Token == "" {
 		c.Token = getenv("GITEA_TOKEN")
@@ -70,5 +77,5 @@ func OpenBackend(c Config) (Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewGitea(GiteaOptions{URL: c.GiteaURL, Token: c.Token, TokenSource: c.TokenSource, Owner: owner, Repo: name, Path: c.Path})
+	return NewGitea(GiteaOptions{URL: c.GiteaURL, Token: c.Token, TokenSource: c.TokenSource, Owner: owner, Repo: name, Path: c.Path, Main: c.Branch})
 }

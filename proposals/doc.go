@@ -19,6 +19,10 @@
 //     a person their own proposal unless they choose to (SelfOK), which the
 //     merge then records.
 //   - Branch names, titles and trailers built from agent text are sanitised.
+//   - A change touches only its own lines of bridle.yaml: the entries it adds
+//     or replaces are written into the document's text, and blank lines,
+//     comments, quoting and key order elsewhere stay byte for byte (a
+//     document shaped so that this cannot be done is re-encoded whole).
 //   - Changes apply at the document level, so a proposal can be re-applied to
 //     a newer main ("a guardrail added is still a guardrail added"), or is
 //     reported as a real conflict saying what conflicts.

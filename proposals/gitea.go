@@ -44,7 +44,7 @@ type GiteaOptions struct {
 	Owner       string
 	Repo        string
 	Path        string        // the rules file in the repository; default bridle.yaml
-	Main        string        // default main
+	Main        string        // the rules' branch; default main
 	HTTP        *http.Client  // default: 20 s timeout
 	Retry       time.Duration // base back-off for safe retries; default 200 ms
 }

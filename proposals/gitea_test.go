@@ -369,3 +369,23 @@ func TestGiteaTrustsTheCommitNotTheBody(t *testing.T) {
 		t.Errorf("the self-approved merge does not record the choice: %v\n%s", err, mc.Message)
 	}
 }
+
+// TestGiteaBranch: the rules' branch on Gitea is configurable
+// (BRIDLE_GITEA_BRANCH, the gateway's gitea.branch), main by default.
+func TestGiteaBranch(t *testing.T) {
+	for _, tt := range []struct{ env, want string }{{"", "main"}, {"trunk", "trunk"}} {
+		c, err := ConfigFrom(func(k string) string {
+			return map[string]string{"GITEA_URL": "https://gitea.example.com", "BRIDLE_GITEA_REPO": "acme/rules", "GITEA_TOKEN": "t", "BRIDLE_GITEA_BRANCH": tt.env}[k]
+		}, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := OpenBackend(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.(*Gitea).o.Main; got != tt.want {
+			t.Errorf("BRIDLE_GITEA_BRANCH=%q: the branch is %q, want %q", tt.env, got, tt.want)
+		}
+	}
+}

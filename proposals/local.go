@@ -73,12 +73,7 @@ func OpenLocal(rulesPath, version string) (*Local, error) {
 	if fs, ok := repo.Storer.(*filesystem.Storage); ok {
 		gitDir = fs.Filesystem().Root()
 	}
-	l := &Local{repo: repo, root: root, gitDir: gitDir, file: filepath.ToSlash(rel), main: "main", version: version, now: time.Now}
-	if _, err := repo.Reference(plumbing.NewBranchReferenceName("main"), true); err != nil {
-		if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
-			l.main = head.Name().Short()
-		}
-	}
+	l := &Local{repo: repo, root: root, gitDir: gitDir, file: filepath.ToSlash(rel), main: compiler.Branch(dir), version: version, now: time.Now}
 	return l, nil
 }
 
@@ -111,9 +106,14 @@ func (l *Local) mainRef() plumbing.ReferenceName { return plumbing.NewBranchRefe
 func (l *Local) Main(context.Context) ([]byte, string, error) {
 	ref, err := l.repo.Reference(l.mainRef(), true)
 	if err != nil {
-		return nil, "", fmt.Errorf("read %s: %w", l.main, err)
+		return nil, "", fmt.Errorf("read %s: %w (the rules' branch %s has no commit: commit the rules there, as bridle init does, or name the branch that holds them: git config %s NAME)",
+			l.main, err, l.main, compiler.BranchKey)
 	}
 	data, err := l.fileAt(ref.Hash())
+	if errors.Is(err, object.ErrFileNotFound) {
+		err = fmt.Errorf("%w (%s is not committed on the rules' branch %s: commit it there (git switch %s, git add, git commit), or name the branch that holds it: git config %s NAME)",
+			err, l.file, l.main, l.main, compiler.BranchKey)
+	}
 	return data, ref.Hash().String(), err
 }
 

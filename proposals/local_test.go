@@ -303,6 +303,12 @@ func FuzzApply(f *testing.F) {
 	f.Add([]byte("a: &a [*a]"), "rules", "project.overview", "v")
 	f.Add([]byte("guardrails: 7\n"), "guardrail", "g", "s")
 	f.Add([]byte("patterns: {custom: {}}\n"), "pattern", "p", "d")
+	hand, _ := os.ReadFile("testdata/splice/hand.yaml")
+	f.Add(hand, "guardrail", "x", "statement")
+	f.Add(hand, "rules", "project.stack", "v")
+	f.Add(hand, "pattern", "table-tests", "d")
+	f.Add([]byte("guardrails:\n- id: a\n  statement: s\n  severity: guidance\n# end"), "guardrail", "b", "s")
+	f.Add([]byte("guardrails:\n  -\n    id: a\n"), "guardrail", "b", "s")
 	f.Fuzz(func(t *testing.T, doc []byte, kind, id, text string) {
 		c := Change{Kind: Kind(kind), Section: id, Value: text,
 			Guardrail: &schema.Guardrail{ID: id, Statement: text, Severity: schema.Guidance},

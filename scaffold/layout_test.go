@@ -2,6 +2,10 @@ package scaffold
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +64,7 @@ func TestInitInAProject(t *testing.T) {
 	var committed []string
 	files, _ := c.Files()
 	files.ForEach(func(f *object.File) error { committed = append(committed, f.Name); return nil })
-	want := []string{".gitea/workflows/bridle.yaml", "AGENTS.md", "CLAUDE.md", "agents/deepseek/AGENTS.md", "agents/kimi/AGENTS.md",
+	want := []string{".gitea/workflows/bridle.yaml", "AGENTS.md", "CLAUDE.md",
 		"main.go", "rules/.gitignore", "rules/README.md", "rules/bridle.schema.json", "rules/bridle.yaml"}
 	if !slices.Equal(committed, want) {
 		t.Errorf("the commit holds\n%v\nwant\n%v", committed, want)
@@ -228,7 +232,7 @@ func TestWorkflowInstallsBridle(t *testing.T) {
 		ghPath := filepath.Join(t.TempDir(), "github_path")
 		cmd := exec.Command("bash", "-c", script)
 		cmd.Env = append([]string{"PATH=" + goBin + ":/usr/bin:/bin", "RUNNER_TEMP=" + t.TempDir(), "GITHUB_PATH=" + ghPath,
-			"BRIDLE_URL=", "BRIDLE_MODULE="}, env...)
+			"BRIDLE_SERVER=", "BRIDLE_URL=", "BRIDLE_MODULE="}, env...)
 		out, err := cmd.CombinedOutput()
 		added, _ := os.ReadFile(ghPath)
 		return string(out), string(added), err
@@ -245,12 +249,38 @@ func TestWorkflowInstallsBridle(t *testing.T) {
 		!strings.Contains(out, "bridle fake version") || strings.TrimSpace(added) != tmp+"/gopath/bin" {
 		t.Errorf("BRIDLE_MODULE: %v\n%s\ngo %s\nGITHUB_PATH: %q", err, out, args, added)
 	}
+	if _, err := exec.LookPath("curl"); err == nil {
+		// A gateway whose checksum does not match what it sent: the step
+		// fails, and nothing is put on the PATH. (cmd/bridle's
+		// TestWorkflowInstallsFromTheGateway runs it against a gateway.)
+		bin, _ := os.ReadFile(fake)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/download/bridle-linux-amd64":
+				w.Write(bin)
+			case "/download/bridle-linux-amd64.sha256":
+				fmt.Fprintf(w, "%064x  bridle-linux-amd64\n", 0)
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+		defer srv.Close()
+		out, added, err := run("BRIDLE_SERVER=" + srv.URL + "/")
+		if err == nil || !strings.Contains(out, "FAILED") || added != "" {
+			t.Errorf("BRIDLE_SERVER with a wrong checksum: %v\n%s\nGITHUB_PATH: %q", err, out, added)
+		}
+	}
 	out, _, err = run()
-	if err == nil || !strings.Contains(out, "::error::") || !strings.Contains(out, "BRIDLE_URL") {
+	if err == nil || !strings.Contains(out, "::error::") || !strings.Contains(out, "BRIDLE_SERVER") {
 		t.Errorf("neither set: %v\n%s", err, out)
 	}
 	if _, err := (Layout{ID: "x", BridleURL: "https://x/'; rm -rf /"}).Files("test"); err == nil {
 		t.Error("a setting that breaks out of its quotes was written into the workflow")
+	}
+	for _, bad := range []string{"ftp://gateway", "gateway.example.com", "https://x/?a=b", "https://x/'"} {
+		if _, err := (Layout{ID: "x", BridleServer: bad}).Files("test"); !errors.Is(err, ErrBadSetting) {
+			t.Errorf("server %q: %v, want ErrBadSetting", bad, err)
+		}
 	}
 	wf := string(Layout{ID: "x", BridleURL: "https://gitea.example.com/bridle"}.workflow())
 	if !strings.Contains(wf, "BRIDLE_URL: ${{ vars.BRIDLE_URL || 'https://gitea.example.com/bridle' }}") {

@@ -1,7 +1,10 @@
 // Package scaffold creates new rules: a commented bridle.yaml that validates
 // as written, its schema, its renders, a CI workflow, a README and a
-// .gitignore, committed on main — as a rules repository of its own, or as a
-// folder of a project repository (Init says which layout and why).
+// .gitignore, committed on the rules' branch — as a rules repository of its
+// own, or as a folder of a project repository (Init says which layout and
+// why). The rules' branch is the repository's own (its current branch, or
+// the one chosen), recorded in its git configuration for every reader
+// (compiler.Branch); nothing assumes it is called main.
 //
 // It never overwrites: Init refuses a directory that already holds a
 // bridle.yaml, and writes nothing when it refuses; the one exception is
@@ -15,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -24,10 +28,12 @@ import (
 	"text/template"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/renameio/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
@@ -93,21 +99,29 @@ type Layout struct {
 	// repository root: "." for a rules repository of its own, else a
 	// folder of a project repository ("rules").
 	Rules string
-	// BridleURL and BridleModule are how the CI workflow installs Bridle by
-	// default (a binary to download, or a go install argument); the
+	// BridleServer, BridleURL and BridleModule are how the CI workflow
+	// installs Bridle by default (a Bridle gateway that serves its own
+	// binary, a binary to download, or a go install argument); the
 	// repository variables of the same names override them.
-	BridleURL, BridleModule string
+	BridleServer, BridleURL, BridleModule string
 	// Agents are the agents the project uses, each a known agent
 	// (agents.Names); nil means DefaultAgents.
 	Agents []string
 	// RulesYAML, when set, is the bridle.yaml to write instead of the
 	// commented template (bridle import's).
 	RulesYAML []byte
+	// Branch is the rules' branch, the one the CI workflow publishes from;
+	// compiler.DefaultBranch when empty.
+	Branch string
+	// Baseline is the project's stack and commands (Detect); what it
+	// lacks is written as placeholders (schema.Placeholder).
+	Baseline Baseline
 }
 
 // DefaultAgents are the agents a scaffold has profiles for when none are
-// chosen.
-var DefaultAgents = []string{"claude", "codex", "kimi", "deepseek"}
+// chosen and nothing is detected (Init adds the harnesses a project already
+// has files of: DetectAgents).
+var DefaultAgents = []string{"claude", "codex"}
 
 // ErrUnknownAgent is returned for an agent the registry does not know.
 var ErrUnknownAgent = errors.New("unknown agent")
@@ -151,6 +165,13 @@ func permsFor(name string) string {
 // Out is where the layout's renders go, relative to the repository root.
 func (l Layout) Out() string { return path.Clean(path.Join(l.rules(), RenderDirFor(l.rules()))) }
 
+func (l Layout) branch() string {
+	if l.Branch == "" {
+		return compiler.DefaultBranch
+	}
+	return l.Branch
+}
+
 func (l Layout) rules() string {
 	if l.Rules == "" {
 		return "."
@@ -165,9 +186,10 @@ func Files(id, version string) (map[string][]byte, error) {
 	return Layout{ID: id, Rules: "."}.Files(version)
 }
 
-// FilesFor is Files for the agents the project uses (nil: DefaultAgents).
-func FilesFor(id, version string, agentNames []string) (map[string][]byte, error) {
-	return Layout{ID: id, Rules: ".", Agents: agentNames}.Files(version)
+// FilesFor is Files for the agents the project uses (nil: DefaultAgents)
+// and the rules' branch ("": compiler.DefaultBranch).
+func FilesFor(id, version string, agentNames []string, branch string) (map[string][]byte, error) {
+	return Layout{ID: id, Rules: ".", Agents: agentNames, Branch: branch}.Files(version)
 }
 
 // Files returns every file the layout needs, by slash path relative to the
@@ -175,7 +197,12 @@ func FilesFor(id, version string, agentNames []string) (map[string][]byte, error
 // rules directory, the renders where RenderDirFor puts them, and the CI
 // workflow.
 func (l Layout) Files(version string) (map[string][]byte, error) {
-	for _, v := range []string{l.BridleURL, l.BridleModule} {
+	if l.BridleServer != "" {
+		if u, err := url.Parse(l.BridleServer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("server %q: %w: not an http(s) URL of a Bridle gateway", l.BridleServer, ErrBadSetting)
+		}
+	}
+	for _, v := range []string{l.BridleServer, l.BridleURL, l.BridleModule, l.Branch} {
 		if strings.ContainsAny(v, "'\"\n\r\\ \t${}") {
 			return nil, fmt.Errorf("workflow setting %q: %w: it may not hold quotes, spaces, $ or braces", v, ErrBadSetting)
 		}
@@ -201,7 +228,8 @@ func (l Layout) Files(version string) (map[string][]byte, error) {
 
 func (l Layout) workflow() []byte {
 	var b bytes.Buffer
-	_ = wfTmpl().Execute(&b, struct{ Rules, Out, BridleURL, BridleModule string }{l.rules(), l.Out(), l.BridleURL, l.BridleModule})
+	_ = wfTmpl().Execute(&b, struct{ Rules, Out, BridleServer, BridleURL, BridleModule, Branch string }{
+		l.rules(), l.Out(), strings.TrimSuffix(l.BridleServer, "/"), l.BridleURL, l.BridleModule, l.branch()})
 	return b.Bytes()
 }
 
@@ -225,7 +253,7 @@ func (l Layout) readme() string {
 		"  them; never edit them by hand. CI checks them with `bridle render --rules " + l.rules() + " --all --out " + l.Out() + " --check`.\n" +
 		"- `" + SchemaFile + "` is the schema editors check `bridle.yaml` against (`bridle schema` prints it).\n" +
 		"- Approvals are not written into bridle.yaml: who merged each proposal, and when, is resolved from\n" +
-		"  this repository's history into the published snapshot, `bridle mcp` and `bridle render --ref main`.\n"
+		"  this repository's history into the published snapshot, `bridle mcp` and `bridle render --ref " + l.branch() + "`.\n"
 }
 
 // Rules returns the scaffold bridle.yaml for a project id, for a rules
@@ -246,9 +274,9 @@ func (l Layout) rulesFile() []byte {
 		as = append(as, scaffoldAgent{Name: n, Sources: vendorSources(n), Perms: permsFor(n)})
 	}
 	_ = tmpl().Execute(&b, struct {
-		ID, Name, Rules, Out string
-		Agents               []scaffoldAgent
-	}{l.ID, l.ID, l.rules(), l.Out(), as})
+		ID, Name, Rules, Out, Baseline string
+		Agents                         []scaffoldAgent
+	}{l.ID, l.ID, l.rules(), l.Out(), l.Baseline.yaml(), as})
 	return b.Bytes()
 }
 
@@ -261,6 +289,41 @@ func Base(id string, agentNames []string) (schema.Document, error) {
 		return schema.Document{}, fmt.Errorf("scaffold does not validate (a bug): %s", diags.Error())
 	}
 	return f.Doc, nil
+}
+
+// yaml is the baseline as the scaffold's project.stack, commands and
+// conventions, placeholders where it knows nothing.
+func (b Baseline) yaml() string {
+	q := func(s string) string {
+		out, _ := yaml.Marshal(s)
+		return strings.TrimSuffix(string(out), "\n")
+	}
+	var w strings.Builder
+	from := "read from " + strings.Join(b.From, ", ")
+	if len(b.Stack) == 0 {
+		w.WriteString("  # What it is built with: Bridle found no go.mod, package.json, pyproject.toml or Cargo.toml.\n  stack:\n")
+		w.WriteString("    - " + q(schema.Placeholder+": the languages and frameworks it is built with") + "\n")
+	} else {
+		w.WriteString("  # What it is built with (" + from + ").\n  stack:\n")
+		for _, s := range b.Stack {
+			w.WriteString("    - " + q(s) + "\n")
+		}
+	}
+	if len(b.Commands) == 0 {
+		w.WriteString("  # Commands an agent runs; the step-by-step renderer tells agents when.\n  commands:\n")
+		w.WriteString("    - name: test\n      run: " + q(schema.Placeholder+": the command that runs the tests") + "\n")
+	} else {
+		w.WriteString("  # Commands an agent runs (" + from + "); the step-by-step renderer tells agents when.\n  commands:\n")
+		for _, c := range b.Commands {
+			w.WriteString("    - name: " + q(c.Name) + "\n      run: " + q(c.Run) + "\n")
+		}
+	}
+	if b.Go {
+		w.WriteString("  conventions:\n    - id: errors-wrap\n      statement: Wrap errors with context using %w; never discard an error.\n")
+	} else {
+		w.WriteString("  # Coding conventions the agents follow, each {id, statement}.\n  conventions: []\n")
+	}
+	return w.String()
 }
 
 // vendorSources is a scaffold profile's vendor_sources: the agent
@@ -306,11 +369,13 @@ var generic = []string{"rules", "bridle", "bridle-rules", "agent-rules"}
 // Options are Init's settings.
 type Options struct {
 	Version string // the bridle version, for the renders' headers
-	// BridleURL and BridleModule are the CI workflow's defaults (Layout).
-	BridleURL, BridleModule string
+	// BridleServer, BridleURL and BridleModule are the CI workflow's
+	// defaults (Layout).
+	BridleServer, BridleURL, BridleModule string
 	// Author signs the commit Init makes. Required.
 	Author *object.Signature
-	// Agents are the agents the project uses (Layout.Agents).
+	// Agents are the agents the project uses (Layout.Agents); nil:
+	// DetectAgents.
 	Agents []string
 	// Rules is the bridle.yaml to commit instead of the template
 	// (Layout.RulesYAML).
@@ -319,6 +384,11 @@ type Options struct {
 	// overwrites with its renders instead of keeping: the agent files
 	// bridle import read, whose rules are now in Rules.
 	Replace []string
+	// Branch is the rules' branch. Empty: in an existing repository the one
+	// compiler.Branch finds (recorded, else main when it exists, else
+	// origin's default, else the branch HEAD is on, even unborn); in a new
+	// one git's init.defaultBranch, else compiler.DefaultBranch.
+	Branch string
 }
 
 // Result says what Init made.
@@ -332,26 +402,31 @@ type Result struct {
 	Kept []string
 	// Created says Init ran git init.
 	Created bool
-	// Commit is the commit Init made on main, holding exactly the files it
+	// Branch is the rules' branch, recorded in the repository's git
+	// configuration (compiler.BranchKey).
+	Branch string
+	// Commit is the commit Init made on Branch, holding exactly the files it
 	// wrote; empty when NotCommitted says why it made none.
 	Commit       string
 	NotCommitted string
 }
 
-// Init scaffolds rules in dir and commits them on main, so that the
-// sidecar, which serves main, answers with them at once:
+// Init scaffolds rules in dir and commits them on the rules' branch
+// (Options.Branch), so that the sidecar, which serves that branch, answers
+// with them at once:
 //
-//   - dir not in a git repository: a rules repository of its own (git init,
-//     branch main), renders in rendered/;
+//   - dir not in a git repository: a rules repository of its own (git init
+//     on the branch), renders in rendered/;
 //   - dir is a folder of an existing repository (a project): the rules in
 //     that folder, the renders at the repository root where agents read
 //     them, the CI workflow at the root (unless one exists);
 //   - dir is the root of an existing repository: a rules repository there.
 //
 // In an existing repository the commit holds only the files Init wrote: the
-// rest of the work tree and the index are left as they are. When HEAD is on
-// a branch other than main (or detached), Init writes the files and commits
-// nothing, saying why in Result.NotCommitted. It never overwrites: it
+// rest of the work tree and the index are left as they are. The branch is
+// recorded in the repository's git configuration (compiler.RecordBranch).
+// When HEAD is on another branch (or detached), Init writes the files and
+// commits nothing, saying why in Result.NotCommitted. It never overwrites: it
 // refuses a directory that already holds a bridle.yaml (writing nothing),
 // and keeps any other file that exists but those o.Replace names.
 func Init(dir string, o Options) (Result, error) {
@@ -367,7 +442,10 @@ func Init(dir string, o Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("init %s: %w", dir, err)
 	}
-	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleURL: o.BridleURL, BridleModule: o.BridleModule, Agents: o.Agents, RulesYAML: o.Rules}
+	if o.Branch != "" && (plumbing.NewBranchReferenceName(o.Branch).Validate() != nil || strings.HasPrefix(o.Branch, "-")) {
+		return res, fmt.Errorf("init %s: branch %q: %w: not a branch name", dir, o.Branch, ErrBadSetting)
+	}
+	layout := Layout{ID: ProjectID(dir), Rules: ".", BridleServer: o.BridleServer, BridleURL: o.BridleURL, BridleModule: o.BridleModule, Agents: o.Agents, RulesYAML: o.Rules, Branch: o.Branch}
 	if slices.Contains(generic, strings.ToLower(filepath.Base(abs))) {
 		layout.ID = ProjectID(filepath.Dir(abs))
 	}
@@ -389,7 +467,21 @@ func Init(dir string, o Options) (Result, error) {
 		if layout.Rules != "." {
 			layout.ID = ProjectID(res.Root)
 		}
+		if layout.Branch == "" {
+			layout.Branch = compiler.Branch(res.Root)
+		}
+	} else if layout.Branch == "" {
+		layout.Branch = compiler.DefaultBranch
+		if cfg, err := config.LoadConfig(config.GlobalScope); err == nil && cfg.Init.DefaultBranch != "" &&
+			plumbing.NewBranchReferenceName(cfg.Init.DefaultBranch).Validate() == nil {
+			layout.Branch = cfg.Init.DefaultBranch
+		}
 	}
+	res.Branch = layout.Branch
+	if len(layout.Agents) == 0 {
+		layout.Agents = DetectAgents(res.Root)
+	}
+	layout.Baseline = Detect(res.Root)
 	res.Layout = layout
 	files, err := layout.Files(o.Version)
 	if err != nil {
@@ -413,13 +505,16 @@ func Init(dir string, o Options) (Result, error) {
 	}
 	if openErr != nil {
 		if repo, err = git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(layout.Branch)},
 		}); err != nil {
 			return res, fmt.Errorf("init %s: git init: %w", dir, err)
 		}
 		res.Created = true
 	}
-	res.Commit, res.NotCommitted, err = CommitOnMain(repo, res.Root, written, o.Author, "Initialise Bridle rules\n\nBridle-Source: user\nBridle-Kind: init\n")
+	if err := compiler.RecordBranch(res.Root, layout.Branch); err != nil {
+		return res, fmt.Errorf("init %s: %w", dir, err)
+	}
+	res.Commit, res.NotCommitted, err = CommitOnBranch(repo, res.Root, layout.Branch, written, o.Author, "Initialise Bridle rules\n\nBridle-Source: user\nBridle-Kind: init\n")
 	if err != nil {
 		return res, fmt.Errorf("init %s: %w", dir, err)
 	}
@@ -443,26 +538,27 @@ func realPath(p string) string {
 	return p
 }
 
-// CommitOnMain commits files (by slash path from root, already written
-// to the work tree) on main as one commit whose tree is main's with those
-// files put in, and stages them in the index: nothing else in the work tree
-// or the index changes. It commits only when HEAD is main (or main is
-// unborn), since that is the branch the sidecar serves; otherwise it says
-// why not. bridle init and the vault (secrets.enc.yaml) commit through it.
-func CommitOnMain(repo *git.Repository, root string, files map[string][]byte, author *object.Signature, message string) (commit, why string, err error) {
+// CommitOnBranch commits files (by slash path from root, already written
+// to the work tree) on branch, the rules' branch, as one commit whose tree is
+// the branch's with those files put in, and stages them in the index:
+// nothing else in the work tree or the index changes. It commits only when
+// HEAD is on branch (or branch is unborn), since that is the branch the
+// sidecar serves; otherwise it says why not. bridle init and the vault
+// (secrets.enc.yaml) commit through it.
+func CommitOnBranch(repo *git.Repository, root, branch string, files map[string][]byte, author *object.Signature, message string) (commit, why string, err error) {
 	if len(files) == 0 {
 		return "", "every file of the scaffold already exists", nil
 	}
-	mainRef := plumbing.NewBranchReferenceName("main")
+	mainRef := plumbing.NewBranchReferenceName(branch)
 	head, err := repo.Storer.Reference(plumbing.HEAD)
 	if err != nil {
 		return "", "", fmt.Errorf("read HEAD: %w", err)
 	}
 	if head.Type() != plumbing.SymbolicReference {
-		return "", "HEAD is detached; the agents are served main", nil
+		return "", fmt.Sprintf("HEAD is detached; the agents are served branch %s", branch), nil
 	}
 	if head.Target() != mainRef {
-		return "", fmt.Sprintf("you are on branch %s; the agents are served main", head.Target().Short()), nil
+		return "", fmt.Sprintf("you are on branch %s; the agents are served branch %s", head.Target().Short(), branch), nil
 	}
 	var parents []plumbing.Hash
 	base := plumbing.ZeroHash
@@ -471,13 +567,13 @@ func CommitOnMain(repo *git.Repository, root string, files map[string][]byte, au
 	case err == nil:
 		c, err := repo.CommitObject(old.Hash())
 		if err != nil {
-			return "", "", fmt.Errorf("read main: %w", err)
+			return "", "", fmt.Errorf("read %s: %w", branch, err)
 		}
 		parents, base = []plumbing.Hash{c.Hash}, c.TreeHash
 	case errors.Is(err, plumbing.ErrReferenceNotFound):
 		old = nil
 	default:
-		return "", "", fmt.Errorf("read main: %w", err)
+		return "", "", fmt.Errorf("read %s: %w", branch, err)
 	}
 	tree, err := gittree.Put(repo.Storer, base, files)
 	if err != nil {
@@ -494,7 +590,7 @@ func CommitOnMain(repo *git.Repository, root string, files map[string][]byte, au
 		return "", "", fmt.Errorf("write commit: %w", err)
 	}
 	if err := repo.Storer.CheckAndSetReference(plumbing.NewHashReference(mainRef, h), old); err != nil {
-		return "", "", fmt.Errorf("main moved while init ran; run it again: %w", err)
+		return "", "", fmt.Errorf("%s moved while init ran; run it again: %w", branch, err)
 	}
 	if err := stage(repo, root, files); err != nil {
 		return h.String(), "", fmt.Errorf("committed %s, but staging the files failed (git reset -- <files> fixes the index): %w", h.String()[:12], err)
@@ -528,11 +624,12 @@ func stage(repo *git.Repository, root string, files map[string][]byte) error {
 }
 
 // ErrNotCommitted marks files written to the work tree but not committed:
-// dir is in no git repository, or HEAD is not main.
+// dir is in no git repository, or HEAD is not on the rules' branch.
 var ErrNotCommitted = errors.New("not committed")
 
 // CommitIn commits files (slash paths relative to dir, already written)
-// with CommitOnMain in the git repository holding dir. The error wraps
+// with CommitOnBranch on the rules' branch (compiler.Branch) in the git
+// repository holding dir. The error wraps
 // ErrNotCommitted, saying why, when it cannot.
 func CommitIn(dir string, files map[string][]byte, author *object.Signature, message string) (string, error) {
 	abs, err := filepath.Abs(dir)
@@ -555,7 +652,7 @@ func CommitIn(dir string, files map[string][]byte, author *object.Signature, mes
 	for name, b := range files {
 		byRoot[filepath.ToSlash(filepath.Join(rel, filepath.FromSlash(name)))] = b
 	}
-	commit, why, err := CommitOnMain(repo, wt.Filesystem.Root(), byRoot, author, message)
+	commit, why, err := CommitOnBranch(repo, wt.Filesystem.Root(), compiler.Branch(abs), byRoot, author, message)
 	if err == nil && why != "" {
 		err = fmt.Errorf("%w: %s", ErrNotCommitted, why)
 	}

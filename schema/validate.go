@@ -262,6 +262,19 @@ func (c *checker) errorAt(p Pos, path, fix, format string, args ...any) *Diagnos
 	return &c.ds[len(c.ds)-1]
 }
 
+// Placeholder marks a value bridle init could not know (the project's
+// overview, a stack or command it found no file for): validation warns
+// while one remains.
+const Placeholder = "TODO(bridle)"
+
+// placeholder warns about a value still holding Placeholder.
+func (c *checker) placeholder(path, v string) {
+	if strings.Contains(v, Placeholder) {
+		c.warnAt(c.f.Pos(path), path, "replace it with what is true of this project (agents read it as the rules)",
+			"still bridle init's placeholder")
+	}
+}
+
 func (c *checker) warnAt(p Pos, path, fix, format string, args ...any) *Diagnostic {
 	d := c.f.diag(p, path, fmt.Sprintf(format, args...), fix)
 	d.Level = Warning
@@ -375,8 +388,11 @@ func (c *checker) project() {
 	pr := c.d.Project
 	c.oneLine("project.name", pr.Name)
 	c.prose("project.overview", pr.Overview)
+	c.placeholder("project.name", pr.Name)
+	c.placeholder("project.overview", pr.Overview)
 	for i, s := range pr.Stack {
 		c.oneLine(JoinIndex("project.stack", i), s)
+		c.placeholder(JoinIndex("project.stack", i), s)
 	}
 	names := map[string]string{}
 	for i, cmd := range pr.Commands {
@@ -384,6 +400,7 @@ func (c *checker) project() {
 		c.unique("command name", names, cmd.Name, JoinKey(p, "name"))
 		c.oneLine(JoinKey(p, "name"), cmd.Name)
 		c.oneLine(JoinKey(p, "run"), cmd.Run)
+		c.placeholder(JoinKey(p, "run"), cmd.Run)
 	}
 	ids := map[string]string{}
 	for i, cv := range pr.Conventions {

@@ -15,7 +15,6 @@ import (
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gitea"
 	"github.com/bridle-dev/bridle/live"
-	"github.com/bridle-dev/bridle/mcp"
 	"github.com/bridle-dev/bridle/mirror"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/schema"
@@ -150,7 +149,7 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 	}
 	ref := o.rules.ref
 	if ref == "" {
-		ref = mcp.DefaultRef // what the sidecars serve
+		ref = compiler.Branch(o.rules.rules) // what the sidecars serve
 	}
 	opts := compiler.Options{Rules: o.rules.rules, Ref: ref}
 	if cfg.GiteaURL != "" && cfg.GiteaRepo != "" {
@@ -159,7 +158,7 @@ func (o *auditOptions) history(io *streams) ([]compiler.Merge, []schema.Unapprov
 			return nil, nil, "", err
 		}
 		// The rules the sidecars serve, from the same source and cache.
-		r, err := live.Open(live.Options{Gitea: &mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name},
+		r, err := live.Open(live.Options{Gitea: &mirror.Options{Gitea: gitea.Options{URL: cfg.GiteaURL, Token: cfg.Token}, Owner: owner, Repo: name, Main: cfg.Branch},
 			CacheDir: io.f.CacheDir(), Version: version()})
 		if err != nil {
 			return nil, nil, "", err

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,13 +105,13 @@ func runDoctor(io *streams, o doctorOptions) error {
 	if o.server == "" {
 		o.server = io.f.ServerURL()
 	}
-	d := &doctor{io: io, o: o, ref: mcp.DefaultRef}
+	// The rules' branch as every reader finds it (recorded by init, else
+	// main, origin's default or HEAD's).
+	d := &doctor{io: io, o: o, ref: compiler.Branch(o.rules)}
 	// Each check adds its findings; a later one may use what an earlier
 	// one learnt (the project id, the served commit).
 	//
-	// Still to come here, from their own issues: the rules' branch once
-	// init records it (it is mcp.DefaultRef until then), and the CI
-	// workflow's way to install Bridle.
+	// Still to come: the CI workflow's way to install Bridle.
 	for _, check := range []func(){d.identity, d.rulesRepo, d.sidecar, d.gatewayView, d.vault, d.agentConfigs} {
 		check()
 	}
@@ -163,8 +164,14 @@ func (d *doctor) rulesRepo() {
 	}
 	commit, err := compiler.Head(compiler.Options{Rules: d.o.rules, Ref: d.ref})
 	if err != nil {
-		d.add("rules", statusFail, fmt.Sprintf("%s has no commit on %s that the sidecar can serve: %v", abs, d.ref, err),
-			fmt.Sprintf("git -C %s add %s && git -C %s commit -m \"the rules\"", shellArg(abs), compiler.FileName, shellArg(abs)))
+		fix := fmt.Sprintf("git -C %s add %s && git -C %s commit -m \"the rules\"", shellArg(abs), compiler.FileName, shellArg(abs))
+		if out, herr := exec.Command("git", "-C", abs, "symbolic-ref", "--short", "HEAD").Output(); herr == nil && strings.TrimSpace(string(out)) != d.ref {
+			// The work tree is on another branch than the rules' one:
+			// commit there, or record the branch the rules are on.
+			fix = fmt.Sprintf("git -C %s switch %s (the rules' branch), or record the branch the rules are on: git -C %s config bridle.branch %s",
+				shellArg(abs), shellArg(d.ref), shellArg(abs), shellArg(strings.TrimSpace(string(out))))
+		}
+		d.add("rules", statusFail, fmt.Sprintf("%s has no commit on %s, the rules' branch, that the sidecar can serve: %v", abs, d.ref, err), fix)
 		return
 	}
 	d.add("rules", statusOK, fmt.Sprintf("%s, %s at %s", abs, d.ref, shortCommit(commit)), "")

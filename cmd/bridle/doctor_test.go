@@ -70,6 +70,16 @@ func TestDoctorFindsEachTrap(t *testing.T) {
 			t.Errorf("exit %d, %+v", code, f)
 		}
 	})
+	t.Run("the work tree on another branch than the rules'", func(t *testing.T) {
+		isolated(t)
+		dir := rulesInit(t) // committed, and its branch recorded
+		exec.Command("git", "-C", dir, "config", "bridle.branch", "release").Run()
+		code, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir))
+		if f := by["rules"]; code != exitFailure || f.Status != statusFail || !strings.Contains(f.Summary, "release, the rules' branch") ||
+			!strings.Contains(f.Fix, "git -C") || !strings.Contains(f.Fix, "config bridle.branch") {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
 	t.Run("a vault with no helper and no identity", func(t *testing.T) {
 		isolated(t)
 		dir := rulesInit(t)

@@ -83,7 +83,7 @@ func TestCommittedRendersOneRule(t *testing.T) {
 func TestRenderIntoTheProjectRoot(t *testing.T) {
 	withIdentity(t)
 	proj := t.TempDir()
-	mustRun(t, "init", filepath.Join(proj, "rules-repo")) // a rules repository with rendered/ inside the project dir
+	mustRun(t, "init", filepath.Join(proj, "rules-repo"), "--agents", "claude,codex,kimi") // a rules repository with rendered/ inside the project dir
 	rules := filepath.Join(proj, "rules-repo")
 	mustRun(t, "render", "--rules", rules, "--all", "--out", proj)
 	code, _, stderr := bridle(t, "render", "--rules", rules, "--all", "--out", proj, "--check")
@@ -119,7 +119,7 @@ func TestRenderCheckJSON(t *testing.T) {
 		Fix            string
 		Files          []struct{ Path, State string }
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Valid || doc.Current || len(doc.Files) != 4 ||
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !doc.Valid || doc.Current || len(doc.Files) != 2 ||
 		!strings.HasPrefix(doc.Fix, "bridle render --rules ") {
 		t.Errorf("render --check --json = %+v (%v)", doc, err)
 	}
@@ -192,7 +192,7 @@ func TestOwnersEditIsApproved(t *testing.T) {
 	git("init", "-q", "-b", "main")
 	git("commit", "-q", "--allow-empty", "-m", "the project")
 	rules := filepath.Join(proj, "rules")
-	mustRun(t, "init", rules)
+	mustRun(t, "init", rules, "--agents", "claude,codex,deepseek")
 	p := filepath.Join(rules, "bridle.yaml")
 	src, _ := os.ReadFile(p)
 	edited := strings.Replace(string(src), "  deepseek:\n    memory: {read: true}", "  deepseek:\n    memory: {read: true, write: true}", 1)

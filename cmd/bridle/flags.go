@@ -26,7 +26,7 @@ func refFlag(cmd *cobra.Command, p *string, def, usage string) {
 // Unset, they come from GITEA_URL and BRIDLE_GITEA_REPO (the factory).
 func giteaFlags(cmd *cobra.Command, url, repo, path *string, what string) {
 	cmd.Flags().StringVar(url, "gitea", "", what+" on this Gitea `URL` (default $GITEA_URL; the token from $GITEA_TOKEN or $GITEA_TOKEN_FILE)")
-	cmd.Flags().StringVar(repo, "repo", "", "the Gitea repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO)")
+	cmd.Flags().StringVar(repo, "repo", "", "the Gitea repository `OWNER/NAME` (default $BRIDLE_GITEA_REPO; its rules' branch: $BRIDLE_GITEA_BRANCH, default main)")
 	if path != nil {
 		cmd.Flags().StringVar(path, "path", "", "the rules `file` inside the Gitea repository (default bridle.yaml)")
 	}

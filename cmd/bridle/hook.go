@@ -67,7 +67,7 @@ func newHookAgentCmd(io *streams, a agents.Agent) *cobra.Command {
 		c.Example = "  echo '" + ex + "' | bridle hook " + a.Name + " --rules rules"
 	}
 	rulesFlag(c, &o.rules, "")
-	refFlag(c, &o.ref, mcp.DefaultRef, "enforce the rules committed at this git `ref`, as the sidecar serves them")
+	refFlag(c, &o.ref, "", "enforce the rules committed at this git `ref`, as the sidecar serves them (default: the rules' branch)")
 	c.Flags().StringVar(&o.agent, "agent", a.Name, "the `agent` whose guardrails apply (a profile running this harness)")
 	return c
 }

@@ -191,7 +191,7 @@ func initWith(io *streams, status io.Writer, dir string, o initOptions, rules []
 		return "", err
 	}
 	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleURL: o.bridleURL, BridleModule: o.bridleModule,
-		Agents: o.agents, Rules: rules, Replace: read})
+		Agents: o.agents, Rules: rules, Replace: read, Branch: o.branch, BridleServer: o.server})
 	switch {
 	case errors.Is(err, scaffold.ErrExists):
 		return "", usageErr("%w; change it with bridle propose, or choose another directory", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bridle-dev/bridle/agents"
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/proposals"
 	"github.com/bridle-dev/bridle/scaffold"
@@ -27,6 +29,8 @@ type initOptions struct {
 	private                 bool
 	bridleURL, bridleModule string
 	adopt                   bool // --import: the rules from the project's agent files (bridle import)
+	server                  string
+	branch                  string
 }
 
 func newInitCmd(io *streams) *cobra.Command {
@@ -34,8 +38,9 @@ func newInitCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Create the rules: a folder in a project, or a repository",
-		Long: `Init creates the rules and commits them on main, so that bridle mcp (which
-serves main) answers with them at once: a commented bridle.yaml that
+		Long: `Init creates the rules and commits them on the rules' branch, so that
+bridle mcp (which serves that branch) answers with them at once: a commented
+bridle.yaml that
 validates as written, its schema (bridle.schema.json, for editors), the
 agents' files, a Gitea Actions workflow (validate and check the renders on
 pull requests, compile and publish on merge), a README and a .gitignore.
@@ -43,6 +48,7 @@ pull requests, compile and publish on merge), a README and a .gitignore.
 DIR (default: the current directory) decides the layout:
 
   not in a git repository   a rules repository of its own: git init (branch
+                            --branch, else git's init.defaultBranch, else
                             main); renders in DIR/rendered/
   a folder of a repository  the rules of that project: bridle.yaml in the
   (e.g. rules/ in a project) folder; the agents' files (CLAUDE.md,
@@ -53,17 +59,32 @@ DIR (default: the current directory) decides the layout:
 
 In an existing repository the commit holds only the files init wrote; the
 rest of your work tree and index are left alone. Existing files are kept,
-never overwritten (a bridle.yaml already there is refused). When HEAD is not
-main, init writes the files and says how to commit them.
+never overwritten (a bridle.yaml already there is refused).
+
+The rules' branch is the repository's own: --branch, else main when the
+repository has it, else origin's default branch, else the branch HEAD is on
+(master after a plain git init). Init records it in the repository's git
+configuration (git config bridle.branch), where the sidecar, the hook,
+install, proposals, approve and serve find it. When HEAD is on another
+branch, init writes the files and says how to commit them.
+
+The project's stack and commands are read from its files (go.mod,
+package.json and its scripts with the package manager its lockfile names,
+pyproject.toml, Cargo.toml, the Makefile's targets, the existing CI's run:
+lines); what cannot be read is written as a TODO(bridle) placeholder, which
+bridle validate warns about until it is replaced.
 
 The committed rules are the approved baseline: change them afterwards with
 bridle propose and bridle approve (a change committed any other way is
-served NOT APPROVED). The workflow installs Bridle from --bridle-url or
---bridle-module, or the repository variables BRIDLE_URL / BRIDLE_MODULE.
+served NOT APPROVED). The workflow installs Bridle from your Bridle gateway
+(--server URL: bridle serve serves its own linux-amd64 binary and its
+checksum, so nothing needs publishing), from --bridle-url or --bridle-module,
+or from the repository variables BRIDLE_SERVER / BRIDLE_URL / BRIDLE_MODULE.
 
 With --gitea URL --repo OWNER/NAME (token from GITEA_TOKEN or
 GITEA_TOKEN_FILE) init creates the repository on Gitea, pushes the scaffold,
-and protects main so that the only way in is a merged pull request: direct
+and protects its branch (--branch, default main) so that the only way in is a
+merged pull request: direct
 pushes are refused. --writers may open proposals (e.g. the agents' bot
 account); --approvers, when given, are the only ones who may merge.`,
 		Example: `  cd my-project && bridle init rules      # rules/ in this project
@@ -93,11 +114,13 @@ account); --approvers, when given, are the only ones who may merge.`,
 		},
 	}
 	giteaFlags(cmd, &o.gitea, &o.repo, nil, "create the rules repository")
-	cmd.Flags().StringSliceVar(&o.agents, "agents", nil, "the `agents` the project uses, comma-separated: only these get profiles and files (default claude,codex,kimi,deepseek; known: "+strings.Join(agents.Names(), ", ")+")")
+	cmd.Flags().StringSliceVar(&o.agents, "agents", nil, "the `agents` the project uses, comma-separated: only these get profiles and files (default: claude, codex and each harness whose own file the project already has, e.g. GEMINI.md or .cursor/rules; known: "+strings.Join(agents.Names(), ", ")+")")
 	cmd.Flags().StringSliceVar(&o.writers, "writers", nil, "Gitea users who may open proposals")
-	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into main")
+	cmd.Flags().StringSliceVar(&o.approvers, "approvers", nil, "Gitea users who alone may merge into the rules' branch")
+	cmd.Flags().StringVar(&o.branch, "branch", "", "the rules' `branch`: served to the agents, where proposals merge (default: see above)")
 	cmd.Flags().BoolVar(&o.adopt, "import", false, "make the project's existing agent files the rules, as bridle import does")
 	cmd.Flags().BoolVar(&o.private, "private", false, "make the Gitea repository private")
+	cmd.Flags().StringVar(&o.server, "server", "", "the CI workflow downloads bridle from this Bridle gateway `URL` (bridle serve serves its own binary at /download/bridle-linux-amd64, checksummed; default: the repository variable BRIDLE_SERVER)")
 	cmd.Flags().StringVar(&o.bridleURL, "bridle-url", "", "the CI workflow downloads the bridle binary from this `URL` (default: the repository variable BRIDLE_URL)")
 	cmd.Flags().StringVar(&o.bridleModule, "bridle-module", "", "or installs it with go install `PATH@VERSION` (default: the repository variable BRIDLE_MODULE)")
 	return cmd
@@ -108,7 +131,7 @@ func runInit(io *streams, dir string, o initOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleURL: o.bridleURL, BridleModule: o.bridleModule, Agents: o.agents})
+	res, err := scaffold.Init(dir, scaffold.Options{Version: version(), Author: author, BridleServer: o.server, BridleURL: o.bridleURL, BridleModule: o.bridleModule, Agents: o.agents, Branch: o.branch})
 	switch {
 	case errors.Is(err, scaffold.ErrExists):
 		return usageErr("%w; change it with bridle propose, or choose another directory", err)
@@ -130,7 +153,7 @@ func runInit(io *streams, dir string, o initOptions) error {
 		out = display(filepath.Join(res.Root, filepath.FromSlash(l.Out())))
 		fmt.Fprintf(io.errOut, "layout: the rules of the project in %s, in %s/; the agents' files at the project root\n", res.Root, l.Rules)
 	} else if res.Created {
-		fmt.Fprintf(io.errOut, "layout: a rules repository of its own (git init, branch main); renders in %s\n", out)
+		fmt.Fprintf(io.errOut, "layout: a rules repository of its own (git init, branch %s); renders in %s\n", res.Branch, out)
 	} else {
 		fmt.Fprintf(io.errOut, "layout: a rules repository at the root of %s; renders in %s\n", res.Root, out)
 	}
@@ -139,22 +162,23 @@ func runInit(io *streams, dir string, o initOptions) error {
 			fmt.Fprintf(io.errOut, "note: %s is not Bridle's, so render --check calls it edited by hand: move what it says into bridle.yaml, then run bridle render --rules %s --all --out %s\n", k, rules, out)
 		}
 	}
+	fmt.Fprintf(io.errOut, "the rules' branch: %s (recorded as git config %s; bridle init --branch chooses another)\n", res.Branch, compiler.BranchKey)
 	if res.Commit != "" {
-		fmt.Fprintf(io.errOut, "committed %s on main as %s (only these files: the rest of the work tree and the index are as they were)\n",
-			count(len(res.Files), "file", "files"), res.Commit[:12])
+		fmt.Fprintf(io.errOut, "committed %s on %s as %s (only these files: the rest of the work tree and the index are as they were)\n",
+			count(len(res.Files), "file", "files"), res.Branch, res.Commit[:12])
 	} else {
-		fmt.Fprintf(io.errOut, "not committed: %s. The agents are served the rules committed on main: commit these files there (git switch main, git add them, git commit)\n", res.NotCommitted)
+		fmt.Fprintf(io.errOut, "not committed: %s. The agents are served the rules committed on %s: commit these files there (git switch %s, git add them, git commit)\n", res.NotCommitted, res.Branch, shellWord(res.Branch))
 	}
 	project := "."
 	if l.Rules == "." {
 		project = "<your project>"
 	}
 	fmt.Fprintf(io.errOut, "next:\n")
-	fmt.Fprintf(io.errOut, "  bridle install claude --project %s --rules %s   # Claude Code starts bridle mcp with these rules (also: codex, kimi)\n", project, shellWord(rules))
+	fmt.Fprintf(io.errOut, "  bridle install claude --project %s --rules %s   # Claude Code starts bridle mcp with these rules (also: codex, …)\n", project, shellWord(rules))
 	fmt.Fprintf(io.errOut, "  bridle propose guardrail --rules %s --id … --statement … --why …   # change the rules; bridle approve N merges\n", shellWord(rules))
 	fmt.Fprintf(io.errOut, "  bridle render --rules %s --all --out %s --check   # what CI runs: the agents' files are current\n", shellWord(rules), shellWord(out))
-	if l.BridleURL == "" && l.BridleModule == "" {
-		fmt.Fprintf(io.errOut, "CI: set the repository variable BRIDLE_URL (a bridle binary) or BRIDLE_MODULE (go install path@version) in Gitea, or init with --bridle-url; see %s\n", scaffold.WorkflowPath)
+	if l.BridleServer == "" && l.BridleURL == "" && l.BridleModule == "" {
+		fmt.Fprintf(io.errOut, "CI: set the repository variable BRIDLE_SERVER (your Bridle gateway's URL: it serves its own binary) in Gitea, or BRIDLE_URL (a bridle binary) or BRIDLE_MODULE (go install path@version); or init with --server URL; see %s\n", scaffold.WorkflowPath)
 	}
 	return nil
 }
@@ -196,11 +220,12 @@ func runInitGitea(io *streams, o initOptions) error {
 	if cfg.Token == "" {
 		return usageErr("set GITEA_TOKEN (or GITEA_TOKEN_FILE) to a token that may create the repository")
 	}
-	g, err := proposals.NewGitea(proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name})
+	branch := cmp.Or(o.branch, cfg.Branch, compiler.DefaultBranch)
+	g, err := proposals.NewGitea(proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Main: branch})
 	if err != nil {
 		return err
 	}
-	files, err := scaffold.FilesFor(scaffold.ProjectID(name), version(), o.agents)
+	files, err := scaffold.FilesFor(scaffold.ProjectID(name), version(), o.agents, branch)
 	if err != nil {
 		return err
 	}
@@ -211,9 +236,9 @@ func runInitGitea(io *streams, o initOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.errOut, "created %s with the scaffold; main is protected (pull requests only)\n", repo.HTMLURL)
+	fmt.Fprintf(io.errOut, "created %s with the scaffold; %s is protected (pull requests only)\n", repo.HTMLURL, branch)
 	if len(o.approvers) > 0 {
-		fmt.Fprintf(io.errOut, "only %s may merge into main\n", strings.Join(o.approvers, ", "))
+		fmt.Fprintf(io.errOut, "only %s may merge into %s\n", strings.Join(o.approvers, ", "), branch)
 	}
 	fmt.Fprintf(io.errOut, "next: bridle mcp --gitea %s --repo %s --agent claude   (with GITEA_TOKEN of a writer)\n", cfg.GiteaURL, cfg.GiteaRepo)
 	return nil

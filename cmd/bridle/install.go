@@ -170,7 +170,7 @@ local sidecar (or the reverse) replaces it, and says so and how to go back.`,
 	cmd.Flags().StringVar(&dir, "dir", "", "with --server, use the project-scoped config in this `dir` (default: the current directory)")
 	cmd.Flags().StringVar(&o.ConfigPath, "config", "", "change this config `file` instead")
 	rulesFlag(cmd, &o.Rules, "the rules `path` the server serves (a directory holding bridle.yaml, or the file)")
-	refFlag(cmd, &o.Ref, "main", "the committed git `ref` the server serves the rules from (never the work tree)")
+	refFlag(cmd, &o.Ref, "", "the committed git `ref` the server serves the rules from, never the work tree (default: the rules' branch, recorded by bridle init)")
 	cmd.Flags().StringVar(&o.Agent, "agent", "", "agent to bind (default: the client name); with --server, the agent whose token variable the entry reads")
 	giteaFlags(cmd, &o.GiteaURL, &o.GiteaRepo, nil, "instead of --rules, serve the rules repository (the agent's environment gives the token)")
 	cmd.Flags().StringVar(&o.Command, "command", "", "bridle executable to launch (default: bridle from PATH in a project's config, this binary in a user's)")
@@ -341,7 +341,7 @@ func installServer(cmd *cobra.Command, io *streams, o install.Options, dir strin
 func checkInstallRules(o install.Options) error {
 	ref := o.Ref
 	if ref == "" {
-		ref = "main"
+		ref = compiler.Branch(o.Rules)
 	}
 	if _, diags, err := compiler.Read(compiler.Options{Rules: o.Rules}); err != nil || diags.HasErrors() {
 		if err == nil {

@@ -140,7 +140,7 @@ make mcp a bridge).`,
 			}
 			log := slog.New(slog.NewTextHandler(io.errOut, &slog.HandlerOptions{Level: level}))
 			o.rules = findRules(o.rules)
-			if o.ref != "" && o.ref != mcp.DefaultRef && o.snapshot == "" && o.gitea == "" {
+			if o.ref != "" && o.snapshot == "" && o.gitea == "" {
 				// A ref the repository does not have is a typo, not rules
 				// to wait for (an uncommitted main gets its hint from the
 				// server instead).
@@ -200,7 +200,7 @@ make mcp a bridge).`,
 				if err != nil {
 					return usageErr("%w", err)
 				}
-				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path}
+				opts.Gitea = &proposals.GiteaOptions{URL: cfg.GiteaURL, Token: cfg.Token, Owner: owner, Repo: name, Path: cfg.Path, Main: cfg.Branch}
 			}
 			srv := mcp.New(opts)
 			if err := srv.Err(); err != nil {
@@ -223,7 +223,7 @@ make mcp a bridge).`,
 		},
 	}
 	rulesFlag(cmd, &o.rules, "")
-	refFlag(cmd, &o.ref, "", "serve the rules committed at this git `ref` (default main)")
+	refFlag(cmd, &o.ref, "", "serve the rules committed at this git `ref` (default: the rules' branch, recorded by bridle init as git config bridle.branch)")
 	cmd.Flags().BoolVar(&o.worktree, "worktree", false, "authoring mode: serve the work tree's rules, labelled unapproved, with no permission main does not grant")
 	cmd.Flags().StringVar(&o.snapshot, "snapshot", "", "serve this compiled snapshot `file` instead of compiling the rules")
 	cmd.Flags().StringVar(&o.agent, "agent", "", "bind the session to this `agent` (default $BRIDLE_AGENT, else identify the MCP client)")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/proposals"
@@ -170,6 +171,9 @@ func proposeCmd(io *streams, c *cobra.Command, o *proposeOptions, change func() 
 		ctx, cancel := ctx30()
 		defer cancel()
 		p, err := svc.Propose(ctx, proposals.Draft{Change: ch, Origin: origin})
+		if errors.Is(err, proposals.ErrNoChange) && o.backend.gitea == "" {
+			err = fmt.Errorf("%w%s", err, noChangeHint(o.backend.rules))
+		}
 		if err != nil {
 			return proposalErr(io, err)
 		}
@@ -706,6 +710,9 @@ makes them fail the check (exit 1).`,
   bridle proposals check --rules . --base main --head bridle/agent/claude/x --json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if base == "" {
+				base = compiler.Branch(rules)
+			}
 			r, err := proposals.Inspect(rules, base, head)
 			if err != nil {
 				return err
@@ -743,7 +750,7 @@ makes them fail the check (exit 1).`,
 		},
 	}
 	rulesFlag(cmd, &rules, "the rules `path` in the repository to check")
-	cmd.Flags().StringVar(&base, "base", "main", "the `ref` the change is to be merged into")
+	cmd.Flags().StringVar(&base, "base", "", "the `ref` the change is to be merged into (default: the rules' branch)")
 	cmd.Flags().StringVar(&head, "head", "HEAD", "the change's `ref`")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object on stdout (CI annotations then go to stderr)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail (exit 1) when a hand-made change touches permissions or provenance")

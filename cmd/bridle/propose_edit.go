@@ -4,6 +4,10 @@ import (
 	"fmt"
 	goio "io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -62,4 +66,59 @@ is approved, approval reports a conflict; edit the new main and propose again.`,
 		}
 		return proposals.Change{Kind: proposals.KindEdit, Document: string(doc)}, nil
 	})
+}
+
+// noChangeHint says, for a proposal that changes nothing, what to do: edit
+// the document first or, when the rules' branch holds changes no approved
+// merge made (a direct commit), how to ratify them (revert the commits, then
+// propose their document) or drop them (revert alone), naming the commits
+// the history flags.
+func noChangeHint(rules string) string {
+	branch := compiler.Branch(rules)
+	snap, _, err := compiler.Compile(compiler.Options{Rules: rules, Ref: branch})
+	if err != nil || snap == nil || snap.Approval == nil || len(snap.Approval.Unapproved) == 0 {
+		return fmt.Sprintf("\n    fix: the document is %s's as committed: edit %s first (or pass --from FILE)", branch, shellWord(filepath.Join(rulesDir(rules), compiler.FileName)))
+	}
+	var commits, subjects []string
+	for _, u := range snap.Approval.Unapproved {
+		subjects = append(subjects, u.Subject)
+		if u.Commit != "" && !slices.Contains(commits, u.Commit) {
+			commits = append(commits, u.Commit)
+		}
+	}
+	if len(commits) == 0 {
+		return fmt.Sprintf("\n    fix: %s's rules hold changes no approved merge made (%s); see bridle audit", branch, strings.Join(subjects, ", "))
+	}
+	// Newest first, as git revert undoes a series.
+	slices.SortStableFunc(commits, func(a, b string) int { return commitOrder(snap, b) - commitOrder(snap, a) })
+	short := make([]string, len(commits))
+	for i, c := range commits {
+		short[i] = c[:min(12, len(c))]
+	}
+	root, file := snap.Source.Repo, snap.Source.Path
+	revert := fmt.Sprintf("git -C %s revert --no-edit %s", shellWord(root), strings.Join(short, " "))
+	ratified := filepath.Join(os.TempDir(), "bridle-ratify.yaml")
+	return fmt.Sprintf(`
+    %s's rules are already this document, but %s %s changed %s without an approved merge: served NOT APPROVED, granting nothing
+    fix, to ratify the change: keep the document, revert the change, then propose the document and approve it:
+      git -C %s show %s:%s > %s
+      %s
+      bridle propose edit --rules %s --from %s --why "…"
+    fix, to undo the change: %s
+    (docs/guides/recover-from-a-direct-commit.md)`,
+		branch, map[bool]string{true: "commit", false: "commits"}[len(short) == 1], strings.Join(short, ", "), strings.Join(subjects, ", "),
+		shellWord(root), shellWord(branch), file, shellWord(ratified), revert, shellWord(rules), shellWord(ratified), revert)
+}
+
+// commitOrder is the position of the first unapproved part commit made, by
+// time, for ordering.
+func commitOrder(snap *compiler.Snapshot, commit string) int {
+	for _, u := range snap.Approval.Unapproved {
+		if u.Commit == commit {
+			if t, err := time.Parse(time.RFC3339, u.At); err == nil {
+				return int(t.Unix())
+			}
+		}
+	}
+	return 0
 }

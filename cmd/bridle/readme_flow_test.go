@@ -59,13 +59,17 @@ func readmeFlow(t *testing.T) string {
 
 // flowEnv is a temporary HOME holding nothing but a git identity and a
 // project (a git repository with a commit) at ~/code/my-project, and a
-// shell in it.
+// shell in it. branch is the project's branch.
 type flowEnv struct {
-	home, project, checkout string
-	vars                    []string
+	home, project, checkout, branch string
+	vars                            []string
 }
 
-func newFlowEnv(t *testing.T) *flowEnv {
+// newFlowEnv makes the project with git init -b main.
+func newFlowEnv(t *testing.T) *flowEnv { return newFlowEnvWith(t, "git init -q -b main", "main") }
+
+// newFlowEnvWith makes the project with gitInit, which leaves it on branch.
+func newFlowEnvWith(t *testing.T, gitInit, branch string) *flowEnv {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and installs bridle")
@@ -78,7 +82,7 @@ func newFlowEnv(t *testing.T) *flowEnv {
 		out, _ := exec.Command(goBin, "env", name).Output()
 		return strings.TrimSpace(string(out))
 	}
-	e := &flowEnv{home: t.TempDir()}
+	e := &flowEnv{home: t.TempDir(), branch: branch}
 	e.checkout, _ = filepath.Abs("../..")
 	e.project = filepath.Join(e.home, "code", "my-project")
 	os.MkdirAll(filepath.Join(e.project, "sub"), 0o755)
@@ -88,11 +92,11 @@ func newFlowEnv(t *testing.T) *flowEnv {
 		// The module and build caches are the machine's: the flow's go
 		// install needs no network, and nothing else of the machine leaks.
 		"GOMODCACHE=" + env("GOMODCACHE"), "GOCACHE=" + env("GOCACHE"), "GOTOOLCHAIN=local", "GOFLAGS=" + env("GOFLAGS"),
-		"GOPROXY=off", "LANG=C.UTF-8",
+		"GOPROXY=off", "LANG=C.UTF-8", "GIT_CONFIG_NOSYSTEM=1",
 	}
 	e.sh(t, e.project, `git config --global user.name "Mira Rossi"
 git config --global user.email mira@example.com
-git init -q -b main
+`+gitInit+`
 echo "package main" > main.go
 git add main.go
 git commit -qm "the project"`)
@@ -140,8 +144,11 @@ func (e *flowEnv) sh(t *testing.T, dir, script string) string {
 // serves the approved rule.
 func (e *flowEnv) checkFirstHour(t *testing.T, out string) {
 	t.Helper()
-	for _, want := range []string{"committed", "on main as", "added bridle (agent claude) to .mcp.json", "opened proposal #1",
-		"approved proposal #1", "all 4 files current"} {
+	if got := strings.TrimSpace(e.sh(t, e.project, "git symbolic-ref --short HEAD")); got != e.branch {
+		t.Fatalf("the project is on %s, want %s", got, e.branch)
+	}
+	for _, want := range []string{"committed", "on " + e.branch + " as", "added bridle (agent claude) to .mcp.json", "opened proposal #1",
+		"approved proposal #1", "all 2 files current"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the flow's output lacks %q:\n%s", want, out)
 		}
@@ -201,10 +208,19 @@ func checkApprovedRule(ctx context.Context, t *testing.T, cs *sdk.ClientSession,
 // in a temporary HOME holding nothing but a git identity and a project (a
 // git repository with a commit), then starts the sidecar the way Claude
 // Code would from the .mcp.json the flow wrote — from the project and from
-// a subdirectory of it — and asks it for the rules.
+// a subdirectory of it — and asks it for the rules. It runs twice: in a
+// project made with git init -b main, and in one made with a plain git init
+// and no init.defaultBranch (git's master), as a new user's would be.
 func TestReadmeFlow(t *testing.T) {
-	e := newFlowEnv(t)
-	e.checkFirstHour(t, e.sh(t, e.checkout, readmeFlow(t)))
+	for _, tt := range []struct{ name, gitInit, branch string }{
+		{"main", "git init -q -b main", "main"},
+		{"master", "git config --global --unset-all init.defaultBranch || true\ngit init -q", "master"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newFlowEnvWith(t, tt.gitInit, tt.branch)
+			e.checkFirstHour(t, e.sh(t, e.checkout, readmeFlow(t)))
+		})
+	}
 }
 
 // runnableFlows are the blocks docs/getting-started.md marks runnable, in

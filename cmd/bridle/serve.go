@@ -229,7 +229,7 @@ func (o serveOptions) apply(cfg *gateway.Config) {
 // projectIDOf is the project.id of the rules committed in dir, else the
 // directory's name, as a project id.
 func projectIDOf(rules string) string {
-	if snap, _, err := compiler.Compile(compiler.Options{Rules: rules, Ref: "main", NoHistory: true}); err == nil && snap != nil && snap.Document.Project.ID != "" {
+	if snap, _, err := compiler.Compile(compiler.Options{Rules: rules, Ref: compiler.Branch(rules), NoHistory: true}); err == nil && snap != nil && snap.Document.Project.ID != "" {
 		return sanitizeID(snap.Document.Project.ID)
 	}
 	abs, _ := filepath.Abs(rules)
