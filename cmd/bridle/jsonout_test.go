@@ -225,6 +225,10 @@ func editedRules(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "edited.yaml")
-	os.WriteFile(p, []byte(strings.Replace(string(b), "  deepseek:\n    memory: {read: true}", "  deepseek:\n    memory: {read: true, write: true}", 1)), 0o644)
+	const was = "  codex:\n    rules: {propose: true}\n    memory: {read: true, write: true}"
+	if !strings.Contains(string(b), was) {
+		t.Fatalf("bridle init's document has no %q to edit:\n%s", was, b)
+	}
+	os.WriteFile(p, []byte(strings.Replace(string(b), was, "  codex:\n    rules: {propose: true}\n    memory: {read: true}", 1)), 0o644)
 	return p
 }

@@ -549,6 +549,7 @@ var environment = []struct {
 	{"Gitea and proposals", []envVar{
 		{"GITEA_URL", "CLI, sidecar, gateway", "the Gitea server; also the default host `BRIDLE_EXAMPLES_TOKEN` may go to"},
 		{"BRIDLE_GITEA_REPO", "CLI, sidecar, Compose", "the rules repository on Gitea, `OWNER/NAME`"},
+		{"BRIDLE_GITEA_BRANCH", "CLI, sidecar", "the rules' branch on Gitea (default `main`; the gateway's is `gitea.branch`)"},
 		{"GITEA_TOKEN", "CLI, sidecar", "the Gitea token proposals are made with (the bot's)"},
 		{"GITEA_TOKEN_FILE", "CLI, sidecar, gateway", "a file holding it (Docker secrets); an empty file means none"},
 	}},
