@@ -219,15 +219,21 @@ func SearchPatterns(ctx context.Context, s Store, e Embedder, query, archTag str
 	if err := ensure(ctx, s, PatternsCollection, e); err != nil {
 		return nil, err
 	}
-	vs, err := e.Embed(ctx, []string{query})
-	if err != nil {
-		return nil, err
+	var vec []float32
+	if h, ok := e.(Hashing); ok {
+		vec = h.QueryVector(query) // a model knows synonyms; feature hashing needs the thesaurus
+	} else {
+		vs, err := e.Embed(ctx, []string{query})
+		if err != nil {
+			return nil, err
+		}
+		vec = vs[0]
 	}
 	f := Filter{}
 	if archTag != "" {
 		f.Fields = map[string]string{"arch_tag": archTag}
 	}
-	return s.Search(ctx, PatternsCollection, Query{Text: query, Vector: vs[0], K: k, Filter: f, Mode: mode})
+	return s.Search(ctx, PatternsCollection, Query{Text: query, Expand: Expand(query), Vector: vec, K: k, Filter: f, Mode: mode})
 }
 
 // Config chooses the store and the embedder.

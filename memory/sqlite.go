@@ -697,7 +697,7 @@ func (s *SQLite) Search(ctx context.Context, coll string, q Query) ([]Hit, error
 
 // keyword ranks by BM25 over the FTS5 index of the records' terms.
 func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, error) {
-	terms := Stems(q.Text)
+	terms := append(Stems(q.Text), q.Expand...)
 	if len(terms) == 0 {
 		return nil, nil
 	}

@@ -38,6 +38,7 @@ const (
 // Query is a search.
 type Query struct {
 	Text   string
+	Expand []string  // more keyword stems to match, at a lower weight (Expand)
 	Vector []float32 // required for vector and hybrid
 	K      int       // default 10
 	Filter Filter
