@@ -233,7 +233,39 @@ func SearchPatterns(ctx context.Context, s Store, e Embedder, query, archTag str
 	if archTag != "" {
 		f.Fields = map[string]string{"arch_tag": archTag}
 	}
-	return s.Search(ctx, PatternsCollection, Query{Text: query, Expand: Expand(query), Vector: vec, K: k, Filter: f, Mode: mode})
+	hits, err := s.Search(ctx, PatternsCollection, Query{Text: query, Expand: Expand(query), Vector: vec, K: 2 * k, Filter: f, Mode: mode})
+	if err != nil {
+		return nil, err
+	}
+	return diverse(hits, k), nil
+}
+
+// perFile is how many chunks of one file a pattern search returns: more of
+// one file push the other files that answer a question out of the results.
+const perFile = 2
+
+// diverse keeps hits in order, at most perFile chunks of each file, then
+// fills up to k with the chunks it skipped.
+func diverse(hits []Hit, k int) []Hit {
+	out := make([]Hit, 0, k)
+	var rest []Hit
+	n := map[string]int{}
+	for _, h := range hits {
+		p := h.Payload["file_path"]
+		if n[p] < perFile && len(out) < k {
+			n[p]++
+			out = append(out, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	for _, h := range rest {
+		if len(out) == k {
+			break
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // Config chooses the store and the embedder.

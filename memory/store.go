@@ -92,7 +92,7 @@ const (
 )
 
 // hybridDepth is how many results of each ranking hybrid search fuses.
-func hybridDepth(k int) int { return max(2*k, 20) }
+func hybridDepth(k int) int { return max(k, 20) }
 
 // fuse merges vector and keyword rankings by weighted reciprocal rank fusion.
 func fuse(vec, kw []Hit, k int) []Hit {
