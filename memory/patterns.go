@@ -123,10 +123,16 @@ func (ix *Indexer) Index(ctx context.Context, pattern string, ex schema.ExampleR
 				return false
 			}
 			texts := make([]string, len(pending))
+			weighted := make([]string, len(pending))
 			for j, c := range pending {
 				texts[j] = ix.Redactor.Redact(embedText(c))
+				weighted[j] = texts[j]
+				if _, ok := ix.Embedder.(Hashing); ok {
+					// The offline embedder weighs the path and name line double.
+					weighted[j] = fieldWeighted(texts[j])
+				}
 			}
-			vecs, err := ix.Embedder.Embed(ctx, texts)
+			vecs, err := ix.Embedder.Embed(ctx, weighted)
 			if err != nil {
 				yield(Record{}, err)
 				return false
@@ -257,6 +263,15 @@ func embedText(c Chunk) string {
 		head += " · " + c.Type + " " + c.Name
 	}
 	return head + "\n" + c.Text
+}
+
+// fieldWeighted is embedText's result with its fields weighted for the
+// offline embedder, which has no other notion of fields: the path and name
+// line counts twice. (Weighing doc comments double too ranked worse on the
+// tuning questions.) The stored text stays embedText's.
+func fieldWeighted(text string) string {
+	head, _, _ := strings.Cut(text, "\n")
+	return head + "\n" + text
 }
 
 // inside resolves sub under root and refuses anything that escapes it.
