@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-//go:generate go run ./internal/genthesaurus -wordnet /usr/share/wordnet -seed internal/genthesaurus/programming.txt -o thesaurus.txt
+//go:generate go run ./internal/genthesaurus -seed internal/genthesaurus/programming.txt -o thesaurus.txt
 
 // thesaurusText maps words people use to the words code uses for the same
 // thing ("picture: image"). It is generated from WordNet and a short

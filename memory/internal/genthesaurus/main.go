@@ -6,10 +6,10 @@
 //
 // Two sources, merged:
 //   - WordNet 3.0 (Debian's wordnet-base; its licence allows shipping a
-//     derived table): a word w expands to a word t of one of w's three most
-//     common senses when code says t far more often than w (t's count among
+//     derived table): a word w expands to a word t of w's most common sense
+//     when code says t far more often than w (t's count among
 //     the identifier parts of the Go standard library is at least 20 and
-//     four times w's): picture → image, sound → audio.
+//     four times w's): picture → image, mistake → error.
 //   - programming.txt beside this file: relations WordNet does not know
 //     (hook → middleware), written by hand and general, not per question.
 //
@@ -37,12 +37,24 @@ func main() {
 	src := flag.String("src", filepath.Join(goroot(), "src"), "Go source tree whose identifiers are the code's vocabulary")
 	seed := flag.String("seed", "memory/internal/genthesaurus/programming.txt", "hand-written programming relations")
 	out := flag.String("o", "memory/thesaurus.txt", "output")
+	flag.IntVar(&nSenses, "senses", nSenses, "a word's most common senses that expand")
+	flag.IntVar(&minCount, "min", minCount, "least count of an expansion in the code's vocabulary")
+	flag.IntVar(&ratio, "ratio", ratio, "how many times more often code must say the expansion than the word")
+	flag.IntVar(&maxExp, "max", maxExp, "most expansions of one word")
 	flag.Parse()
 	if err := run(*wn, *src, *seed, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "genthesaurus:", err)
 		os.Exit(1)
 	}
 }
+
+// The rule's parameters (chosen on the tuning half of memory/testdata).
+var (
+	nSenses  = 1
+	minCount = 20
+	ratio    = 4
+	maxExp   = 3
+)
 
 func goroot() string {
 	if r := os.Getenv("GOROOT"); r != "" {
@@ -109,7 +121,7 @@ func wordnet(dir string) (senses map[string][]string, synsets map[string][]strin
 			}
 			n, _ := strconv.Atoi(fs[2])
 			offs := fs[len(fs)-n:]
-			for _, o := range offs[:min(3, len(offs))] {
+			for _, o := range offs[:min(nSenses, len(offs))] {
 				senses[fs[0]] = append(senses[fs[0]], pos+o)
 			}
 		}
@@ -172,7 +184,7 @@ func run(wn, src, seed, out string) error {
 		}
 		for _, s := range ss {
 			for _, t := range synsets[s] {
-				if single(t) && t != w && counts[t] >= 20 && counts[t] >= 4*counts[w] {
+				if single(t) && t != w && counts[t] >= minCount && counts[t] >= ratio*counts[w] {
 					add(w, t)
 				}
 			}
@@ -185,7 +197,7 @@ func run(wn, src, seed, out string) error {
 			}
 			return strings.Compare(a, b)
 		})
-		table[w] = ts[:min(3, len(ts))]
+		table[w] = ts[:min(maxExp, len(ts))]
 	}
 	data, err := os.ReadFile(seed)
 	if err != nil {
