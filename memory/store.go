@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -96,16 +97,21 @@ func hybridDepth(k int) int { return max(k, 20) }
 
 // fuse merges vector and keyword rankings by weighted reciprocal rank fusion.
 func fuse(vec, kw []Hit, k int) []Hit {
+	return rrf([][]Hit{vec, kw}, []float64{1, keywordWeight}, k)
+}
+
+// rrf merges rankings by reciprocal rank fusion, ranking i weighing
+// weights[i]; ties go by ID, so the order is deterministic. A hit keeps the
+// record of the first ranking that has it.
+func rrf(rankings [][]Hit, weights []float64, k int) []Hit {
 	score := map[string]float64{}
 	rec := map[string]Hit{}
-	for i, h := range vec {
-		score[h.ID] += 1.0 / float64(rrfK+i+1)
-		rec[h.ID] = h
-	}
-	for i, h := range kw {
-		score[h.ID] += keywordWeight / float64(rrfK+i+1)
-		if _, ok := rec[h.ID]; !ok {
-			rec[h.ID] = h
+	for r, hits := range rankings {
+		for i, h := range hits {
+			score[h.ID] += weights[r] / float64(rrfK+i+1)
+			if _, ok := rec[h.ID]; !ok {
+				rec[h.ID] = h
+			}
 		}
 	}
 	out := make([]Hit, 0, len(rec))
@@ -120,10 +126,7 @@ func fuse(vec, kw []Hit, k int) []Hit {
 			}
 			return 1
 		}
-		if a.ID < b.ID {
-			return -1
-		}
-		return 1
+		return strings.Compare(a.ID, b.ID)
 	})
 	if len(out) > k {
 		out = out[:k]
