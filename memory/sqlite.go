@@ -710,6 +710,9 @@ func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, erro
 		quoted = append(quoted, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 	}
 	ix, err := s.refresh(ctx, coll)
+	if errors.Is(err, ErrNoCollection) {
+		return nil, nil // nothing indexed yet: nothing matches
+	}
 	if err != nil {
 		return nil, fmt.Errorf("memory keyword search: %w", err)
 	}
