@@ -15,8 +15,8 @@
 //     scores (reciprocal rank fusion). Pattern-search queries expand through
 //     a thesaurus generated from WordNet and a short programming table
 //     (thesaurus.txt, internal/genthesaurus), so the words people use find
-//     the words code uses; a result holds at most two chunks of one file
-//     before the rest.
+//     the words code uses; a result holds one chunk of each file before
+//     a second of any.
 //   - With an embedding model, pattern examples are also kept with the
 //     offline embedder's vectors, and pattern search fuses the model's
 //     ranking with the offline search; a model whose vectors tell nothing

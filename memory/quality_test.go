@@ -101,8 +101,8 @@ func judge(hits []Hit, want []string) score {
 // sets (from the module cache) and reports recall@10 and MRR for keyword,
 // vector and hybrid search, per module and in all, for the tuning and the
 // held-out halves. Hybrid must be at least as good as the better of the
-// other two on the go-git set, and must keep the floors below on the
-// held-out half. BRIDLE_QUALITY_MISSES=1 logs the tuning questions hybrid
+// other two on the go-git set, and keep the floors at the end on both
+// halves. BRIDLE_QUALITY_MISSES=1 logs the tuning questions hybrid
 // misses (never the held-out ones: they are not for tuning).
 func TestRetrievalQuality(t *testing.T) {
 	if testing.Short() {
@@ -175,6 +175,17 @@ func TestRetrievalQuality(t *testing.T) {
 	}
 	for _, half := range []string{"tuning", "held-out", "all"} {
 		t.Logf("all modules, %s: keyword %v · vector %v · hybrid %v", half, all[key{half, Keyword}], all[key{half, Vector}], all[key{half, Hybrid}])
+	}
+	// Floors a little under what hybrid search reaches now (the search
+	// before the thesaurus and the rest: held-out 0.697 and 0.555, tuning
+	// 0.742 and 0.521), so that quality cannot slip back unnoticed.
+	for _, f := range []struct {
+		half       string
+		recall, rr float64
+	}{{"tuning", 0.86, 0.58}, {"held-out", 0.80, 0.58}} {
+		if h := all[key{f.half, Hybrid}]; h != nil && (h.recall/float64(h.n) < f.recall || h.rr/float64(h.n) < f.rr) {
+			t.Errorf("hybrid on the %s half: %v, below the floor of recall@10 %.2f, MRR %.2f", f.half, h, f.recall, f.rr)
+		}
 	}
 }
 

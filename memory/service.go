@@ -304,9 +304,11 @@ func discriminates(hits []Hit) bool {
 	return false
 }
 
-// perFile is how many chunks of one file a pattern search returns: more of
-// one file push the other files that answer a question out of the results.
-const perFile = 2
+// perFile is how many chunks of one file a pattern search returns before
+// the chunks of other files: more of one file push the other files that
+// answer a question out of the results (one ranked best on the tuning
+// questions: recall@10 0.863 → 0.877 against two).
+const perFile = 1
 
 // diverse keeps hits in order, at most perFile chunks of each file, then
 // fills up to k with the chunks it skipped.
