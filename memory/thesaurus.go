@@ -16,7 +16,9 @@ import (
 //go:embed thesaurus.txt
 var thesaurusText string
 
-// thesaurus is the parsed table, keyed by stem; built at first use.
+// thesaurus is the parsed table, keyed by the word as written (a WordNet
+// lemma), its expansions stemmed as the index stores words; built at first
+// use.
 var thesaurus = sync.OnceValue(func() map[string][]string {
 	t := map[string][]string{}
 	for _, l := range strings.Split(thesaurusText, "\n") {
@@ -27,17 +29,39 @@ var thesaurus = sync.OnceValue(func() map[string][]string {
 		if !ok {
 			continue
 		}
-		k := stem(strings.TrimSpace(w))
+		w = strings.TrimSpace(w)
 		for _, e := range strings.Fields(exp) {
 			for _, s := range Stems(e) {
-				if s != k && !slices.Contains(t[k], s) {
-					t[k] = append(t[k], s)
+				if !slices.Contains(t[w], s) {
+					t[w] = append(t[w], s)
 				}
 			}
 		}
 	}
 	return t
 })
+
+// lemmas are the forms a query word may have in the thesaurus: itself,
+// and without a plural or verb ending (pictures → picture, hooking → hook,
+// registered → register, stored → store).
+func lemmas(w string) []string {
+	out := []string{w}
+	for _, suf := range []string{"s", "es", "ies", "ing", "ed"} {
+		if b, ok := strings.CutSuffix(w, suf); ok && len(b) >= 3 {
+			out = append(out, b)
+			switch suf {
+			case "ies":
+				out = append(out, b+"y")
+			case "ing", "ed":
+				out = append(out, b+"e")
+				if n := len(b); n >= 2 && b[n-1] == b[n-2] {
+					out = append(out, b[:n-1]) // stopped → stop
+				}
+			}
+		}
+	}
+	return out
+}
 
 // Expand returns the stems the thesaurus adds to query's (query words are
 // not repeated), in a fixed order: what a search also asks for, at a lower
@@ -46,10 +70,12 @@ func Expand(query string) []string {
 	own := Stems(query)
 	var out []string
 	th := thesaurus()
-	for _, s := range own {
-		for _, e := range th[s] {
-			if !slices.Contains(own, e) && !slices.Contains(out, e) {
-				out = append(out, e)
+	for _, w := range Terms(query) {
+		for _, l := range lemmas(w) {
+			for _, e := range th[l] {
+				if !slices.Contains(own, e) && !slices.Contains(out, e) {
+					out = append(out, e)
+				}
 			}
 		}
 	}
