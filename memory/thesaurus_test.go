@@ -34,3 +34,23 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+// FuzzExpand: any query expands without panicking, deterministically, and
+// never repeats one of its own words.
+func FuzzExpand(f *testing.F) {
+	for _, s := range []string{"returning pictures or sound from a tool", "hooking", "ies", "stopped", "ß_ÄÖ camelCaseHTTP", "", "ssss", "\x00ed"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got := Expand(q)
+		if !slices.Equal(got, Expand(q)) {
+			t.Fatalf("Expand(%q) not deterministic", q)
+		}
+		own := Stems(q)
+		for _, e := range got {
+			if slices.Contains(own, e) {
+				t.Fatalf("Expand(%q) repeats %q", q, e)
+			}
+		}
+	})
+}
