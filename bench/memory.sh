@@ -2,9 +2,10 @@
 # Memory figures: indexing speed on go-git's source, hybrid search over
 # 100k real code chunks (384 dimensions) with the searching process's RSS,
 # the naive float32 scan for comparison, 8-process concurrency, and
-# retrieval quality (recall@10 for keyword, vector and hybrid).
+# retrieval quality (recall@10 and MRR for keyword, vector and hybrid on the
+# labelled sets in memory/testdata, tuning and held-out halves apart).
 # Usage: bench/memory.sh [CHUNKS]   (default 100000)
-# Needs only go (go-git's source comes from the module cache).
+# Needs only go (the modules' source comes from the module cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
@@ -21,5 +22,7 @@ echo "== $N chunks"
 "$WORK/memsearch" -naive -n "$N" -queries 50
 echo "== 8 processes x 500 writes while searching"
 go test ./memory -count=1 -run 'TestConcurrentProcesses' -v | grep -E '^(---|ok|FAIL)'
-echo "== retrieval quality on go-git (32 labelled questions)"
-go test ./memory -count=1 -run 'TestRetrievalQuality' -v | grep -E 'recall|indexed'
+echo "== retrieval quality: go-git (32 tuning questions), go-sdk, cobra, Gitea SDK (80, half held out)"
+go test ./memory -count=1 -run 'TestRetrievalQuality' -v | grep -E 'R@10|indexed'
+echo "== with an embedding model (fake servers): never worse than offline"
+go test ./memory -count=1 -run 'TestModelNeverRanksWorse' -v | grep -E 'against|^(---|ok|FAIL)'

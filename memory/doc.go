@@ -12,7 +12,17 @@
 //     processes share without losing writes, and Qdrant. One shared test
 //     suite runs against both (Qdrant through a named fake gRPC server).
 //   - Search is hybrid: vector similarity fused with full-text keyword
-//     scores (reciprocal rank fusion).
+//     scores (reciprocal rank fusion). Pattern-search queries expand through
+//     a thesaurus generated from WordNet and a short programming table
+//     (thesaurus.txt, internal/genthesaurus), so the words people use find
+//     the words code uses; a result holds one chunk of each file before
+//     a second of any.
+//   - With an embedding model, pattern examples are also kept with the
+//     offline embedder's vectors, and pattern search fuses the model's
+//     ranking with the offline search; a model whose vectors tell nothing
+//     apart or agree with nothing the offline search finds is left out, so
+//     a model never ranks worse than the offline path
+//     (TestModelNeverRanksWorse).
 //   - Re-indexing a reference tag replaces its chunks atomically: searches
 //     see the old set until the new one is complete, and a crash midway
 //     leaves the old set intact.

@@ -119,7 +119,20 @@ func stem(w string) string {
 	return w
 }
 
-func (h Hashing) vector(text string) []float32 {
+// expansionWeight is the weight of a thesaurus expansion in a query,
+// relative to a word of the query itself.
+const expansionWeight = 0.5
+
+// QueryVector embeds a search query: its own words, and the thesaurus's
+// expansions of them (Expand) at a lower weight. Documents are embedded
+// with Embed; both live in the same space.
+func (h Hashing) QueryVector(query string) []float32 {
+	return h.vectorWith(query, Expand(query))
+}
+
+func (h Hashing) vector(text string) []float32 { return h.vectorWith(text, nil) }
+
+func (h Hashing) vectorWith(text string, extra []string) []float32 {
 	dim := h.Dim()
 	v := make([]float64, dim)
 	add := func(feature string, w float64) {
@@ -136,14 +149,19 @@ func (h Hashing) vector(text string) []float32 {
 	for _, t := range Terms(text) {
 		counts[stem(t)]++
 	}
-	for t, n := range counts {
-		w := 1 + math.Log(float64(n))
+	feature := func(t string, w float64) {
 		add("w:"+t, w)
 		if len(t) >= 4 {
 			for i := 0; i+3 <= len(t); i++ {
 				add("t:"+t[i:i+3], 0.25*w)
 			}
 		}
+	}
+	for t, n := range counts {
+		feature(t, 1+math.Log(float64(n)))
+	}
+	for _, t := range extra {
+		feature(t, expansionWeight)
 	}
 	var norm float64
 	for _, x := range v {

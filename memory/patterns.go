@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,6 +22,10 @@ import (
 
 // PatternsCollection holds pattern-example chunks.
 const PatternsCollection = "patterns"
+
+// offlineCollection holds the same chunks with the offline embedder's
+// vectors when a model embeds PatternsCollection.
+const offlineCollection = "patterns-offline"
 
 // Progress reports indexing: stage is "clone", "walk" or "embed".
 type Progress func(stage string, done, total int)
@@ -109,122 +114,143 @@ func (ix *Indexer) Index(ctx context.Context, pattern string, ex schema.ExampleR
 			ErrLimit, ex.ReferenceTag, limit, what, env)
 	}
 
-	// records walks, chunks and embeds, yielding records batch by batch.
-	records := func(yield func(Record, error) bool) {
-		const batch = 128
-		var pending []Chunk
-		stopped := false
-		flush := func() bool {
-			if len(pending) == 0 {
-				return true
-			}
-			if err := ctx.Err(); err != nil {
-				yield(Record{}, err)
-				return false
-			}
-			texts := make([]string, len(pending))
-			for j, c := range pending {
-				texts[j] = ix.Redactor.Redact(embedText(c))
-			}
-			vecs, err := ix.Embedder.Embed(ctx, texts)
-			if err != nil {
-				yield(Record{}, err)
-				return false
-			}
-			for j, c := range pending {
-				r := Record{
-					ID:     fmt.Sprintf("%s:%s:%d", ex.ReferenceTag, c.Path, c.Start),
-					Text:   texts[j],
-					Vector: vecs[j],
-					Payload: map[string]string{
-						"reference_tag": ex.ReferenceTag, "arch_tag": arch, "pattern": pattern, "source_repo": sourceRepo,
-						"file_path": c.Path, "chunk_type": c.Type, "name": c.Name,
-						"start_line": strconv.Itoa(c.Start), "end_line": strconv.Itoa(c.End), "last_indexed": indexed,
-					},
+	// records walks, chunks and embeds with emb, yielding records batch by
+	// batch and counting into stats.
+	records := func(emb Embedder, stats *IndexStats) iter.Seq2[Record, error] {
+		return func(yield func(Record, error) bool) {
+			const batch = 128
+			var pending []Chunk
+			stopped := false
+			flush := func() bool {
+				if len(pending) == 0 {
+					return true
 				}
-				if !yield(r, nil) {
+				if err := ctx.Err(); err != nil {
+					yield(Record{}, err)
 					return false
 				}
+				texts := make([]string, len(pending))
+				weighted := make([]string, len(pending))
+				for j, c := range pending {
+					texts[j] = ix.Redactor.Redact(embedText(c))
+					weighted[j] = texts[j]
+					if _, ok := emb.(Hashing); ok {
+						// The offline embedder weighs the path and name line double.
+						weighted[j] = fieldWeighted(texts[j])
+					}
+				}
+				vecs, err := emb.Embed(ctx, weighted)
+				if err != nil {
+					yield(Record{}, err)
+					return false
+				}
+				for j, c := range pending {
+					r := Record{
+						ID:     fmt.Sprintf("%s:%s:%d", ex.ReferenceTag, c.Path, c.Start),
+						Text:   texts[j],
+						Vector: vecs[j],
+						Payload: map[string]string{
+							"reference_tag": ex.ReferenceTag, "arch_tag": arch, "pattern": pattern, "source_repo": sourceRepo,
+							"file_path": c.Path, "chunk_type": c.Type, "name": c.Name,
+							"start_line": strconv.Itoa(c.Start), "end_line": strconv.Itoa(c.End), "last_indexed": indexed,
+						},
+					}
+					if !yield(r, nil) {
+						return false
+					}
+				}
+				progress("embed", stats.Chunks, 0)
+				pending = pending[:0]
+				return true
 			}
-			progress("embed", stats.Chunks, 0)
-			pending = pending[:0]
-			return true
-		}
-		fail := func(err error) error {
-			stopped = true
-			yield(Record{}, err)
-			return err
-		}
-		for i, start := range starts {
-			err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-				if stopped {
-					return filepath.SkipAll
-				}
-				if err != nil {
-					if p == start {
-						return fail(fmt.Errorf("example %s: path %q: %w", ex.ReferenceTag, walkRoots[i], err))
-					}
-					return nil
-				}
-				if d.IsDir() {
-					if skipDir[d.Name()] || (strings.HasPrefix(d.Name(), ".") && p != start) {
-						return filepath.SkipDir
-					}
-					return nil
-				}
-				if !d.Type().IsRegular() {
-					return nil // symlinks and devices could lead outside the clone
-				}
-				data, tooBig, err := readAtMost(p, lim.MaxFileBytes)
-				if err != nil {
-					return nil
-				}
-				rel, _ := filepath.Rel(realRoot, p)
-				rel = filepath.ToSlash(rel)
-				if tooBig {
-					stats.Skipped++
-					return nil
-				}
-				if !indexable(rel, data) {
-					return nil
-				}
-				stats.Files++
-				stats.Bytes += int64(len(data))
-				switch {
-				case int64(stats.Files) > lim.MaxFiles:
-					return fail(limitErr("files", lim.MaxFiles, "BRIDLE_EXAMPLES_MAX_FILES"))
-				case stats.Bytes > lim.MaxTotalBytes:
-					return fail(limitErr("bytes of indexable files", lim.MaxTotalBytes, "BRIDLE_EXAMPLES_MAX_BYTES"))
-				}
-				for _, c := range ChunkFile(rel, data) {
-					stats.Chunks++
-					if int64(stats.Chunks) > lim.MaxChunks {
-						return fail(limitErr("chunks", lim.MaxChunks, "BRIDLE_EXAMPLES_MAX_CHUNKS"))
-					}
-					pending = append(pending, c)
-					if len(pending) == batch && !flush() {
-						stopped = true
+			fail := func(err error) error {
+				stopped = true
+				yield(Record{}, err)
+				return err
+			}
+			for i, start := range starts {
+				err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+					if stopped {
 						return filepath.SkipAll
 					}
+					if err != nil {
+						if p == start {
+							return fail(fmt.Errorf("example %s: path %q: %w", ex.ReferenceTag, walkRoots[i], err))
+						}
+						return nil
+					}
+					if d.IsDir() {
+						if skipDir[d.Name()] || (strings.HasPrefix(d.Name(), ".") && p != start) {
+							return filepath.SkipDir
+						}
+						return nil
+					}
+					if !d.Type().IsRegular() {
+						return nil // symlinks and devices could lead outside the clone
+					}
+					data, tooBig, err := readAtMost(p, lim.MaxFileBytes)
+					if err != nil {
+						return nil
+					}
+					rel, _ := filepath.Rel(realRoot, p)
+					rel = filepath.ToSlash(rel)
+					if tooBig {
+						stats.Skipped++
+						return nil
+					}
+					if !indexable(rel, data) {
+						return nil
+					}
+					stats.Files++
+					stats.Bytes += int64(len(data))
+					switch {
+					case int64(stats.Files) > lim.MaxFiles:
+						return fail(limitErr("files", lim.MaxFiles, "BRIDLE_EXAMPLES_MAX_FILES"))
+					case stats.Bytes > lim.MaxTotalBytes:
+						return fail(limitErr("bytes of indexable files", lim.MaxTotalBytes, "BRIDLE_EXAMPLES_MAX_BYTES"))
+					}
+					for _, c := range ChunkFile(rel, data) {
+						stats.Chunks++
+						if int64(stats.Chunks) > lim.MaxChunks {
+							return fail(limitErr("chunks", lim.MaxChunks, "BRIDLE_EXAMPLES_MAX_CHUNKS"))
+						}
+						pending = append(pending, c)
+						if len(pending) == batch && !flush() {
+							stopped = true
+							return filepath.SkipAll
+						}
+					}
+					if stats.Files%50 == 0 {
+						progress("walk", stats.Files, 0)
+					}
+					return nil
+				})
+				if stopped {
+					return
 				}
-				if stats.Files%50 == 0 {
-					progress("walk", stats.Files, 0)
+				if err != nil {
+					yield(Record{}, err)
+					return
 				}
-				return nil
-			})
-			if stopped {
-				return
 			}
-			if err != nil {
-				yield(Record{}, err)
-				return
-			}
+			progress("walk", stats.Files, stats.Files)
+			flush()
 		}
-		progress("walk", stats.Files, stats.Files)
-		flush()
 	}
-	if err := ix.Store.Replace(ctx, PatternsCollection, "reference_tag", ex.ReferenceTag, records); err != nil {
+	if err := ix.Store.Replace(ctx, PatternsCollection, "reference_tag", ex.ReferenceTag, records(ix.Embedder, &stats)); err != nil {
 		return stats, err
+	}
+	if _, ok := ix.Embedder.(Hashing); !ok {
+		// With a model, the offline vectors are kept too, in their own
+		// collection: searches fuse both, so a model never ranks worse than
+		// the offline embedder would have (SearchPatterns).
+		var again IndexStats
+		if err := ensure(ctx, ix.Store, offlineCollection, Hashing{}); err != nil {
+			return stats, err
+		}
+		if err := ix.Store.Replace(ctx, offlineCollection, "reference_tag", ex.ReferenceTag, records(Hashing{}, &again)); err != nil {
+			return stats, err
+		}
 	}
 	stats.Duration = time.Since(t0)
 	return stats, nil
@@ -257,6 +283,15 @@ func embedText(c Chunk) string {
 		head += " · " + c.Type + " " + c.Name
 	}
 	return head + "\n" + c.Text
+}
+
+// fieldWeighted is embedText's result with its fields weighted for the
+// offline embedder, which has no other notion of fields: the path and name
+// line counts twice. (Weighing doc comments double too ranked worse on the
+// tuning questions.) The stored text stays embedText's.
+func fieldWeighted(text string) string {
+	head, _, _ := strings.Cut(text, "\n")
+	return head + "\n" + text
 }
 
 // inside resolves sub under root and refuses anything that escapes it.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -219,15 +220,118 @@ func SearchPatterns(ctx context.Context, s Store, e Embedder, query, archTag str
 	if err := ensure(ctx, s, PatternsCollection, e); err != nil {
 		return nil, err
 	}
-	vs, err := e.Embed(ctx, []string{query})
-	if err != nil {
-		return nil, err
+	var vec []float32
+	if h, ok := e.(Hashing); ok {
+		vec = h.QueryVector(query) // a model knows synonyms; feature hashing needs the thesaurus
+	} else {
+		vs, err := e.Embed(ctx, []string{query})
+		if err != nil {
+			return nil, err
+		}
+		vec = vs[0]
 	}
 	f := Filter{}
 	if archTag != "" {
 		f.Fields = map[string]string{"arch_tag": archTag}
 	}
-	return s.Search(ctx, PatternsCollection, Query{Text: query, Vector: vs[0], K: k, Filter: f, Mode: mode})
+	q := Query{Text: query, Expand: Expand(query), Vector: vec, K: 2 * k, Filter: f, Mode: mode}
+	if _, ok := e.(Hashing); !ok && mode != Keyword {
+		if n, err := s.Count(ctx, offlineCollection, f); err == nil && n > 0 {
+			return withOffline(ctx, s, q, k)
+		}
+	}
+	hits, err := s.Search(ctx, PatternsCollection, q)
+	if err != nil {
+		return nil, err
+	}
+	return diverse(hits, k), nil
+}
+
+// withOffline ranks with a model's vectors and the offline search together:
+// the offline search (its own vectors and keywords, in offlineCollection)
+// fused with the model's vector ranking. A model whose vectors do not tell
+// the chunks apart (a server answering one vector for everything) is left
+// out, so the results are then exactly the offline ones; a model never
+// replaces the offline ranking, it can only add to it.
+func withOffline(ctx context.Context, s Store, q Query, k int) ([]Hit, error) {
+	oq := q
+	oq.Vector = Hashing{}.QueryVector(q.Text)
+	off, err := s.Search(ctx, offlineCollection, oq)
+	if err != nil {
+		return nil, err
+	}
+	mq := q
+	mq.Mode = Vector
+	model, err := s.Search(ctx, PatternsCollection, mq)
+	if err != nil {
+		return nil, err
+	}
+	if !discriminates(model) || !agrees(model, off) {
+		return diverse(off, k), nil
+	}
+	return diverse(rrf([][]Hit{off, model}, []float64{1, modelWeight}, q.K), k), nil
+}
+
+// modelWeight is the model's ranking's weight against the offline search's.
+const modelWeight = 1.0
+
+// agrees reports whether two rankings share at least two results: a model
+// whose candidates have (next to) nothing in common with the offline
+// search's is not trusted to reorder them (its vectors may be noise for
+// this code; two random rankings rarely share two).
+func agrees(a, b []Hit) bool {
+	ids := map[string]bool{}
+	for _, h := range b {
+		ids[h.ID] = true
+	}
+	n := 0
+	for _, h := range a {
+		if ids[h.ID] {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// discriminates reports whether a vector ranking orders anything: its
+// scores are not all the same.
+func discriminates(hits []Hit) bool {
+	for _, h := range hits {
+		if math.Abs(h.Score-hits[0].Score) > 1e-6 {
+			return true
+		}
+	}
+	return false
+}
+
+// perFile is how many chunks of one file a pattern search returns before
+// the chunks of other files: more of one file push the other files that
+// answer a question out of the results (one ranked best on the tuning
+// questions: recall@10 0.863 → 0.877 against two).
+const perFile = 1
+
+// diverse keeps hits in order, at most perFile chunks of each file, then
+// fills up to k with the chunks it skipped.
+func diverse(hits []Hit, k int) []Hit {
+	out := make([]Hit, 0, k)
+	var rest []Hit
+	n := map[string]int{}
+	for _, h := range hits {
+		p := h.Payload["file_path"]
+		if n[p] < perFile && len(out) < k {
+			n[p]++
+			out = append(out, h)
+		} else {
+			rest = append(rest, h)
+		}
+	}
+	for _, h := range rest {
+		if len(out) == k {
+			break
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // Config chooses the store and the embedder.

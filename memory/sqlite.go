@@ -697,7 +697,7 @@ func (s *SQLite) Search(ctx context.Context, coll string, q Query) ([]Hit, error
 
 // keyword ranks by BM25 over the FTS5 index of the records' terms.
 func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, error) {
-	terms := Stems(q.Text)
+	terms := append(Stems(q.Text), q.Expand...)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -709,35 +709,56 @@ func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, erro
 	for _, t := range terms {
 		quoted = append(quoted, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 	}
-	w, args := s.where(coll, q.Filter)
+	ix, err := s.refresh(ctx, coll)
+	if errors.Is(err, ErrNoCollection) {
+		return nil, nil // nothing indexed yet: nothing matches
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memory keyword search: %w", err)
+	}
+	ns := needles(q.Filter)
 	n := q.K
 	if q.Mode == Hybrid {
 		n = hybridDepth(q.K)
 	}
+	// FTS5 alone ranks the matches; the collection, liveness and filter are
+	// checked on the in-memory index (its row ids are sorted), not by joining
+	// every match to its wide row, which cost most of a search. The best
+	// rows may belong to other collections, so the limit grows until n of
+	// this one are found or the matches run out.
+	match := strings.Join(quoted, " OR ")
 	var out []Hit
-	err := s.retry(ctx, func(ctx context.Context) error {
-		out = nil
-		rows, err := s.db.QueryContext(ctx, `SELECT r.id, bm25(records_fts) AS rank FROM records_fts JOIN records r ON r.rid = records_fts.rowid
-			WHERE records_fts MATCH ? AND `+strings.ReplaceAll(w, "coll = ?", "r.coll = ?")+` ORDER BY rank LIMIT ?`,
-			append(append([]any{strings.Join(quoted, " OR ")}, args...), n)...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var h Hit
-			if err := rows.Scan(&h.ID, &h.Score); err != nil {
+	for limit := 4 * n; ; limit *= 8 {
+		var got int
+		err = s.retry(ctx, func(ctx context.Context) error {
+			out, got = nil, 0
+			rows, err := s.db.QueryContext(ctx, `SELECT rowid, bm25(records_fts) AS rank FROM records_fts WHERE records_fts MATCH ? ORDER BY rank LIMIT ?`, match, limit)
+			if err != nil {
 				return err
 			}
-			h.Score = -h.Score
-			out = append(out, h)
+			defer rows.Close()
+			for rows.Next() {
+				var rid int64
+				var rank float64
+				if err := rows.Scan(&rid, &rank); err != nil {
+					return err
+				}
+				got++
+				i, ok := slices.BinarySearch(ix.rids, rid)
+				if !ok || len(out) == n || !ix.match(i, ns) {
+					continue
+				}
+				out = append(out, Hit{Record: Record{ID: ix.ids[i]}, Score: -rank})
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return nil, fmt.Errorf("memory keyword search: %w", err)
 		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("memory keyword search: %w", err)
+		if len(out) == n || got < limit {
+			return out, nil
+		}
 	}
-	return out, nil
 }
 
 // discriminating drops query terms found in more than a twentieth of the

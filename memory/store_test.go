@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -121,6 +122,45 @@ func storeSuite(t *testing.T, open func(t *testing.T) Store) {
 		}
 		if _, err := s.Search(ctx, "nope", Query{Text: "x", Vector: vec("x"), Mode: Vector}); !errors.Is(err, ErrNoCollection) {
 			t.Errorf("unknown collection: %v", err)
+		}
+	})
+
+	t.Run("keyword search where another collection has the better matches", func(t *testing.T) {
+		s := open(t)
+		var crowd, few []Record
+		for i := range 200 {
+			crowd = append(crowd, rec(fmt.Sprintf("c%d", i), "payout payout payout ledger", map[string]string{"k": "v"}))
+		}
+		for i := range 3 {
+			few = append(few, rec(fmt.Sprintf("f%d", i), fmt.Sprintf("one payout among many other words %d", i), map[string]string{"k": fmt.Sprint(i % 2)}))
+		}
+		for coll, recs := range map[string][]Record{"crowd": crowd, "few": few} {
+			if err := s.Ensure(ctx, coll, emb.Model(), emb.Dim()); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Upsert(ctx, coll, recs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range []struct {
+			f    Filter
+			want string
+		}{
+			{Filter{}, "f0 f1 f2"},
+			{Filter{Fields: map[string]string{"k": "0"}}, "f0 f2"},
+		} {
+			hits, err := s.Search(ctx, "few", Query{Text: "payout", K: 5, Mode: Keyword, Filter: c.f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, h := range hits {
+				ids = append(ids, h.ID)
+			}
+			slices.Sort(ids)
+			if got := strings.Join(ids, " "); got != c.want {
+				t.Errorf("filter %v: hits %q, want %q", c.f, got, c.want)
+			}
 		}
 	})
 
