@@ -708,6 +708,9 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 		s.fail(w, err)
 		return
 	}
+	// Agents are served the approved rules from their next request on,
+	// not after the next periodic check.
+	p.mcp.Reload()
 	s.record(r, p, fmt.Sprintf("approved proposal #%d", n), strconv.Itoa(n), map[string]any{"merged_by": pr.MergedBy, "merge_commit": pr.MergeCommit})
 	s.ok(w, http.StatusOK, pr)
 }

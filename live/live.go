@@ -117,6 +117,17 @@ func (s *Rules) Current() (*compiler.Snapshot, Status, error) {
 	return snap, st, err
 }
 
+// Invalidate makes the next Current check the rules again whatever
+// Refresh says: the caller has just changed them (an approval merged), and
+// what agents are served next must say so. On Gitea the next Current
+// starts the mirror's refresh and serves the previous snapshot until it
+// is done, as any refresh does.
+func (s *Rules) Invalidate() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checked = time.Time{}
+}
+
 // Served returns the snapshot served last and its status, without checking
 // the rules again (nil before the first Current). A subscriber may call it.
 func (s *Rules) Served() (*compiler.Snapshot, Status) {

@@ -193,6 +193,14 @@ func (s *Server) Err() error { return s.srcErr }
 // none (the gateway's readiness, admin API and metrics read it).
 func (s *Server) Rules() (*compiler.Snapshot, Status, error) { return s.current() }
 
+// Reload makes the next request check the rules again at once, not after
+// Refresh: for the gateway, which has just merged an approval.
+func (s *Server) Reload() {
+	if s.src != nil {
+		s.src.Invalidate()
+	}
+}
+
 // current is the snapshot to serve, or why there is none.
 func (s *Server) current() (*compiler.Snapshot, Status, error) {
 	if s.src == nil {

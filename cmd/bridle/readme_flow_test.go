@@ -307,6 +307,18 @@ func TestDocFlows(t *testing.T) {
 	}
 	defer cs.Close()
 	checkApprovedRule(ctx, t, cs, "the gateway")
+	// The guardrail the block approved through the gateway — as the person
+	// serving it, with no configuration — is served, approved.
+	if !strings.Contains(out, "approved proposal #2") {
+		t.Errorf("the gateway's approval said:\n%s", out)
+	}
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_rules"})
+	if err != nil || res.IsError {
+		t.Fatalf("get_rules: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !strings.Contains(text, "Never write a secret into a log.") || strings.Contains(text, "NOT APPROVED") {
+		t.Errorf("get_rules after the gateway's approval:\n%s", text)
+	}
 }
 
 // headerRT sets one header on every request.
