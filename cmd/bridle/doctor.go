@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
@@ -22,6 +24,7 @@ import (
 	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/mcp"
+	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 	"github.com/bridle-dev/bridle/vault"
 )
@@ -110,9 +113,7 @@ func runDoctor(io *streams, o doctorOptions) error {
 	d := &doctor{io: io, o: o, ref: compiler.Branch(o.rules)}
 	// Each check adds its findings; a later one may use what an earlier
 	// one learnt (the project id, the served commit).
-	//
-	// Still to come: the CI workflow's way to install Bridle.
-	for _, check := range []func(){d.identity, d.rulesRepo, d.sidecar, d.gatewayView, d.vault, d.agentConfigs} {
+	for _, check := range []func(){d.identity, d.rulesRepo, d.sidecar, d.gatewayView, d.vault, d.agentConfigs, d.ciWorkflow} {
 		check()
 	}
 	if o.json {
@@ -237,6 +238,67 @@ func (d *doctor) gatewayView() {
 			"serve the same repository: bridle serve --rules "+shellArg(d.rulesAbs))
 	default:
 		d.add("gateway", statusOK, fmt.Sprintf("project %s serves %s, as the sidecar does", id, shortCommit(ps.Commit)), "")
+	}
+}
+
+// ciWorkflow: the CI workflow bridle init writes can install Bridle — from
+// the gateway it names (which must serve its binary), a URL or a module;
+// repository variables, which would also do, are Gitea's and not seen here.
+func (d *doctor) ciWorkflow() {
+	if d.rulesAbs == "" {
+		return
+	}
+	out, err := exec.Command("git", "-C", d.rulesAbs, "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return // rulesRepo said what is wrong
+	}
+	root := strings.TrimSpace(string(out))
+	wf := filepath.Join(root, filepath.FromSlash(scaffold.WorkflowPath))
+	b, err := os.ReadFile(wf)
+	if err != nil {
+		d.add("ci", statusWarn, "no "+scaffold.WorkflowPath+" in "+root+": no CI checks that the agents' files are current",
+			"run in CI: bridle render --rules "+shellArg(d.o.rules)+" --all --out . --check (bridle init writes a Gitea workflow that does)")
+		return
+	}
+	var doc struct {
+		Env map[string]string `yaml:"env"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		d.add("ci", statusFail, fmt.Sprintf("%s is not YAML: %v", wf, err), "fix the file, or restore it: git -C "+shellArg(root)+" checkout -- "+scaffold.WorkflowPath)
+		return
+	}
+	// env: BRIDLE_SERVER: ${{ vars.BRIDLE_SERVER || 'DEFAULT' }}
+	written := func(name string) string {
+		_, def, ok := strings.Cut(doc.Env[name], "|| '")
+		if !ok {
+			return strings.TrimSpace(doc.Env[name])
+		}
+		def, _, _ = strings.Cut(def, "'")
+		return def
+	}
+	server, binURL, module := written("BRIDLE_SERVER"), written("BRIDLE_URL"), written("BRIDLE_MODULE")
+	switch {
+	case server != "":
+		sum := strings.TrimRight(server, "/") + "/download/bridle-linux-amd64.sha256"
+		c := &http.Client{Timeout: 5 * time.Second}
+		resp, err := c.Get(sum)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				err = fmt.Errorf("answered %s", resp.Status)
+			}
+		}
+		if err != nil {
+			d.add("ci", statusFail, fmt.Sprintf("the CI workflow installs bridle from %s, whose %s cannot be read: %v", server, sum, err),
+				"serve the gateway there on linux/amd64 (bridle serve serves its own binary), or set BRIDLE_URL in "+scaffold.WorkflowPath)
+			return
+		}
+		d.add("ci", statusOK, "the CI workflow installs bridle from the gateway "+server+" (checksummed)", "")
+	case binURL != "" || module != "":
+		d.add("ci", statusOK, "the CI workflow installs bridle from "+cmp.Or(binURL, module), "")
+	default:
+		d.add("ci", statusWarn, "the CI workflow installs bridle only if the repository variable BRIDLE_SERVER, BRIDLE_URL or BRIDLE_MODULE is set in Gitea (doctor cannot see those)",
+			"set the repository variable BRIDLE_SERVER to your gateway's URL (Gitea: the repository's Settings → Actions → Variables), or write it as the default of env.BRIDLE_SERVER in "+scaffold.WorkflowPath)
 	}
 }
 

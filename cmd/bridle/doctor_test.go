@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,6 +82,44 @@ func TestDoctorFindsEachTrap(t *testing.T) {
 			t.Errorf("exit %d, %+v", code, f)
 		}
 	})
+	t.Run("a CI workflow that cannot install bridle", func(t *testing.T) {
+		isolated(t)
+		dir := rulesInit(t)
+		root := strings.TrimSpace(string(must(exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output())))
+		wf := filepath.Join(root, ".gitea", "workflows", "bridle.yaml")
+		b, err := os.ReadFile(wf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As bridle init writes it: repository variables only.
+		_, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir))
+		if f := by["ci"]; f.Status != statusWarn || !strings.Contains(f.Fix, "repository variable BRIDLE_SERVER") {
+			t.Errorf("no install source: %+v", f)
+		}
+		// A gateway that does not serve its binary.
+		dead := httptest.NewServer(http.NotFoundHandler())
+		defer dead.Close()
+		withServer := func(url string) {
+			os.WriteFile(wf, []byte(strings.Replace(string(b), "vars.BRIDLE_SERVER || ''", "vars.BRIDLE_SERVER || '"+url+"'", 1)), 0o644)
+		}
+		withServer(dead.URL)
+		code, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir))
+		if f := by["ci"]; code != exitFailure || f.Status != statusFail || !strings.Contains(f.Summary, "404") {
+			t.Errorf("a gateway without its binary: exit %d, %+v", code, f)
+		}
+		live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/download/bridle-linux-amd64.sha256" {
+				w.Write([]byte("0123  bridle-linux-amd64\n"))
+				return
+			}
+			http.NotFound(w, r)
+		}))
+		defer live.Close()
+		withServer(live.URL)
+		if _, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir)); by["ci"].Status != statusOK {
+			t.Errorf("a gateway serving its binary: %+v", by["ci"])
+		}
+	})
 	t.Run("a vault with no helper and no identity", func(t *testing.T) {
 		isolated(t)
 		dir := rulesInit(t)
@@ -149,4 +189,11 @@ func TestDoctorFindsEachTrap(t *testing.T) {
 			t.Errorf("exit %d, %+v", code, f)
 		}
 	})
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
