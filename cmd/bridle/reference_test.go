@@ -588,7 +588,10 @@ var environment = []struct {
 		{"BRIDLE_TLS_KEY_FILE", "bridle serve, Compose", "TLS key"},
 		{"BRIDLE_ALLOWED_ORIGINS", "bridle serve, Compose", "comma-separated browser origins trusted beside the gateway's own"},
 		{"BRIDLE_VENDOR_SYNC_INTERVAL", "bridle serve", "the scheduled vendor sync: a duration (at least 1m) or `off`. Default: 24h"},
-		{"BRIDLE_SERVER", "CLI", "the gateway's URL for `--server`"},
+		{"BRIDLE_SERVER", "CLI, the CI workflow", "the gateway's URL for `--server`; in the workflow `bridle init` writes (a Gitea repository variable), the gateway the runner downloads Bridle from"},
+		{"BRIDLE_URL", "the CI workflow", "a Gitea repository variable: a bridle binary the runner downloads (`bridle doctor` reads the workflow's default)"},
+		{"BRIDLE_MODULE", "the CI workflow", "a Gitea repository variable: a `go install` path@version the runner's GOPROXY serves"},
+		{"GOROOT", "go generate ./memory", "the Go tree whose standard library's identifiers rank the thesaurus's words (default `go env GOROOT`)"},
 		{"BRIDLE_TOKEN_FILE", "bridle mcp --server", "the file the stdio bridge reads the agent's token from, when `--token-file` and `--token-file-env` are not given"},
 	}},
 	{"Secrets", []envVar{
