@@ -339,7 +339,14 @@ func (c Change) stamped(o Origin) Change {
 // the change touches into src's text (splice), so blank lines, comments,
 // quoting and key order survive and the diff is the change's lines. It fails with ErrConflict when the change collides with what the
 // document already holds, and ErrNoChange when it changes nothing.
-func Apply(src []byte, c Change, o Origin) ([]byte, error) {
+func Apply(src []byte, c Change, o Origin) ([]byte, error) { return apply(src, c, o, true) }
+
+// applyReencoded is Apply as Bridle wrote changes before they were spliced:
+// the whole document re-encoded. A branch made then holds that text, and
+// the tamper check (Verify) accepts it too.
+func applyReencoded(src []byte, c Change, o Origin) ([]byte, error) { return apply(src, c, o, false) }
+
+func apply(src []byte, c Change, o Origin, spliceText bool) ([]byte, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
@@ -390,7 +397,7 @@ func Apply(src []byte, c Change, o Origin) ([]byte, error) {
 	// that, or the spliced text would not mean the re-encoded document, the
 	// re-encoded document it is.
 	var old yaml.Node
-	if yaml.Unmarshal(src, &old) == nil {
+	if spliceText && yaml.Unmarshal(src, &old) == nil {
 		if spliced, ok := splice(src, &old, &root); ok && bytes.Equal(normal(spliced), normal(out.Bytes())) {
 			return spliced, nil
 		}

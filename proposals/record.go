@@ -107,6 +107,13 @@ func recorded(msg string, before, after []byte) (Draft, error) {
 		return Draft{}, fmt.Errorf("%w: the rules file is missing before or after the change", ErrTampered)
 	}
 	want, err := Apply(before, d.Change, d.Origin)
+	if err == nil && !bytes.Equal(want, after) {
+		// A proposal made before changes were spliced into the text holds
+		// the whole document re-encoded: that is what its change made.
+		if whole, werr := applyReencoded(before, d.Change, d.Origin); werr == nil && bytes.Equal(whole, after) {
+			want = whole
+		}
+	}
 	if err != nil || !bytes.Equal(want, after) {
 		return Draft{}, fmt.Errorf("%w: the branch's rules are not what the recorded change makes (changed by hand?); review and rebase it by hand", ErrTampered)
 	}

@@ -1,6 +1,7 @@
 package proposals
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -104,4 +105,36 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return out.String()
+}
+
+// TestProposalsMadeBeforeSplicing: a branch Bridle wrote before changes were
+// spliced into the text holds the whole document re-encoded; its recorded
+// change still verifies (it can be approved and rebased), while a hand
+// edit on top of either form is still tampering.
+func TestProposalsMadeBeforeSplicing(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "splice", "hand.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Draft{Change: Change{Kind: KindGuardrail, Rationale: "We lost work.",
+		Guardrail: &schema.Guardrail{ID: "no-secrets-in-logs", Statement: "Never log a secret.", Severity: schema.HardInstruction}},
+		Origin: Origin{Source: schema.SourceAgent, Agent: "claude", Session: "s1"}}
+	msg := message("Add guardrail no-secrets-in-logs", d)
+	spliced, err := Apply(src, d.Change, d.Origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := applyReencoded(src, d.Change, d.Origin)
+	if err != nil || string(whole) == string(spliced) {
+		t.Fatalf("the re-encoded form is not another text: %v", err)
+	}
+	for name, after := range map[string][]byte{"spliced": spliced, "re-encoded (older Bridle)": whole} {
+		if _, err := recorded(msg, src, after); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		edited := []byte(strings.Replace(string(after), "Never log a secret.", "Always log a secret.", 1))
+		if _, err := recorded(msg, src, edited); !errors.Is(err, ErrTampered) {
+			t.Errorf("%s, edited by hand: %v, want ErrTampered", name, err)
+		}
+	}
 }
