@@ -14,6 +14,7 @@ import (
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/internal/lazyregexp"
+	"github.com/bridle-dev/bridle/redact"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -193,9 +194,10 @@ func countPrefix(cs []schema.Command, prefix string) int {
 	return n
 }
 
-// ciRuns are the command lines of a workflow's run: steps that name a
-// build, test or lint tool — not the shell's own plumbing, not a line with
-// the runner's ${{ expressions }}.
+// ciRuns are the command lines of a workflow's run: steps that build, test
+// or lint (checkLine) — never a deploy, publish or login step, a line with
+// a credential, nor one with the runner's ${{ expressions }}: what it
+// returns becomes the owner's approved baseline, rendered to every agent.
 func ciRuns(data []byte) []string {
 	var wf struct {
 		Jobs map[string]struct {
@@ -217,12 +219,7 @@ func ciRuns(data []byte) []string {
 		for _, s := range wf.Jobs[j].Steps {
 			for line := range strings.Lines(s.Run) {
 				l := strings.TrimSpace(line)
-				first, _, _ := strings.Cut(l, " ")
-				if l == "" || strings.HasPrefix(l, "#") || strings.Contains(l, "${{") || len(l) > 200 ||
-					strings.HasSuffix(l, "\\") || slices.Contains(shellPlumbing, first) {
-					continue
-				}
-				if !slices.Contains(out, l) {
+				if checkLine(l) && !slices.Contains(out, l) {
 					out = append(out, l)
 				}
 			}
@@ -231,8 +228,57 @@ func ciRuns(data []byte) []string {
 	return out
 }
 
-var shellPlumbing = []string{"if", "then", "else", "elif", "fi", "for", "do", "done", "while", "case", "esac", "echo", "cd",
-	"export", "set", "mkdir", "cp", "mv", "rm", "chmod", "curl", "wget", "sudo", "apt-get", "apt", "brew", "{", "}", "exit", "source", "."}
+// checkLine reports a CI line that builds, tests or lints: its program is
+// a known build, test or lint tool (a package manager or task runner only
+// with a build, test or lint verb), it names nothing that ships or signs
+// in, and it holds no credential.
+func checkLine(l string) bool {
+	if l == "" || strings.HasPrefix(l, "#") || strings.Contains(l, "${{") || len(l) > 200 || strings.HasSuffix(l, "\\") ||
+		strings.ContainsAny(l, "|;&<>`$") {
+		return false
+	}
+	words := strings.Fields(l)
+	lower := strings.ToLower(l)
+	for _, w := range []string{"publish", "deploy", "release", "push", "login", "upload", "apply", "token", "password", "secret", "credential", "install"} {
+		if strings.Contains(lower, w) {
+			return false
+		}
+	}
+	if len(redact.Credentials(l)) > 0 {
+		return false
+	}
+	verb := func(i int, verbs ...string) bool { return len(words) > i && slices.Contains(verbs, words[i]) }
+	checks := []string{"test", "build", "lint", "check", "vet", "fmt", "format", "typecheck", "clippy", "generate"}
+	switch words[0] {
+	case "go":
+		return verb(1, "test", "build", "vet", "generate")
+	case "cargo":
+		return verb(1, "test", "build", "check", "clippy", "fmt")
+	case "npm", "pnpm", "yarn", "bun":
+		return verb(1, checks...) || verb(1, "run") && verb(2, checks...)
+	case "uv", "poetry", "pipenv", "hatch", "pdm":
+		return verb(1, "run") && len(words) > 2 && checkLine(strings.Join(words[2:], " "))
+	case "python", "python3":
+		return verb(1, "-m") && verb(2, "pytest", "unittest", "mypy", "ruff", "black", "flake8", "pylint")
+	case "make", "just", "task":
+		return len(words) == 2 && !strings.ContainsAny(words[1], "=/")
+	case "npx", "pnpx", "bunx":
+		return verb(1, "tsc", "eslint", "prettier", "vitest", "jest", "biome", "playwright")
+	case "gofmt", "golangci-lint", "staticcheck", "govulncheck", "pytest", "ruff", "mypy", "black", "flake8", "pylint",
+		"tox", "nox", "tsc", "eslint", "prettier", "vitest", "jest", "biome", "shellcheck", "hadolint", "rustfmt":
+		return true
+	}
+	// A repository's own script named for what it does: scripts/test.sh.
+	base := strings.ToLower(path.Base(words[0]))
+	if strings.HasPrefix(words[0], "./") || strings.Contains(words[0], "/") {
+		for _, c := range checks {
+			if strings.HasPrefix(base, c) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // DetectAgents are the agents init gives profiles and files when none are
 // chosen: claude and codex, and every other harness whose own instruction

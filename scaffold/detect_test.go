@@ -65,7 +65,17 @@ func TestDetect(t *testing.T) {
 			[]string{"Go"}, cmds("build", "make build", "test", "make test", "vet", "go vet ./..."), true},
 		{"ci", map[string]string{".github/workflows/ci.yml": "jobs:\n  t:\n    steps:\n      - uses: actions/checkout@v4\n      - run: |\n          pnpm install --frozen-lockfile\n          echo hi\n          pnpm run e2e -- --shard ${{ matrix.shard }}\n          ./scripts/check.sh\n",
 			".gitea/workflows/bridle.yaml": "jobs:\n  c:\n    steps:\n      - run: bridle validate --rules .\n"},
-			nil, cmds("ci", "pnpm install --frozen-lockfile", "ci-2", "./scripts/check.sh"), false},
+			nil, cmds("ci", "./scripts/check.sh"), false},
+		// What ships, signs in or holds a credential never becomes the
+		// owner's baseline, rendered to every agent.
+		{"ci ships nothing", map[string]string{".github/workflows/release.yml": "jobs:\n  r:\n    steps:\n      - run: |\n" +
+			"          npm config set //registry.npmjs.org/:_authToken=npm_abcdef0123456789abcdef\n" +
+			"          docker login -u bot -p hunter2secretpass registry.example.com\n" +
+			"          npm publish\n          kubectl apply -f k8s/prod\n          make deploy\n" +
+			"          curl -H 'Authorization: token ghp_Zx81Qw7Lm2Np4Rt6Vy9Bc3Df5Gh0Jk1Lm2Np4' https://api.github.com\n" +
+			"          psql postgres://app:s3cretPw@db/app -c 'select 1'\n" +
+			"          go test -race ./...\n          npm run lint\n          uv run pytest -q\n"},
+			nil, cmds("ci", "go test -race ./...", "ci-2", "npm run lint", "ci-3", "uv run pytest -q"), false},
 		{"hostile", map[string]string{"package.json": `{"scripts": 7`, "pyproject.toml": "\x00\x01", ".github/workflows/x.yaml": "{{{{"}, []string{"JavaScript", "Node.js", "npm", "Python"}, nil, false},
 	}
 	for _, tt := range tests {
