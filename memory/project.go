@@ -111,17 +111,31 @@ func copySQLite(from, to, only string) error {
 }
 
 // keepOnly deletes the memories of every project but project from the
-// database at path (their keyword index entries first).
+// database at path (their keyword index entries first), and leaves no byte
+// of them in the file: the keyword index's segments are merged (FTS5 keeps
+// a deleted row's words until then) and the file rebuilt (VACUUM: freed
+// pages still hold what was deleted).
 func keepOnly(path, project string) error {
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	db.SetMaxOpenConns(1) // the pragma holds for this one connection
 	other := `SELECT rid FROM records WHERE coll = ? AND coalesce(json_extract(payload, '$.project'), '') != ?`
-	if _, err := db.Exec(`DELETE FROM records_fts WHERE rowid IN (`+other+`)`, MemoryCollection, project); err != nil {
-		return err
+	for _, stmt := range []struct {
+		q    string
+		args []any
+	}{
+		{`PRAGMA secure_delete = ON`, nil},
+		{`DELETE FROM records_fts WHERE rowid IN (` + other + `)`, []any{MemoryCollection, project}},
+		{`DELETE FROM records WHERE rid IN (` + other + `)`, []any{MemoryCollection, project}},
+		{`INSERT INTO records_fts(records_fts) VALUES('optimize')`, nil},
+		{`VACUUM`, nil},
+	} {
+		if _, err := db.Exec(stmt.q, stmt.args...); err != nil {
+			return err
+		}
 	}
-	_, err = db.Exec(`DELETE FROM records WHERE rid IN (`+other+`)`, MemoryCollection, project)
-	return err
+	return nil
 }

@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -47,6 +49,11 @@ func TestOpenProjectSeedsFromTheSharedStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A memory of another project, in words of its own: no byte of it may
+	// stay in acme's file (freed pages, the keyword index's segments).
+	if _, err := (&Memory{Store: shared, Embedder: emb, Project: "other"}).Remember(ctx, Entry{Text: "Quillfeather merger plan, secret until March", Kind: "decision", Agent: "claude"}); err != nil {
+		t.Fatal(err)
+	}
 	ensure(ctx, shared, PatternsCollection, emb)
 	if err := shared.Upsert(ctx, PatternsCollection, []Record{{ID: "c1", Text: "func Relay() {}", Payload: map[string]string{"reference_tag": "outbox-1"}, Vector: mustEmbed(t, emb, "func Relay() {}")}}); err != nil {
 		t.Fatal(err)
@@ -67,6 +74,14 @@ func TestOpenProjectSeedsFromTheSharedStore(t *testing.T) {
 	}
 	if n, _ := st.Count(ctx, PatternsCollection, Filter{}); n != 1 {
 		t.Errorf("the pattern index did not come along: %d chunks", n)
+	}
+	st.Close()
+	files, _ := filepath.Glob(filepath.Join(ProjectDir(data, "acme"), "*"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte("Quillfeather")) {
+			t.Errorf("%s still holds another project's memory", f)
+		}
 	}
 }
 
