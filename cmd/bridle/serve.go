@@ -92,7 +92,7 @@ SIGTERM or Ctrl-C stop it gracefully: calls in flight finish (up to --grace).`,
 	fl.StringVar(&o.rules, "rules", "", "serve one local project: the rules repository `dir` (no configuration file needed)")
 	fl.StringVar(&o.project, "project", "", "with --rules: the project's `id` (default the rules' project.id)")
 	fl.StringVar(&o.listen, "listen", "", "listen on `addr` (default 127.0.0.1:7777)")
-	fl.StringVar(&o.stateDir, "state-dir", "", "keep tokens, audit logs and memory in `dir`")
+	fl.StringVar(&o.stateDir, "state-dir", "", "keep tokens and audit logs in `dir` (memory is in the data directory, $BRIDLE_DATA_DIR, shared with the sidecar)")
 	fl.StringVar(&o.adminFile, "admin-token-file", "", "the admin credential's `file` (default $BRIDLE_ADMIN_TOKEN_FILE, else generated)")
 	fl.StringVar(&o.adminName, "admin-name", "", "the `name` the admin's proposals, approvals and rejections are attributed to (default $BRIDLE_ADMIN_NAME, else git config user.name)")
 	fl.StringVar(&o.adminEmail, "admin-email", "", "with --admin-name: the admin's e-mail `address`")
