@@ -103,7 +103,9 @@ type Layout struct {
 	// BridleServer, BridleURL and BridleModule are how the CI workflow
 	// installs Bridle by default (a Bridle gateway that serves its own
 	// binary, a binary to download, or a go install argument); the
-	// repository variables of the same names override them.
+	// repository variables of the same names override them. Files
+	// refuses a server or binary URL over plain http to another machine
+	// (ErrPlainHTTP): the CI runs what it downloads.
 	BridleServer, BridleURL, BridleModule string
 	// Agents are the agents the project uses, each a known agent
 	// (agents.Names); nil means DefaultAgents.
