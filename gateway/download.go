@@ -192,7 +192,12 @@ func (d *downloads) serve(checksum bool) http.HandlerFunc {
 		h.Set("Content-Type", "application/octet-stream")
 		h.Set("Content-Disposition", "attachment; filename=bridle-"+DownloadPlatform)
 		pw := &pacedWriter{w: w, rc: http.NewResponseController(w), start: time.Now(), grace: d.grace, rate: d.rate}
-		defer pw.done()
+		if err := pw.rc.SetWriteDeadline(pw.deadline(0)); err != nil {
+			// Without deadlines a reader that does not read would hold
+			// its slot for ever.
+			refusal(w, "the gateway cannot bound the download's time on this connection", http.StatusInternalServerError)
+			return
+		}
 		// ServeContent answers HEAD, Range and If-None-Match; it sees
 		// only pacedWriter's Write (no ReadFrom: no sendfile past the
 		// deadlines).
@@ -203,7 +208,9 @@ func (d *downloads) serve(checksum bool) http.HandlerFunc {
 // pacedWriter cuts off a reader slower than rate bytes a second on
 // average: each chunk is written under a deadline by which, at rate, the
 // bytes written so far and the chunk would have been read, after grace.
-// Deadlines are wall-clock time, as the connection's are.
+// Deadlines are wall-clock time, as the connection's are. The last one
+// bounds the server's final flush too; the server lifts it before the
+// connection serves another request.
 type pacedWriter struct {
 	w       http.ResponseWriter
 	rc      *http.ResponseController
@@ -221,9 +228,8 @@ func (p *pacedWriter) Write(b []byte) (int, error) {
 	n := 0
 	for len(b) > 0 && p.err == nil {
 		c := b[:min(len(b), downloadChunk)]
-		p.err = p.rc.SetWriteDeadline(p.deadline(len(c)))
-		if p.err != nil {
-			break // the connection sets no deadlines: do not send unbounded
+		if p.err = p.rc.SetWriteDeadline(p.deadline(len(c))); p.err != nil {
+			break
 		}
 		m, err := p.w.Write(c)
 		n += m
@@ -236,16 +242,4 @@ func (p *pacedWriter) Write(b []byte) (int, error) {
 
 func (p *pacedWriter) deadline(next int) time.Time {
 	return p.start.Add(p.grace + time.Duration(p.written+int64(next))*time.Second/time.Duration(p.rate))
-}
-
-// done sends what is buffered under the last deadline, then lifts it: the
-// connection may serve another request.
-func (p *pacedWriter) done() {
-	if p.err != nil {
-		return // the server closes the connection
-	}
-	if p.rc.SetWriteDeadline(p.deadline(0)) == nil {
-		p.rc.Flush()
-		p.rc.SetWriteDeadline(time.Time{})
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -209,5 +210,35 @@ func TestDownloadCutsOffSlowReaders(t *testing.T) {
 			t.Fatalf("another address's download, 30 s after slow readers took every slot: %d %q", code, body)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestDownloadLeavesTheConnectionUsable: once a download is sent its write
+// deadline is lifted, so the kept-alive connection serves the next request
+// however long after.
+func TestDownloadLeavesTheConnectionUsable(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "bridle")
+	os.WriteFile(bin, make([]byte, 64<<10), 0o755)
+	d := newDownloads(time.Now, func() (string, error) { return bin, nil }, 1<<30, time.Millisecond)
+	srv := dlServer(t, d)
+	var reused []bool
+	for range 2 {
+		req, _ := http.NewRequest("GET", srv.URL+DownloadPath, nil)
+		req.Header.Set("X-Addr", "192.0.2.1:1000")
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) }}))
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || n != 64<<10 {
+			t.Fatalf("download after %v: %d, %d bytes, %v", reused, resp.StatusCode, n, err)
+		}
+		time.Sleep(50 * time.Millisecond) // past the download's deadline (1 ms and 64 KiB at 1 GiB/s)
+	}
+	if len(reused) != 2 || !reused[1] {
+		t.Errorf("the second download's connection was reused: %v", reused)
 	}
 }
