@@ -271,6 +271,15 @@ func TestWorkflowInstallsBridle(t *testing.T) {
 			t.Errorf("BRIDLE_SERVER with a wrong checksum: %v\n%s\nGITHUB_PATH: %q", err, out, added)
 		}
 	}
+	// Plain http from another machine is refused before anything is
+	// fetched, however the variable was set (init refuses it too).
+	for _, v := range []string{"BRIDLE_SERVER=http://10.0.0.5:7777", "BRIDLE_SERVER=HTTP://bridle.example.com/", "BRIDLE_URL=http://localhost.example.com/bridle",
+		"BRIDLE_URL=http://127.0.0.1@evil.example.com/bridle", "BRIDLE_SERVER=http://[::2]:7777"} {
+		out, added, err := run(v, "PATH=/nonexistent")
+		if err == nil || !strings.Contains(out, "::error::") || !strings.Contains(out, "use https") || added != "" {
+			t.Errorf("%s: %v\n%s\nGITHUB_PATH: %q", v, err, out, added)
+		}
+	}
 	out, _, err = run()
 	if err == nil || !strings.Contains(out, "::error::") || !strings.Contains(out, "BRIDLE_SERVER") {
 		t.Errorf("neither set: %v\n%s", err, out)
