@@ -38,7 +38,12 @@
 //     /download/bridle-linux-amd64 with its sha256 beside it (.sha256), when
 //     it runs as linux-amd64 (else 404 saying what to do instead). It is
 //     public, like a release page — the binary holds no configuration, token
-//     or secret, and its version is /healthz's — and rate-limited per
-//     address (MaxDownloads a FailureWindow) and in parallel.
+//     or secret, and its version is /healthz's. It is limited per address
+//     (MaxDownloads served a FailureWindow; refusals do not count) and in
+//     parallel: MaxAddressDownloads binaries at once to one address,
+//     MaxParallelDownloads in all; the checksum takes no slot. A client
+//     that reads slower than Options.DownloadRate on average (after
+//     Options.DownloadGrace) is cut off, so connections that do not read
+//     cannot hold the slots.
 //   - Shutdown lets in-flight calls finish.
 package gateway

@@ -73,6 +73,12 @@ type Options struct {
 	// Executable is the binary served at DownloadPath; nil: the running
 	// one.
 	Executable func() (string, error)
+	// DownloadRate is the slowest, in bytes a second on average, a client
+	// may read the binary at DownloadPath once DownloadGrace has passed;
+	// a slower one is cut off. DownloadRate (32 KiB/s) and DownloadGrace
+	// (10 s) when zero.
+	DownloadRate  int
+	DownloadGrace time.Duration
 }
 
 // Server is the gateway.
@@ -154,7 +160,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
 	s := &Server{cfg: cfg, opts: opts, log: log, red: opts.Redactor, now: opts.Now, start: opts.Now(),
 		projects: map[string]*Project{}, sessions: newSessions(), opening: map[string]int{}, limiter: newLimiter(opts.Now, opts.MaxFailures)}
-	s.dl = newDownloads(opts.Now, opts.Executable)
+	s.dl = newDownloads(opts.Now, opts.Executable, opts.DownloadRate, opts.DownloadGrace)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var err error
 	if s.tokens, err = OpenTokens(filepath.Join(cfg.StateDir, "gateway", "agents.json"), opts.Now); err != nil {

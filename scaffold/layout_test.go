@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,6 +271,15 @@ func TestWorkflowInstallsBridle(t *testing.T) {
 			t.Errorf("BRIDLE_SERVER with a wrong checksum: %v\n%s\nGITHUB_PATH: %q", err, out, added)
 		}
 	}
+	// Plain http from another machine is refused before anything is
+	// fetched, however the variable was set (init refuses it too).
+	for _, v := range []string{"BRIDLE_SERVER=http://10.0.0.5:7777", "BRIDLE_SERVER=HTTP://bridle.example.com/", "BRIDLE_URL=http://localhost.example.com/bridle",
+		"BRIDLE_URL=http://127.0.0.1@evil.example.com/bridle", "BRIDLE_SERVER=http://[::2]:7777"} {
+		out, added, err := run(v, "PATH=/nonexistent")
+		if err == nil || !strings.Contains(out, "::error::") || !strings.Contains(out, "use https") || added != "" {
+			t.Errorf("%s: %v\n%s\nGITHUB_PATH: %q", v, err, out, added)
+		}
+	}
 	out, _, err = run()
 	if err == nil || !strings.Contains(out, "::error::") || !strings.Contains(out, "BRIDLE_SERVER") {
 		t.Errorf("neither set: %v\n%s", err, out)
@@ -286,6 +296,83 @@ func TestWorkflowInstallsBridle(t *testing.T) {
 	if !strings.Contains(wf, "BRIDLE_URL: ${{ vars.BRIDLE_URL || 'https://gitea.example.com/bridle' }}") {
 		t.Errorf("the default is not in the workflow:\n%s", wf)
 	}
+}
+
+// TestInstallURLs: the CI downloads Bridle over https, or over http from
+// this machine only — over plain http from another, anyone on the path
+// could hand it a binary to run; a server URL is an absolute http(s) URL
+// with a host and no user, query or fragment.
+func TestInstallURLs(t *testing.T) {
+	tests := []struct {
+		server, bridleURL string
+		want              error // nil, ErrBadSetting or ErrPlainHTTP (also ErrBadSetting)
+	}{
+		{"https://bridle.example.com", "", nil},
+		{"https://bridle.example.com:7777/gateway/", "", nil},
+		{"http://127.0.0.1:7777", "", nil},
+		{"http://127.8.9.10:7777", "", nil},
+		{"http://localhost:7777", "", nil},
+		{"HTTP://LOCALHOST:7777", "", nil},
+		{"http://[::1]:7777", "", nil},
+		{"http://10.0.0.5:7777", "", ErrPlainHTTP},
+		{"HTTP://10.0.0.5:7777", "", ErrPlainHTTP},
+		{"http://bridle.example.com", "", ErrPlainHTTP},
+		{"http://localhost.example.com:7777", "", ErrPlainHTTP},
+		{"http://127.0.0.1.example.com", "", ErrPlainHTTP},
+		{"http://[::2]:7777", "", ErrPlainHTTP},
+		{"http://[fe80::1%25eth0]:7777", "", ErrPlainHTTP},
+		{"http://2130706433", "", ErrPlainHTTP},
+		{"ftp://gateway", "", ErrBadSetting},
+		{"gateway.example.com", "", ErrBadSetting},
+		{"//gateway.example.com", "", ErrBadSetting},
+		{"https:gateway.example.com", "", ErrBadSetting},
+		{"https://", "", ErrBadSetting},
+		{"https://:443", "", ErrBadSetting},
+		{"https://x/?a=b", "", ErrBadSetting},
+		{"https://x/?", "", ErrBadSetting},
+		{"https://x/#top", "", ErrBadSetting},
+		{"https://x/#", "", ErrBadSetting},
+		{"https://mira:secret@x/", "", ErrBadSetting},
+		{"https://x/'", "", ErrBadSetting},
+		{"", "https://gitea.example.com/api/packages/acme/generic/bridle/v1/bridle-linux-amd64", nil},
+		{"", "http://127.0.0.1:8080/bridle", nil},
+		{"", "http://gitea.example.com/bridle", ErrPlainHTTP},
+		{"", "https://mira:secret@gitea.example.com/bridle", ErrBadSetting},
+	}
+	for _, tt := range tests {
+		_, err := Layout{ID: "x", BridleServer: tt.server, BridleURL: tt.bridleURL}.Files("test")
+		switch {
+		case tt.want == nil && err != nil:
+			t.Errorf("server %q, URL %q: %v", tt.server, tt.bridleURL, err)
+		case tt.want != nil && !errors.Is(err, tt.want):
+			t.Errorf("server %q, URL %q: %v, want %v", tt.server, tt.bridleURL, err, tt.want)
+		case tt.want == ErrPlainHTTP && !strings.Contains(err.Error(), "use https"):
+			t.Errorf("server %q, URL %q: %v does not say to use https", tt.server, tt.bridleURL, err)
+		case tt.want != nil && !errors.Is(err, ErrBadSetting):
+			t.Errorf("server %q, URL %q: %v is not ErrBadSetting (init's usage error)", tt.server, tt.bridleURL, err)
+		case tt.want == ErrBadSetting && errors.Is(err, ErrPlainHTTP):
+			t.Errorf("server %q, URL %q: %v is not about plain http", tt.server, tt.bridleURL, err)
+		}
+	}
+}
+
+// FuzzInstallURL: a server URL accepted is https, or http to the
+// loopback, with a host and no user, query or fragment; no input panics.
+func FuzzInstallURL(f *testing.F) {
+	for _, s := range []string{"https://bridle.example.com", "http://127.0.0.1:7777", "http://[::1]:7777", "http://10.0.0.5:7777",
+		"http://localhost@evil.example.com", "http://127.0.0.1%2eevil.example.com", "https://x/?a", "http://[::ffff:127.0.0.1]/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if checkServer(raw) != nil || raw == "" {
+			return
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.User != nil || strings.ContainsAny(raw, "?#") || (u.Scheme != "https" && !loopbackHost(u.Hostname())) {
+			t.Fatalf("server %q accepted", raw)
+		}
+		checkBinaryURL(raw)
+	})
 }
 
 // TestInitWithImportedRules: Options.Rules is the bridle.yaml committed,

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"net/url"
 	"os"
 	"path"
@@ -102,7 +103,9 @@ type Layout struct {
 	// BridleServer, BridleURL and BridleModule are how the CI workflow
 	// installs Bridle by default (a Bridle gateway that serves its own
 	// binary, a binary to download, or a go install argument); the
-	// repository variables of the same names override them.
+	// repository variables of the same names override them. Files
+	// refuses a server or binary URL over plain http to another machine
+	// (ErrPlainHTTP): the CI runs what it downloads.
 	BridleServer, BridleURL, BridleModule string
 	// Agents are the agents the project uses, each a known agent
 	// (agents.Names); nil means DefaultAgents.
@@ -197,10 +200,11 @@ func FilesFor(id, version string, agentNames []string, branch string) (map[strin
 // rules directory, the renders where RenderDirFor puts them, and the CI
 // workflow.
 func (l Layout) Files(version string) (map[string][]byte, error) {
-	if l.BridleServer != "" {
-		if u, err := url.Parse(l.BridleServer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("server %q: %w: not an http(s) URL of a Bridle gateway", l.BridleServer, ErrBadSetting)
-		}
+	if err := checkServer(l.BridleServer); err != nil {
+		return nil, err
+	}
+	if err := checkBinaryURL(l.BridleURL); err != nil {
+		return nil, err
 	}
 	for _, v := range []string{l.BridleServer, l.BridleURL, l.BridleModule, l.Branch} {
 		if strings.ContainsAny(v, "'\"\n\r\\ \t${}") {
@@ -224,6 +228,61 @@ func (l Layout) Files(version string) (map[string][]byte, error) {
 		files[path.Join(l.Out(), r.Path)] = []byte(r.Content)
 	}
 	return files, nil
+}
+
+// ErrPlainHTTP is returned for a URL the CI would download Bridle from
+// over plain http from another machine: anyone on the path could hand it
+// a binary of their own to run (a checksum from the same server does not
+// help), so only https, or http to this machine, is accepted.
+var ErrPlainHTTP = errors.New("plain http")
+
+// checkServer accepts "" or a Bridle gateway's absolute https URL (http on
+// the loopback): a host, maybe a path, no user, query or fragment.
+func checkServer(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Opaque != "" || u.Hostname() == "" ||
+		u.User != nil || strings.ContainsAny(raw, "?#") {
+		return fmt.Errorf("server %q: %w: not the https URL of a Bridle gateway (https://host[:port][/path], no user, query or fragment)", raw, ErrBadSetting)
+	}
+	return checkScheme("server", raw, u)
+}
+
+// checkBinaryURL accepts "" or a URL the CI downloads a bridle binary
+// from, as curl reads it, unless it is plain http to another machine or
+// holds a user (the workflow is committed).
+func checkBinaryURL(raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("bridle URL %q: %w: %w", raw, ErrBadSetting, err)
+	}
+	if u.User != nil {
+		return fmt.Errorf("bridle URL %q: %w: a user or password would be committed in the workflow; give the runner access another way", raw, ErrBadSetting)
+	}
+	return checkScheme("bridle URL", raw, u)
+}
+
+func checkScheme(what, raw string, u *url.URL) error {
+	if u.Scheme != "http" || loopbackHost(u.Hostname()) {
+		return nil
+	}
+	return fmt.Errorf("%s %q: %w: %w: the CI would run a bridle binary that anyone between it and %s could replace; use https (http is accepted only for localhost, 127.0.0.0/8 and ::1)",
+		what, raw, ErrBadSetting, ErrPlainHTTP, u.Hostname())
+}
+
+// loopbackHost: localhost, 127.0.0.0/8 or ::1, written plainly (no other
+// spelling curl might also read as the loopback).
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Zone() == "" && a.Unmap().IsLoopback()
 }
 
 func (l Layout) workflow() []byte {

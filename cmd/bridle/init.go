@@ -80,6 +80,10 @@ served NOT APPROVED). The workflow installs Bridle from your Bridle gateway
 (--server URL: bridle serve serves its own linux-amd64 binary and its
 checksum, so nothing needs publishing), from --bridle-url or --bridle-module,
 or from the repository variables BRIDLE_SERVER / BRIDLE_URL / BRIDLE_MODULE.
+The CI runs what it downloads, so --server and --bridle-url must be https:
+plain http is refused unless the host is this machine (localhost,
+127.0.0.0/8, ::1), since anyone on the path could replace the binary (and
+its checksum, which comes from the same server).
 
 With --gitea URL --repo OWNER/NAME (token from GITEA_TOKEN or
 GITEA_TOKEN_FILE) init creates the repository on Gitea, pushes the scaffold,
@@ -120,8 +124,8 @@ account); --approvers, when given, are the only ones who may merge.`,
 	cmd.Flags().StringVar(&o.branch, "branch", "", "the rules' `branch`: served to the agents, where proposals merge (default: see above)")
 	cmd.Flags().BoolVar(&o.adopt, "import", false, "make the project's existing agent files the rules, as bridle import does")
 	cmd.Flags().BoolVar(&o.private, "private", false, "make the Gitea repository private")
-	cmd.Flags().StringVar(&o.server, "server", "", "the CI workflow downloads bridle from this Bridle gateway `URL` (bridle serve serves its own binary at /download/bridle-linux-amd64, checksummed; default: the repository variable BRIDLE_SERVER)")
-	cmd.Flags().StringVar(&o.bridleURL, "bridle-url", "", "the CI workflow downloads the bridle binary from this `URL` (default: the repository variable BRIDLE_URL)")
+	cmd.Flags().StringVar(&o.server, "server", "", "the CI workflow downloads bridle from this Bridle gateway `URL`, https or http to this machine (bridle serve serves its own binary at /download/bridle-linux-amd64, checksummed; default: the repository variable BRIDLE_SERVER)")
+	cmd.Flags().StringVar(&o.bridleURL, "bridle-url", "", "the CI workflow downloads the bridle binary from this `URL`, not plain http to another machine (default: the repository variable BRIDLE_URL)")
 	cmd.Flags().StringVar(&o.bridleModule, "bridle-module", "", "or installs it with go install `PATH@VERSION` (default: the repository variable BRIDLE_MODULE)")
 	return cmd
 }

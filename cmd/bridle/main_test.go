@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -197,6 +198,46 @@ func TestInitScaffoldValidates(t *testing.T) {
 	}
 	if code, _, stderr := bridle(t, "init", dir); code != exitUsage || !strings.Contains(stderr, "already holds a bridle.yaml") {
 		t.Errorf("second init: exit %d, %s", code, stderr)
+	}
+}
+
+// TestInitServerURL: the CI runs the bridle it downloads, so init refuses
+// a gateway or binary URL over plain http to another machine (anyone on the
+// path could replace the binary and its checksum), saying to use https,
+// and writes nothing; https, and http to this machine, are written into the
+// workflow.
+func TestInitServerURL(t *testing.T) {
+	tests := []struct {
+		flag, url string
+		ok        bool
+	}{
+		{"--server", "http://10.0.0.5:7777", false},
+		{"--server", "http://bridle.example.com/", false},
+		{"--server", "https://mira:secret@bridle.example.com", false},
+		{"--server", "https://bridle.example.com?x", false},
+		{"--bridle-url", "http://gitea.example.com/bridle-linux-amd64", false},
+		{"--server", "https://bridle.example.com:7777", true},
+		{"--server", "http://127.0.0.1:7777", true},
+		{"--server", "http://localhost:7777", true},
+		{"--server", "http://[::1]:7777", true},
+		{"--bridle-url", "https://gitea.example.com/bridle-linux-amd64", true},
+	}
+	for _, tt := range tests {
+		dir := filepath.Join(t.TempDir(), "acme-rules")
+		code, _, stderr := bridle(t, "init", dir, tt.flag, tt.url)
+		wf, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(scaffold.WorkflowPath)))
+		switch {
+		case tt.ok && (code != 0 || !strings.Contains(string(wf), "'"+tt.url+"'")):
+			t.Errorf("init %s %s: exit %d, workflow holds it: %v\n%s", tt.flag, tt.url, code, strings.Contains(string(wf), tt.url), stderr)
+		case !tt.ok && code != exitUsage:
+			t.Errorf("init %s %s: exit %d, want %d (usage)\n%s", tt.flag, tt.url, code, exitUsage, stderr)
+		case !tt.ok && strings.HasPrefix(tt.url, "http:") && !strings.Contains(stderr, "use https"):
+			t.Errorf("init %s %s does not say to use https:\n%s", tt.flag, tt.url, stderr)
+		case !tt.ok:
+			if _, err := os.Stat(filepath.Join(dir, "bridle.yaml")); err == nil {
+				t.Errorf("init %s %s was refused but wrote bridle.yaml", tt.flag, tt.url)
+			}
+		}
 	}
 }
 
