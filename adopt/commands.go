@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -91,6 +92,11 @@ func (r *Result) codeBlock(at Pos, u unit, prev string) {
 func (r *Result) addCommand(at Pos, run, ctx string, section []string) string {
 	if utf8.RuneCountInString(run) > 1000 || strings.ContainsAny(run, "\r\n") {
 		r.lose(at, "command", "longer than a command's 1000 characters", run)
+		return ""
+	}
+	if c, off := mdsafe.FirstBadChar(run, false); off >= 0 {
+		// Bridle's rules hold no text a reader cannot see as it is.
+		r.lose(at, "command", "holds "+mdsafe.CharName(c)+", which could disguise what it runs", run)
 		return ""
 	}
 	name := commandName(run, ctx, section)
