@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,8 +81,10 @@ the rules repository and the commit the sidecar serves, the gateway's view
 of the same rules (with --server, or BRIDLE_SERVER), the SOPS helper and the
 age identity of the rules' vault, and each agent's MCP configuration in
 the project: present, pointing at these rules or reaching the gateway, with
-the token variable it names set and accepted. Each harness's trust step is
-noted: no file says whether it was taken.
+the token variable it names set and accepted. A token is presented only to
+the gateway --server or BRIDLE_SERVER names (over https, or to this
+machine): a URL a project file names is reported, never contacted. Each
+harness's trust step is noted: no file says whether it was taken.
 
 Exit status 1 when a check fails; warnings alone exit 0.`,
 		Example: `  bridle doctor
@@ -278,6 +282,10 @@ func (d *doctor) ciWorkflow() {
 	}
 	server, binURL, module := written("BRIDLE_SERVER"), written("BRIDLE_URL"), written("BRIDLE_MODULE")
 	switch {
+	case server != "" && !d.isServer(server):
+		// The URL is the repository's to choose: doctor asks only the
+		// gateway the user named.
+		d.add("ci", statusOK, "the CI workflow installs bridle from the gateway "+server+" (not checked: the URL comes from the workflow, not --server/BRIDLE_SERVER; bridle doctor --server URL checks it serves its binary)", "")
 	case server != "":
 		sum := strings.TrimRight(server, "/") + "/download/bridle-linux-amd64.sha256"
 		c := &http.Client{Timeout: 5 * time.Second}
@@ -399,36 +407,91 @@ func (d *doctor) agentGateway(check, harness string, e install.Entry) *finding {
 	if err != nil || u.Host == "" {
 		return d.add(check, statusFail, fmt.Sprintf("%s's bridle entry names no gateway URL", e.Path), "bridle install "+harness+" --server URL --project P")
 	}
-	base := u.Scheme + "://" + u.Host
-	if err := healthy(base); err != nil {
-		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s, which does not answer: %v", e.Path, base, err), "start the gateway (bridle serve), or bridle install "+harness+" --server URL --project P")
+	// The URL is the project's (a cloned repository's) to choose: a token
+	// goes only to the gateway the user named, and nothing is asked of
+	// another.
+	gw, ok := d.namedGateway(u)
+	if !ok {
+		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s: token not checked: the URL comes from the project file, not --server/BRIDLE_SERVER", e.Path, endpoint),
+			"bridle doctor --server URL, naming that gateway if you trust it")
+	}
+	if u.Scheme != "https" && !loopback(u.Hostname()) {
+		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s: token not checked: it would cross the network in clear (http to a host that is not this machine)", e.Path, endpoint),
+			"serve the gateway over https (behind a TLS proxy), then bridle install "+harness+" --server https://… --project P")
+	}
+	if err := healthy(gw); err != nil {
+		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s, which does not answer: %v", e.Path, gw, err), "start the gateway (bridle serve), or bridle install "+harness+" --server URL --project P")
 	}
 	vars := tokenVar.FindAllString(e.Raw, -1)
 	if len(vars) == 0 {
-		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s but names no token variable", e.Path, endpoint), "bridle install "+harness+" --server "+base+" --project P")
+		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s but names no token variable", e.Path, endpoint), "bridle install "+harness+" --server "+shellWord(gw)+" --project P")
 	}
 	v := vars[0]
 	tok := strings.TrimSpace(d.io.f.getenv(v))
 	if strings.Contains(v, "_FILE_") && tok != "" {
 		b, err := os.ReadFile(tok)
 		if err != nil {
-			return d.add(check, statusFail, fmt.Sprintf("%s names the token file %s, which cannot be read: %v", v, tok, err), "bridle agents add --server "+base+" --project P --agent AGENT --out "+shellArg(tok))
+			return d.add(check, statusFail, fmt.Sprintf("%s names the token file %s, which cannot be read: %v", v, tok, err), "bridle agents add --server "+shellWord(gw)+" --project P --agent AGENT --out "+shellWord(tok))
 		}
 		tok = strings.TrimSpace(string(b))
 	}
 	if tok == "" {
 		out := "~/.config/bridle/" + strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(v, "BRIDLE_TOKEN_FILE_"), "BRIDLE_TOKEN_")) + ".token"
-		fix := fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=%s", base, out, v, out)
+		fix := fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=%s", shellWord(gw), out, v, out)
 		if !strings.Contains(v, "_FILE_") {
-			fix = fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=\"$(cat %s)\"", base, out, v, out)
+			fix = fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=\"$(cat %s)\"", shellWord(gw), out, v, out)
 		}
 		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s with the token in %s, which is not set here", e.Path, endpoint, v), fix)
 	}
 	d.io.f.Redactor().Add(tok)
-	if code := tryToken(endpoint, tok); code == http.StatusUnauthorized {
-		return d.add(check, statusFail, fmt.Sprintf("%s refuses the token in %s (revoked, rotated, or another project's)", endpoint, v), "bridle agents rotate --server "+base+" --project P --agent AGENT --out FILE")
+	if code := tryToken(u.String(), tok); code == http.StatusUnauthorized {
+		return d.add(check, statusFail, fmt.Sprintf("%s refuses the token in %s (revoked, rotated, or another project's)", endpoint, v), "bridle agents rotate --server "+shellWord(gw)+" --project P --agent AGENT --out FILE")
 	}
 	return d.add(check, statusOK, fmt.Sprintf("%s reaches %s with %s", e.Path, endpoint, v), "")
+}
+
+// namedGateway is the gateway the user named (--server, BRIDLE_SERVER), as
+// they wrote it, when endpoint is one of its projects' MCP endpoints: the
+// same scheme, host and port, under its /p/.
+func (d *doctor) namedGateway(endpoint *url.URL) (string, bool) {
+	s, err := url.Parse(d.o.server)
+	if d.o.server == "" || err != nil || !sameOrigin(s, endpoint) {
+		return "", false
+	}
+	prefix := strings.TrimRight(s.Path, "/") + "/p/"
+	if p := endpoint.Path; p != path.Clean(p) || !strings.HasPrefix(p, prefix) {
+		return "", false
+	}
+	return strings.TrimRight(d.o.server, "/"), true
+}
+
+// isServer reports s is the gateway the user named (--server,
+// BRIDLE_SERVER): the same origin and path.
+func (d *doctor) isServer(s string) bool {
+	a, err := url.Parse(s)
+	b, err2 := url.Parse(d.o.server)
+	return d.o.server != "" && err == nil && err2 == nil && sameOrigin(a, b) && strings.TrimRight(a.Path, "/") == strings.TrimRight(b.Path, "/") && a.RawQuery == "" && a.User == nil
+}
+
+// sameOrigin reports a and b name the same scheme, host and port (the
+// scheme's when none is written).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		return map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return a.Host != "" && strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// loopback reports a host name that is this machine.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // healthy asks base/healthz.
@@ -460,7 +523,9 @@ func tryToken(endpoint, tok string) int {
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	// Not redirected: the token goes to endpoint only.
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
 	if err != nil {
 		return 0
 	}
