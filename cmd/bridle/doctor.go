@@ -65,8 +65,11 @@ type doctor struct {
 	commit   string // what the sidecar serves
 }
 
+// add records a finding. What it says holds values read from files (URLs,
+// paths, a workflow's settings): they are made printable here, once for
+// every check and both outputs.
 func (d *doctor) add(check, status, summary, fix string) *finding {
-	d.found = append(d.found, finding{Check: check, Status: status, Summary: summary, Fix: fix})
+	d.found = append(d.found, finding{Check: printable(check), Status: status, Summary: printable(summary), Fix: printable(fix)})
 	return &d.found[len(d.found)-1]
 }
 
@@ -169,12 +172,12 @@ func (d *doctor) rulesRepo() {
 	}
 	commit, err := compiler.Head(compiler.Options{Rules: d.o.rules, Ref: d.ref})
 	if err != nil {
-		fix := fmt.Sprintf("git -C %s add %s && git -C %s commit -m \"the rules\"", shellArg(abs), compiler.FileName, shellArg(abs))
+		fix := fmt.Sprintf("git -C %s add %s && git -C %s commit -m \"the rules\"", shellWord(abs), compiler.FileName, shellWord(abs))
 		if out, herr := exec.Command("git", "-C", abs, "symbolic-ref", "--short", "HEAD").Output(); herr == nil && strings.TrimSpace(string(out)) != d.ref {
 			// The work tree is on another branch than the rules' one:
 			// commit there, or record the branch the rules are on.
 			fix = fmt.Sprintf("git -C %s switch %s (the rules' branch), or record the branch the rules are on: git -C %s config bridle.branch %s",
-				shellArg(abs), shellArg(d.ref), shellArg(abs), shellArg(strings.TrimSpace(string(out))))
+				shellWord(abs), shellWord(d.ref), shellWord(abs), shellWord(strings.TrimSpace(string(out))))
 		}
 		d.add("rules", statusFail, fmt.Sprintf("%s has no commit on %s, the rules' branch, that the sidecar can serve: %v", abs, d.ref, err), fix)
 		return
@@ -195,11 +198,11 @@ func (d *doctor) sidecar() {
 	snap, st, err := mcp.Load(mcp.Options{Rules: d.o.rules, Ref: d.ref, CacheDir: "-", Version: version()})
 	switch {
 	case err != nil || snap == nil:
-		d.add("sidecar", statusFail, fmt.Sprintf("bridle mcp could not serve the rules on %s: %v", d.ref, err), "bridle validate --rules "+shellArg(d.o.rules)+" --ref "+d.ref)
+		d.add("sidecar", statusFail, fmt.Sprintf("bridle mcp could not serve the rules on %s: %v", d.ref, err), "bridle validate --rules "+shellWord(d.o.rules)+" --ref "+d.ref)
 		return
 	case snap.Approval != nil && len(snap.Approval.Unapproved) > 0:
 		d.add("sidecar", statusWarn, fmt.Sprintf("serves %s with %d change(s) no approved merge produced (marked NOT APPROVED, granting nothing)", shortCommit(st.Commit), len(snap.Approval.Unapproved)),
-			"bridle audit --rules "+shellArg(d.o.rules)+" --kind unreviewed (then propose the change, or git revert it)")
+			"bridle audit --rules "+shellWord(d.o.rules)+" --kind unreviewed (then propose the change, or git revert it)")
 	default:
 		d.add("sidecar", statusOK, fmt.Sprintf("serves %s (content %s), approved", shortCommit(st.Commit), shortCommit(strings.TrimPrefix(st.ContentHash, "sha256:"))), "")
 	}
@@ -212,7 +215,7 @@ func (d *doctor) gatewayView() {
 		return
 	}
 	if err := healthy(d.o.server); err != nil {
-		d.add("gateway", statusFail, fmt.Sprintf("%s does not answer: %v", d.o.server, err), "bridle serve --rules "+shellArg(d.o.rules)+" (or fix --server / BRIDLE_SERVER)")
+		d.add("gateway", statusFail, fmt.Sprintf("%s does not answer: %v", d.o.server, err), "bridle serve --rules "+shellWord(d.o.rules)+" (or fix --server / BRIDLE_SERVER)")
 		return
 	}
 	a := adminFlags{server: d.o.server, tokenFile: d.o.adminFile}
@@ -234,12 +237,12 @@ func (d *doctor) gatewayView() {
 	ps, err := cl.Project(ctx, id)
 	switch {
 	case err != nil:
-		d.add("gateway", statusFail, fmt.Sprintf("%s has no project %q: %v", d.o.server, id, err), "bridle doctor --gateway-project ID (the id bridle serve logs), or serve these rules: bridle serve --rules "+shellArg(d.o.rules))
+		d.add("gateway", statusFail, fmt.Sprintf("%s has no project %q: %v", d.o.server, id, err), "bridle doctor --gateway-project ID (the id bridle serve logs), or serve these rules: bridle serve --rules "+shellWord(d.o.rules))
 	case !ps.Loaded:
-		d.add("gateway", statusFail, fmt.Sprintf("project %s is not loaded: %s", id, ps.Error), "bridle validate --rules "+shellArg(d.o.rules))
+		d.add("gateway", statusFail, fmt.Sprintf("project %s is not loaded: %s", id, ps.Error), "bridle validate --rules "+shellWord(d.o.rules))
 	case d.commit != "" && ps.Commit != d.commit:
 		d.add("gateway", statusWarn, fmt.Sprintf("project %s serves %s, the sidecar %s: they see different rules (another repository, or a mirror behind)", id, shortCommit(ps.Commit), shortCommit(d.commit)),
-			"serve the same repository: bridle serve --rules "+shellArg(d.rulesAbs))
+			"serve the same repository: bridle serve --rules "+shellWord(d.rulesAbs))
 	default:
 		d.add("gateway", statusOK, fmt.Sprintf("project %s serves %s, as the sidecar does", id, shortCommit(ps.Commit)), "")
 	}
@@ -261,14 +264,14 @@ func (d *doctor) ciWorkflow() {
 	b, err := os.ReadFile(wf)
 	if err != nil {
 		d.add("ci", statusWarn, "no "+scaffold.WorkflowPath+" in "+root+": no CI checks that the agents' files are current",
-			"run in CI: bridle render --rules "+shellArg(d.o.rules)+" --all --out . --check (bridle init writes a Gitea workflow that does)")
+			"run in CI: bridle render --rules "+shellWord(d.o.rules)+" --all --out . --check (bridle init writes a Gitea workflow that does)")
 		return
 	}
 	var doc struct {
 		Env map[string]string `yaml:"env"`
 	}
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		d.add("ci", statusFail, fmt.Sprintf("%s is not YAML: %v", wf, err), "fix the file, or restore it: git -C "+shellArg(root)+" checkout -- "+scaffold.WorkflowPath)
+		d.add("ci", statusFail, fmt.Sprintf("%s is not YAML: %v", wf, err), "fix the file, or restore it: git -C "+shellWord(root)+" checkout -- "+scaffold.WorkflowPath)
 		return
 	}
 	// env: BRIDLE_SERVER: ${{ vars.BRIDLE_SERVER || 'DEFAULT' }}
@@ -332,7 +335,7 @@ func (d *doctor) vault() {
 	key := d.io.f.ageKeyFile()
 	if key == "" {
 		d.add("age identity", statusFail, "the rules have a vault but no age identity decrypts it here (SOPS_AGE_KEY_FILE is unset, and bridle secrets init made none for you)",
-			"bridle secrets init --rules "+shellArg(d.o.rules)+" (a new identity: then bridle secrets rekey to add it), or export SOPS_AGE_KEY_FILE=FILE")
+			"bridle secrets init --rules "+shellWord(d.o.rules)+" (a new identity: then bridle secrets rekey to add it), or export SOPS_AGE_KEY_FILE=FILE")
 		return
 	}
 	if _, err := os.Stat(key); err != nil {
@@ -362,7 +365,7 @@ func (d *doctor) agentConfigs() {
 		}
 		check := "agent " + name
 		e, err := install.Inspect(install.Options{Client: h, ProjectDir: d.o.project})
-		install := fmt.Sprintf("bridle install %s --project %s --rules %s", h, shellArg(d.o.project), shellArg(d.o.rules))
+		install := fmt.Sprintf("bridle install %s --project %s --rules %s", h, shellWord(d.o.project), shellWord(d.o.rules))
 		switch {
 		case err != nil:
 			d.add(check, statusFail, err.Error(), install)
@@ -378,7 +381,7 @@ func (d *doctor) agentConfigs() {
 			f = d.agentLocal(check, e, install)
 		}
 		if f.Status == statusOK {
-			f.Note = a.Harness.Trust
+			f.Note = printable(a.Harness.Trust)
 		}
 	}
 }
@@ -543,12 +546,4 @@ func shortCommit(s string) string {
 		return s[:12]
 	}
 	return s
-}
-
-// shellArg is s as one shell word.
-func shellArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@,~") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -282,6 +282,28 @@ func TestDoctorNoTokenInClear(t *testing.T) {
 	}
 }
 
+// TestDoctorValuesAreInert: a value a file holds (the workflow's gateway)
+// cannot drive the terminal through doctor's findings.
+func TestDoctorValuesAreInert(t *testing.T) {
+	isolated(t)
+	t.Setenv("BRIDLE_SERVER", "")
+	dir := rulesInit(t)
+	root := strings.TrimSpace(string(must(exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output())))
+	wf := filepath.Join(root, ".gitea", "workflows", "bridle.yaml")
+	b := must(os.ReadFile(wf))
+	hostile := strings.Replace(string(b), "BRIDLE_SERVER: ${{ vars.BRIDLE_SERVER || '' }}", `BRIDLE_SERVER: "${{ vars.BRIDLE_SERVER || 'https://gw.example/\e]0;PWNED\a\e[2J\u202e' }}"`, 1)
+	if hostile == string(b) {
+		t.Fatal("the workflow has no BRIDLE_SERVER default to replace")
+	}
+	os.WriteFile(wf, []byte(hostile), 0o644)
+	for _, args := range [][]string{{"doctor"}, {"doctor", "--json"}} {
+		_, out, stderr := bridle(t, append(args, "--rules", dir, "--project", filepath.Dir(dir))...)
+		if strings.ContainsAny(out+stderr, "\x1b\x07\u202e") || !strings.Contains(out, "gw.example") {
+			t.Errorf("%s: control characters reach the terminal:\n%q", args, out+stderr)
+		}
+	}
+}
+
 func TestDoctorNamedGateway(t *testing.T) {
 	tests := []struct {
 		server, endpoint string

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/spf13/cobra"
@@ -16,7 +15,6 @@ import (
 	"github.com/bridle-dev/bridle/adopt"
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
-	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/scaffold"
 )
@@ -201,10 +199,10 @@ func initWith(io *streams, status io.Writer, dir string, o initOptions, rules []
 		return "", err
 	}
 	for _, f := range res.Files {
-		fmt.Fprintf(status, "created %s\n", display(f))
+		fmt.Fprintf(status, "created %s\n", printable(display(f)))
 	}
 	for _, k := range res.Kept {
-		fmt.Fprintf(status, "kept    %s (it exists; not committed)\n", k)
+		fmt.Fprintf(status, "kept    %s (it exists; not committed)\n", printable(k))
 	}
 	out := filepath.Join(res.Root, filepath.FromSlash(res.Layout.Out()))
 	native, err := importNative(rules, res, out, author)
@@ -212,7 +210,7 @@ func initWith(io *streams, status io.Writer, dir string, o initOptions, rules []
 		return "", err
 	}
 	for _, f := range native {
-		fmt.Fprintf(status, "rendered %s (the rules its harness enforces)\n", display(filepath.Join(out, filepath.FromSlash(f))))
+		fmt.Fprintf(status, "rendered %s (the rules its harness enforces)\n", printable(display(filepath.Join(out, filepath.FromSlash(f)))))
 	}
 	if res.Commit == "" {
 		fmt.Fprintf(status, "not committed: %s. The agents are served the rules committed on main: commit these files there (git switch main, git add them, git commit)\n", res.NotCommitted)
@@ -283,10 +281,10 @@ func printLoss(w io.Writer, res *adopt.Result) {
 	}
 	fmt.Fprintln(w)
 	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "skipped %s: it is already Bridle's render\n", s)
+		fmt.Fprintf(w, "skipped %s: it is already Bridle's render\n", printable(s))
 	}
 	for _, c := range res.Conflicts {
-		fmt.Fprintf(w, "conflict (%s %s): %s says %q, %s says %q — both kept; settle it with bridle propose\n", c.Kind, c.Subject, printable(c.First.String()), c.A, printable(c.Second.String()), c.B)
+		fmt.Fprintf(w, "conflict (%s %s): %s says %q, %s says %q — both kept; settle it with bridle propose\n", printable(c.Kind), printable(c.Subject), printable(c.First.String()), c.A, printable(c.Second.String()), c.B)
 	}
 	if len(res.Lost) == 0 {
 		fmt.Fprintln(w, "loss report: everything was carried over")
@@ -294,25 +292,13 @@ func printLoss(w io.Writer, res *adopt.Result) {
 	}
 	fmt.Fprintf(w, "loss report: %s not carried over into bridle.yaml:\n", count(len(res.Lost), "thing", "things"))
 	for _, l := range res.Lost {
-		fmt.Fprintf(w, "  %s: %s: %s\n", printable(l.At.String()), l.What, printable(l.Why))
+		fmt.Fprintf(w, "  %s: %s: %s\n", printable(l.At.String()), printable(l.What), printable(l.Why))
 		if l.Text != "" {
 			for _, line := range strings.Split(strings.TrimRight(l.Text, "\n"), "\n") {
 				fmt.Fprintf(w, "      | %s\n", printable(line))
 			}
 		}
 	}
-}
-
-// printable is a line of the files' text made safe for a terminal:
-// control characters (escape sequences that would recolour or rewrite the
-// screen), bidi and invisible characters are shown as U+FFFD.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r != '\t' && mdsafe.BadChar(r, false) {
-			return utf8.RuneError
-		}
-		return r
-	}, s)
 }
 
 // projectRoot is the work tree holding dir (the nearest parent with .git):
