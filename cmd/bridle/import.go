@@ -43,9 +43,10 @@ the harness enforces gets its enforce block. The same rule in two files is
 one guardrail; two files that disagree are reported as a conflict. Above
 each item a comment names the file:line it came from.
 
-Then it commits as bridle init does (DIR decides the layout the same way:
-bridle import rules puts the rules in rules/ and the agents' files at the
-project root), and the agent files it read that Bridle renders (CLAUDE.md,
+Then it commits as bridle init does, on the rules' branch (--branch, else
+main when the repository has it, else origin's default, else HEAD's), and
+DIR decides the layout the same way (bridle import rules puts the rules in
+rules/ and the agents' files at the project root); and the agent files it read that Bridle renders (CLAUDE.md,
 AGENTS.md, …) become Bridle's renders, so render --check passes at once.
 
 What bridle.yaml cannot hold is never dropped silently: the loss report
@@ -55,7 +56,7 @@ document), @ imports, HTML, hooks and grants, MCP servers (by name), skills.
 A credential in an instruction file refuses the import, naming its file:line.
 The same files always give the same bridle.yaml; no model is used.`,
 		Example: `  bridle import rules --dry-run     # print bridle.yaml and the loss report; write nothing
-  bridle import rules               # import, commit on main, render
+  bridle import rules               # import, commit on the rules' branch, render
   bridle import rules --from CLAUDE.md --from docs/AGENTS.md
   bridle init rules --import        # the same as bridle import rules`,
 		Args: cobra.MaximumNArgs(1),
@@ -74,6 +75,8 @@ The same files always give the same bridle.yaml; no model is used.`,
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "print bridle.yaml on stdout and the loss report on stderr; write nothing")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print one JSON object on stdout: {yaml, agents, files, lost, conflicts, merged, skipped, commit}")
 	cmd.Flags().StringSliceVar(&o.init.agents, "agents", nil, "the `agents` to give profiles, comma-separated (default: the harnesses whose files were found; known: "+strings.Join(agents.Names(), ", ")+")")
+	cmd.Flags().StringVar(&o.init.branch, "branch", "", "as for bridle init: the rules' `branch` (default main when the repository has it, else origin's default, else HEAD's)")
+	cmd.Flags().StringVar(&o.init.server, "server", "", "as for bridle init: the CI workflow downloads bridle from this Bridle gateway `URL`")
 	cmd.Flags().StringVar(&o.init.bridleURL, "bridle-url", "", "as for bridle init: the CI workflow downloads bridle from this `URL`")
 	cmd.Flags().StringVar(&o.init.bridleModule, "bridle-module", "", "as for bridle init: or installs it with go install `PATH@VERSION`")
 	return cmd
@@ -213,9 +216,9 @@ func initWith(io *streams, status io.Writer, dir string, o initOptions, rules []
 		fmt.Fprintf(status, "rendered %s (the rules its harness enforces)\n", printable(display(filepath.Join(out, filepath.FromSlash(f)))))
 	}
 	if res.Commit == "" {
-		fmt.Fprintf(status, "not committed: %s. The agents are served the rules committed on main: commit these files there (git switch main, git add them, git commit)\n", res.NotCommitted)
+		fmt.Fprintf(status, "not committed: %s. The agents are served the rules committed on %s: commit these files there (git switch %s, git add them, git commit)\n", res.NotCommitted, printable(res.Branch), shellWord(res.Branch))
 	} else {
-		fmt.Fprintf(status, "committed %s on main as %s: the imported rules are the owner's baseline\n", count(len(res.Files), "file", "files"), res.Commit[:12])
+		fmt.Fprintf(status, "committed %s on %s as %s: the imported rules are the owner's baseline\n", count(len(res.Files), "file", "files"), printable(res.Branch), res.Commit[:12])
 	}
 	fmt.Fprintf(status, "next: bridle render --rules %s --all --out %s --check   # what CI runs: the agents' files are current\n",
 		shellWord(dir), shellWord(display(out)))

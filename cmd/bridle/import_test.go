@@ -335,3 +335,32 @@ func TestShellWord(t *testing.T) {
 		}
 	}
 }
+
+// TestImportOnMaster: in a repository whose branch is master (a plain git
+// init) the import commits there and says so; --branch and --server are
+// bridle init's.
+func TestImportOnMaster(t *testing.T) {
+	isolated(t)
+	project := func() string {
+		root := filepath.Join(t.TempDir(), "harbor")
+		if out, err := exec.Command("git", "init", "-q", "-b", "master", root).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if err := os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte("- Never push to main.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return root
+	}
+	root := project()
+	code, _, stderr := bridle(t, "import", filepath.Join(root, "rules"), "--server", "https://gw.example")
+	if code != 0 || !strings.Contains(stderr, " files on master as ") || strings.Contains(stderr, "on main") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if wf, _ := os.ReadFile(filepath.Join(root, ".gitea", "workflows", "bridle.yaml")); !strings.Contains(string(wf), "https://gw.example") {
+		t.Errorf("--server is not the workflow's gateway:\n%s", wf)
+	}
+	root = project()
+	if code, _, stderr := bridle(t, "import", filepath.Join(root, "rules"), "--branch", "trunk"); code != 0 || !strings.Contains(stderr, "committed on trunk") {
+		t.Errorf("--branch trunk: exit %d:\n%s", code, stderr)
+	}
+}
