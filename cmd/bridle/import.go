@@ -106,7 +106,7 @@ func runImport(io *streams, dir string, o importOptions) error {
 		return usageErr("import: %w", err)
 	}
 	defer r.Close()
-	paths, err := importPaths(r, root, o.from)
+	paths, links, err := importPaths(r, root, o.from)
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func runImport(io *streams, dir string, o importOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := adopt.Import(files, adopt.Options{Base: base, Secret: io.f.Redactor().Check})
+	res, err := adopt.Import(files, adopt.Options{Base: base, Secret: io.f.Redactor().Check, Links: links})
 	switch {
 	case errors.Is(err, adopt.ErrSecret), errors.Is(err, adopt.ErrTooLarge), errors.Is(err, adopt.ErrBinary):
 		return usageErr("%w", err)
@@ -327,25 +327,25 @@ func projectRoot(dir string) (root string, inGit bool) {
 }
 
 // importPaths are the files to import, by slash path from root: those
-// --from names (which must be inside root), or every agent file found.
-func importPaths(r *os.Root, root string, from []string) ([]string, error) {
+// --from names (which must be inside root), or every agent file found, and
+// then the agent files that are links out of the project, not read.
+func importPaths(r *os.Root, root string, from []string) (paths, links []string, err error) {
 	if len(from) == 0 {
 		return adopt.Find(r.FS())
 	}
-	var out []string
 	for _, f := range from {
 		abs, err := filepath.Abs(f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rel, err := filepath.Rel(root, abs)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, usageErr("--from %s: not in the project %s", f, root)
+			return nil, nil, usageErr("--from %s: not in the project %s", f, root)
 		}
-		out = append(out, filepath.ToSlash(rel))
+		paths = append(paths, filepath.ToSlash(rel))
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	slices.Sort(paths)
+	return slices.Compact(paths), nil, nil
 }
 
 // readImport reads the files, each at most adopt.MaxFileSize (+1, so that

@@ -216,7 +216,7 @@ func TestImportNeedsGit(t *testing.T) {
 
 // TestImportLinkedFiles: CLAUDE.md as a link to AGENTS.md (a common
 // layout) is read, and both become renders; a link out of the project is
-// not followed.
+// not followed, and the loss report says so.
 func TestImportLinkedFiles(t *testing.T) {
 	isolated(t)
 	root, rules := importProject(t, map[string]string{"AGENTS.md": "- Never push to main.\n"})
@@ -233,6 +233,9 @@ func TestImportLinkedFiles(t *testing.T) {
 	code, _, stderr := bridle(t, "import", rules)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, ".cursorrules:1: link: a link out of the project, not read") {
+		t.Errorf("the link out of the project is not in the loss report:\n%s", stderr)
 	}
 	y, _ := os.ReadFile(filepath.Join(rules, "bridle.yaml"))
 	if !strings.Contains(string(y), "claude:") || !strings.Contains(string(y), "codex:") || strings.Contains(string(y), "private notes") {
