@@ -83,6 +83,9 @@ type Options struct {
 	// checks passwords only (redact.MaskCredentials). Well-known token
 	// shapes are refused either way.
 	Secret func(field, text string) error
+	// Links are agent files that are links out of the project (Find's
+	// second result): not read, each reported as a loss.
+	Links []string
 }
 
 // Result is an import: the document, its YAML and what was not carried.
@@ -191,6 +194,11 @@ func Import(files []File, o Options) (*Result, error) {
 		default:
 			r.markdown(f)
 		}
+	}
+	links := slices.Clone(o.Links)
+	slices.Sort(links)
+	for _, p := range slices.Compact(links) {
+		r.lose(Pos{p, 1}, "link", "a link out of the project, not read: Bridle reads only the project's own files (copy what it says into the project to import it)", "")
 	}
 	r.attach(natives)
 	if err := r.build(o.Base); err != nil {

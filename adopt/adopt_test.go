@@ -375,9 +375,26 @@ func TestSkipsRendersWithFrontMatter(t *testing.T) {
 	}
 }
 
+// TestLinksAreLosses: an agent file that is a link out of the project is
+// not read, and the loss report says so.
+func TestLinksAreLosses(t *testing.T) {
+	res, err := Import([]File{{"AGENTS.md", []byte("- Never push to main.\n")}}, Options{Base: doc(), Links: []string{"lib/AGENTS.md", "GEMINI.md", "GEMINI.md"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range res.Lost {
+		got = append(got, l.At.String()+": "+l.What+": "+strings.SplitN(l.Why, ":", 2)[0])
+	}
+	want := []string{"GEMINI.md:1: link: a link out of the project, not read", "lib/AGENTS.md:1: link: a link out of the project, not read"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("loss report (-want +got):\n%s", diff)
+	}
+}
+
 // TestFind: the files come from the registry (and the few harnesses it
-// does not hold), nested ones too; links, hidden and vendored
-// directories are not followed.
+// does not hold), nested ones too; links out of the project, hidden and
+// vendored directories are not followed, and the links are named.
 func TestFind(t *testing.T) {
 	dir := t.TempDir()
 	for _, p := range []string{
@@ -405,6 +422,17 @@ func TestFind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A directory of rules that leads out (none of its rules is read), a
+	// link out by a relative path, and a link to nothing (not a link out).
+	if err := os.Symlink(filepath.Dir(outside), filepath.Join(dir, ".opencode")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../"+filepath.Base(filepath.Dir(outside))+"/secret.md", filepath.Join(dir, "lib", "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("missing.md", filepath.Join(dir, "lib", "GEMINI.md")); err != nil {
+		t.Fatal(err)
+	}
 	// A link inside the project is read (QWEN.md → AGENTS.md); the links
 	// out of it above are not.
 	os.Remove(filepath.Join(dir, "QWEN.md"))
@@ -416,9 +444,12 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	got, err := Find(root.FS())
+	got, links, err := Find(root.FS())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{".opencode", ".windsurfrules", "lib/AGENTS.md", "lib/CLAUDE.md"}, links); diff != "" {
+		t.Errorf("Find's links out (-want +got):\n%s", diff)
 	}
 	want := []string{
 		".claude/settings.json", ".claude/skills/deploy/SKILL.md", ".clinerules/c.md", ".codex/rules/d.rules",

@@ -30,7 +30,7 @@ func base(id string, paths []string) schema.Document {
 
 func readDir(t testing.TB, dir string) []File {
 	t.Helper()
-	paths, err := Find(os.DirFS(dir))
+	paths, _, err := Find(os.DirFS(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,8 @@
 //     its command or glob, or a rule of its own.
 //   - Nothing is silently dropped: what bridle.yaml cannot carry (scoped
 //     rules, @ imports, HTML, hooks, grants, MCP servers, skills, what the
-//     schema refuses) is a Loss with its file:line, the reason and its
+//     schema refuses, an agent file that is a link out of the project,
+//     which Find names and is not read) is a Loss with its file:line, the reason and its
 //     original text (withheld where it holds a credential; MCP servers by
 //     name only).
 //   - The document validates with schema.Load with no errors: what the

@@ -2,6 +2,7 @@ package adopt
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -168,8 +169,11 @@ const maxWalk = 20000
 // the harnesses' own enforcement files (Claude Code's settings, Codex's
 // rules, OpenCode's configuration), their MCP configurations and Claude
 // Code's skills, commands and subagents (reported, not carried). Sorted.
-func Find(fsys fs.FS) ([]string, error) {
-	var out []string
+//
+// links are the agent files (or their directories) that are symbolic links
+// fsys will not follow — out of the project, when fsys is an os.Root's:
+// they are not read, and Import reports each (Options.Links). Sorted.
+func Find(fsys fs.FS) (files, links []string, err error) {
 	root, dirs := instructionPatterns()
 	var globs []string
 	globs = append(globs, dirs...)
@@ -180,25 +184,33 @@ func Find(fsys fs.FS) ([]string, error) {
 		}
 	}
 	globs = append(globs, ".claude/skills/*/SKILL.md", ".claude/commands/*.md", ".claude/agents/*.md")
-	for _, p := range root {
-		if regular(fsys, p) {
-			out = append(out, p)
+	add := func(p string) {
+		switch {
+		case regular(fsys, p):
+			files = append(files, p)
+		case unfollowed(fsys, p):
+			links = append(links, p)
 		}
 	}
+	for _, p := range root {
+		add(p)
+	}
 	for _, g := range globs {
+		if dir := path.Dir(g); !strings.ContainsAny(dir, "*?[") && unfollowed(fsys, dir) {
+			links = append(links, dir) // .cursor/rules → elsewhere: none of its rules is read
+			continue
+		}
 		m, err := fs.Glob(fsys, g)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, p := range m {
-			if regular(fsys, p) {
-				out = append(out, p)
-			}
+			add(p)
 		}
 	}
 	names := nestedNames()
 	visited := 0
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // unreadable: not an agent file we can import
 		}
@@ -212,16 +224,17 @@ func Find(fsys fs.FS) ([]string, error) {
 			}
 			return nil
 		}
-		if strings.Contains(p, "/") && slices.Contains(names, d.Name()) && d.Type().IsRegular() {
-			out = append(out, p)
+		if strings.Contains(p, "/") && slices.Contains(names, d.Name()) {
+			add(p)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	slices.Sort(files)
+	slices.Sort(links)
+	return slices.Compact(files), slices.Compact(links), nil
 }
 
 // regular reports a regular file, or a link to one (CLAUDE.md is often a
@@ -230,6 +243,17 @@ func Find(fsys fs.FS) ([]string, error) {
 func regular(fsys fs.FS, p string) bool {
 	fi, err := fs.Stat(fsys, p)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// unfollowed reports a symbolic link fsys refuses to follow (an os.Root's
+// refuses one out of the project); a link to nothing is not one.
+func unfollowed(fsys fs.FS, p string) bool {
+	fi, err := fs.Lstat(fsys, p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	_, err = fs.Stat(fsys, p)
+	return err != nil && !errors.Is(err, fs.ErrNotExist)
 }
 
 func skipDir(base string) bool {

@@ -115,6 +115,14 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 				if err != nil {
 					return err
 				}
+				if file == "" && !a.json {
+					// bridle agents add … > FILE: the file is made
+					// readable by its owner only, as --out's is, before
+					// the token is minted and written.
+					if err := privateStdout(io, use); err != nil {
+						return err
+					}
+				}
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
 				m, err := call(ctx, cl, a.project, agent)
@@ -132,15 +140,6 @@ BRIDLE_SERVER) and the admin credential's file (BRIDLE_ADMIN_TOKEN_FILE, or
 					fmt.Fprintf(io.errOut, "wrote the token for agent %s of project %s to %s (readable by you only)\n", m.Agent.Agent, m.Agent.Project, file)
 				} else {
 					fmt.Fprintln(io.out, m.Token)
-					if f, ok := io.protocol.(*os.File); ok {
-						// bridle agents add … > FILE: the token file is
-						// readable by its owner only, as --out's is.
-						if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o077 != 0 {
-							if err := f.Chmod(0o600); err != nil {
-								fmt.Fprintf(io.errOut, "warning: the token went to a file others may read (%v): chmod 600 it, or use --out FILE\n", err)
-							}
-						}
-					}
 					fmt.Fprintf(io.errOut, "token for agent %s of project %s — shown once\n", m.Agent.Agent, m.Agent.Project)
 				}
 				fmt.Fprintf(io.errOut, "MCP endpoint: %s%s\n", strings.TrimRight(a.server, "/"), m.MCP)
@@ -289,4 +288,28 @@ func writeTokenFile(file, token string) error {
 		return err
 	}
 	return t.CloseAtomicallyReplace()
+}
+
+// privateStdout makes stdout, when it is a regular file (bridle agents add
+// … > FILE), readable by its owner only, before any byte of a token is
+// written to it; it refuses when that cannot be done, and warns when the
+// file already held something (>> FILE: what it held is now private too).
+func privateStdout(io *streams, use string) error {
+	f, ok := io.protocol.(*os.File)
+	if !ok {
+		return nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			return fmt.Errorf("agents %s: stdout is a file others may read, and it cannot be made private: %w (use --out FILE)", use, err)
+		}
+	}
+	if st.Size() > 0 {
+		fmt.Fprintf(io.errOut, "warning: stdout is a file that already holds %d bytes: the token is appended to it, and the whole file is now readable by you only (--out FILE writes a file of its own)\n", st.Size())
+	}
+	return nil
 }

@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -63,8 +65,11 @@ type doctor struct {
 	commit   string // what the sidecar serves
 }
 
+// add records a finding. What it says holds values read from files (URLs,
+// paths, a workflow's settings): they are made printable here, once for
+// every check and both outputs.
 func (d *doctor) add(check, status, summary, fix string) *finding {
-	d.found = append(d.found, finding{Check: check, Status: status, Summary: summary, Fix: fix})
+	d.found = append(d.found, finding{Check: printable(check), Status: status, Summary: printable(summary), Fix: printable(fix)})
 	return &d.found[len(d.found)-1]
 }
 
@@ -79,8 +84,10 @@ the rules repository and the commit the sidecar serves, the gateway's view
 of the same rules (with --server, or BRIDLE_SERVER), the SOPS helper and the
 age identity of the rules' vault, and each agent's MCP configuration in
 the project: present, pointing at these rules or reaching the gateway, with
-the token variable it names set and accepted. Each harness's trust step is
-noted: no file says whether it was taken.
+the token variable it names set and accepted. A token is presented only to
+the gateway --server or BRIDLE_SERVER names (over https, or to this
+machine): a URL a project file names is reported, never contacted. Each
+harness's trust step is noted: no file says whether it was taken.
 
 Exit status 1 when a check fails; warnings alone exit 0.`,
 		Example: `  bridle doctor
@@ -165,12 +172,12 @@ func (d *doctor) rulesRepo() {
 	}
 	commit, err := compiler.Head(compiler.Options{Rules: d.o.rules, Ref: d.ref})
 	if err != nil {
-		fix := fmt.Sprintf("git -C %s add %s && git -C %s commit -m \"the rules\"", shellArg(abs), compiler.FileName, shellArg(abs))
+		fix := fmt.Sprintf("git -C %s add %s && git -C %s commit -m \"the rules\"", shellWord(abs), compiler.FileName, shellWord(abs))
 		if out, herr := exec.Command("git", "-C", abs, "symbolic-ref", "--short", "HEAD").Output(); herr == nil && strings.TrimSpace(string(out)) != d.ref {
 			// The work tree is on another branch than the rules' one:
 			// commit there, or record the branch the rules are on.
 			fix = fmt.Sprintf("git -C %s switch %s (the rules' branch), or record the branch the rules are on: git -C %s config bridle.branch %s",
-				shellArg(abs), shellArg(d.ref), shellArg(abs), shellArg(strings.TrimSpace(string(out))))
+				shellWord(abs), shellWord(d.ref), shellWord(abs), shellWord(strings.TrimSpace(string(out))))
 		}
 		d.add("rules", statusFail, fmt.Sprintf("%s has no commit on %s, the rules' branch, that the sidecar can serve: %v", abs, d.ref, err), fix)
 		return
@@ -191,11 +198,11 @@ func (d *doctor) sidecar() {
 	snap, st, err := mcp.Load(mcp.Options{Rules: d.o.rules, Ref: d.ref, CacheDir: "-", Version: version()})
 	switch {
 	case err != nil || snap == nil:
-		d.add("sidecar", statusFail, fmt.Sprintf("bridle mcp could not serve the rules on %s: %v", d.ref, err), "bridle validate --rules "+shellArg(d.o.rules)+" --ref "+d.ref)
+		d.add("sidecar", statusFail, fmt.Sprintf("bridle mcp could not serve the rules on %s: %v", d.ref, err), "bridle validate --rules "+shellWord(d.o.rules)+" --ref "+d.ref)
 		return
 	case snap.Approval != nil && len(snap.Approval.Unapproved) > 0:
 		d.add("sidecar", statusWarn, fmt.Sprintf("serves %s with %d change(s) no approved merge produced (marked NOT APPROVED, granting nothing)", shortCommit(st.Commit), len(snap.Approval.Unapproved)),
-			"bridle audit --rules "+shellArg(d.o.rules)+" --kind unreviewed (then propose the change, or git revert it)")
+			"bridle audit --rules "+shellWord(d.o.rules)+" --kind unreviewed (then propose the change, or git revert it)")
 	default:
 		d.add("sidecar", statusOK, fmt.Sprintf("serves %s (content %s), approved", shortCommit(st.Commit), shortCommit(strings.TrimPrefix(st.ContentHash, "sha256:"))), "")
 	}
@@ -208,7 +215,7 @@ func (d *doctor) gatewayView() {
 		return
 	}
 	if err := healthy(d.o.server); err != nil {
-		d.add("gateway", statusFail, fmt.Sprintf("%s does not answer: %v", d.o.server, err), "bridle serve --rules "+shellArg(d.o.rules)+" (or fix --server / BRIDLE_SERVER)")
+		d.add("gateway", statusFail, fmt.Sprintf("%s does not answer: %v", d.o.server, err), "bridle serve --rules "+shellWord(d.o.rules)+" (or fix --server / BRIDLE_SERVER)")
 		return
 	}
 	a := adminFlags{server: d.o.server, tokenFile: d.o.adminFile}
@@ -230,12 +237,12 @@ func (d *doctor) gatewayView() {
 	ps, err := cl.Project(ctx, id)
 	switch {
 	case err != nil:
-		d.add("gateway", statusFail, fmt.Sprintf("%s has no project %q: %v", d.o.server, id, err), "bridle doctor --gateway-project ID (the id bridle serve logs), or serve these rules: bridle serve --rules "+shellArg(d.o.rules))
+		d.add("gateway", statusFail, fmt.Sprintf("%s has no project %q: %v", d.o.server, id, err), "bridle doctor --gateway-project ID (the id bridle serve logs), or serve these rules: bridle serve --rules "+shellWord(d.o.rules))
 	case !ps.Loaded:
-		d.add("gateway", statusFail, fmt.Sprintf("project %s is not loaded: %s", id, ps.Error), "bridle validate --rules "+shellArg(d.o.rules))
+		d.add("gateway", statusFail, fmt.Sprintf("project %s is not loaded: %s", id, ps.Error), "bridle validate --rules "+shellWord(d.o.rules))
 	case d.commit != "" && ps.Commit != d.commit:
 		d.add("gateway", statusWarn, fmt.Sprintf("project %s serves %s, the sidecar %s: they see different rules (another repository, or a mirror behind)", id, shortCommit(ps.Commit), shortCommit(d.commit)),
-			"serve the same repository: bridle serve --rules "+shellArg(d.rulesAbs))
+			"serve the same repository: bridle serve --rules "+shellWord(d.rulesAbs))
 	default:
 		d.add("gateway", statusOK, fmt.Sprintf("project %s serves %s, as the sidecar does", id, shortCommit(ps.Commit)), "")
 	}
@@ -257,14 +264,14 @@ func (d *doctor) ciWorkflow() {
 	b, err := os.ReadFile(wf)
 	if err != nil {
 		d.add("ci", statusWarn, "no "+scaffold.WorkflowPath+" in "+root+": no CI checks that the agents' files are current",
-			"run in CI: bridle render --rules "+shellArg(d.o.rules)+" --all --out . --check (bridle init writes a Gitea workflow that does)")
+			"run in CI: bridle render --rules "+shellWord(d.o.rules)+" --all --out . --check (bridle init writes a Gitea workflow that does)")
 		return
 	}
 	var doc struct {
 		Env map[string]string `yaml:"env"`
 	}
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		d.add("ci", statusFail, fmt.Sprintf("%s is not YAML: %v", wf, err), "fix the file, or restore it: git -C "+shellArg(root)+" checkout -- "+scaffold.WorkflowPath)
+		d.add("ci", statusFail, fmt.Sprintf("%s is not YAML: %v", wf, err), "fix the file, or restore it: git -C "+shellWord(root)+" checkout -- "+scaffold.WorkflowPath)
 		return
 	}
 	// env: BRIDLE_SERVER: ${{ vars.BRIDLE_SERVER || 'DEFAULT' }}
@@ -278,6 +285,10 @@ func (d *doctor) ciWorkflow() {
 	}
 	server, binURL, module := written("BRIDLE_SERVER"), written("BRIDLE_URL"), written("BRIDLE_MODULE")
 	switch {
+	case server != "" && !d.isServer(server):
+		// The URL is the repository's to choose: doctor asks only the
+		// gateway the user named.
+		d.add("ci", statusOK, "the CI workflow installs bridle from the gateway "+server+" (not checked: the URL comes from the workflow, not --server/BRIDLE_SERVER; bridle doctor --server URL checks it serves its binary)", "")
 	case server != "":
 		sum := strings.TrimRight(server, "/") + "/download/bridle-linux-amd64.sha256"
 		c := &http.Client{Timeout: 5 * time.Second}
@@ -324,7 +335,7 @@ func (d *doctor) vault() {
 	key := d.io.f.ageKeyFile()
 	if key == "" {
 		d.add("age identity", statusFail, "the rules have a vault but no age identity decrypts it here (SOPS_AGE_KEY_FILE is unset, and bridle secrets init made none for you)",
-			"bridle secrets init --rules "+shellArg(d.o.rules)+" (a new identity: then bridle secrets rekey to add it), or export SOPS_AGE_KEY_FILE=FILE")
+			"bridle secrets init --rules "+shellWord(d.o.rules)+" (a new identity: then bridle secrets rekey to add it), or export SOPS_AGE_KEY_FILE=FILE")
 		return
 	}
 	if _, err := os.Stat(key); err != nil {
@@ -354,7 +365,7 @@ func (d *doctor) agentConfigs() {
 		}
 		check := "agent " + name
 		e, err := install.Inspect(install.Options{Client: h, ProjectDir: d.o.project})
-		install := fmt.Sprintf("bridle install %s --project %s --rules %s", h, shellArg(d.o.project), shellArg(d.o.rules))
+		install := fmt.Sprintf("bridle install %s --project %s --rules %s", h, shellWord(d.o.project), shellWord(d.o.rules))
 		switch {
 		case err != nil:
 			d.add(check, statusFail, err.Error(), install)
@@ -370,7 +381,7 @@ func (d *doctor) agentConfigs() {
 			f = d.agentLocal(check, e, install)
 		}
 		if f.Status == statusOK {
-			f.Note = a.Harness.Trust
+			f.Note = printable(a.Harness.Trust)
 		}
 	}
 }
@@ -399,36 +410,91 @@ func (d *doctor) agentGateway(check, harness string, e install.Entry) *finding {
 	if err != nil || u.Host == "" {
 		return d.add(check, statusFail, fmt.Sprintf("%s's bridle entry names no gateway URL", e.Path), "bridle install "+harness+" --server URL --project P")
 	}
-	base := u.Scheme + "://" + u.Host
-	if err := healthy(base); err != nil {
-		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s, which does not answer: %v", e.Path, base, err), "start the gateway (bridle serve), or bridle install "+harness+" --server URL --project P")
+	// The URL is the project's (a cloned repository's) to choose: a token
+	// goes only to the gateway the user named, and nothing is asked of
+	// another.
+	gw, ok := d.namedGateway(u)
+	if !ok {
+		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s: token not checked: the URL comes from the project file, not --server/BRIDLE_SERVER", e.Path, endpoint),
+			"bridle doctor --server URL, naming that gateway if you trust it")
+	}
+	if u.Scheme != "https" && !loopback(u.Hostname()) {
+		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s: token not checked: it would cross the network in clear (http to a host that is not this machine)", e.Path, endpoint),
+			"serve the gateway over https (behind a TLS proxy), then bridle install "+harness+" --server https://… --project P")
+	}
+	if err := healthy(gw); err != nil {
+		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s, which does not answer: %v", e.Path, gw, err), "start the gateway (bridle serve), or bridle install "+harness+" --server URL --project P")
 	}
 	vars := tokenVar.FindAllString(e.Raw, -1)
 	if len(vars) == 0 {
-		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s but names no token variable", e.Path, endpoint), "bridle install "+harness+" --server "+base+" --project P")
+		return d.add(check, statusWarn, fmt.Sprintf("%s reaches %s but names no token variable", e.Path, endpoint), "bridle install "+harness+" --server "+shellWord(gw)+" --project P")
 	}
 	v := vars[0]
 	tok := strings.TrimSpace(d.io.f.getenv(v))
 	if strings.Contains(v, "_FILE_") && tok != "" {
 		b, err := os.ReadFile(tok)
 		if err != nil {
-			return d.add(check, statusFail, fmt.Sprintf("%s names the token file %s, which cannot be read: %v", v, tok, err), "bridle agents add --server "+base+" --project P --agent AGENT --out "+shellArg(tok))
+			return d.add(check, statusFail, fmt.Sprintf("%s names the token file %s, which cannot be read: %v", v, tok, err), "bridle agents add --server "+shellWord(gw)+" --project P --agent AGENT --out "+shellWord(tok))
 		}
 		tok = strings.TrimSpace(string(b))
 	}
 	if tok == "" {
 		out := "~/.config/bridle/" + strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(v, "BRIDLE_TOKEN_FILE_"), "BRIDLE_TOKEN_")) + ".token"
-		fix := fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=%s", base, out, v, out)
+		fix := fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=%s", shellWord(gw), out, v, out)
 		if !strings.Contains(v, "_FILE_") {
-			fix = fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=\"$(cat %s)\"", base, out, v, out)
+			fix = fmt.Sprintf("bridle agents add --server %s --project P --agent AGENT --out %s, then export %s=\"$(cat %s)\"", shellWord(gw), out, v, out)
 		}
 		return d.add(check, statusFail, fmt.Sprintf("%s reaches %s with the token in %s, which is not set here", e.Path, endpoint, v), fix)
 	}
 	d.io.f.Redactor().Add(tok)
-	if code := tryToken(endpoint, tok); code == http.StatusUnauthorized {
-		return d.add(check, statusFail, fmt.Sprintf("%s refuses the token in %s (revoked, rotated, or another project's)", endpoint, v), "bridle agents rotate --server "+base+" --project P --agent AGENT --out FILE")
+	if code := tryToken(u.String(), tok); code == http.StatusUnauthorized {
+		return d.add(check, statusFail, fmt.Sprintf("%s refuses the token in %s (revoked, rotated, or another project's)", endpoint, v), "bridle agents rotate --server "+shellWord(gw)+" --project P --agent AGENT --out FILE")
 	}
 	return d.add(check, statusOK, fmt.Sprintf("%s reaches %s with %s", e.Path, endpoint, v), "")
+}
+
+// namedGateway is the gateway the user named (--server, BRIDLE_SERVER), as
+// they wrote it, when endpoint is one of its projects' MCP endpoints: the
+// same scheme, host and port, under its /p/.
+func (d *doctor) namedGateway(endpoint *url.URL) (string, bool) {
+	s, err := url.Parse(d.o.server)
+	if d.o.server == "" || err != nil || !sameOrigin(s, endpoint) {
+		return "", false
+	}
+	prefix := strings.TrimRight(s.Path, "/") + "/p/"
+	if p := endpoint.Path; p != path.Clean(p) || !strings.HasPrefix(p, prefix) {
+		return "", false
+	}
+	return strings.TrimRight(d.o.server, "/"), true
+}
+
+// isServer reports s is the gateway the user named (--server,
+// BRIDLE_SERVER): the same origin and path.
+func (d *doctor) isServer(s string) bool {
+	a, err := url.Parse(s)
+	b, err2 := url.Parse(d.o.server)
+	return d.o.server != "" && err == nil && err2 == nil && sameOrigin(a, b) && strings.TrimRight(a.Path, "/") == strings.TrimRight(b.Path, "/") && a.RawQuery == "" && a.User == nil
+}
+
+// sameOrigin reports a and b name the same scheme, host and port (the
+// scheme's when none is written).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		return map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return a.Host != "" && strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// loopback reports a host name that is this machine.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // healthy asks base/healthz.
@@ -460,7 +526,9 @@ func tryToken(endpoint, tok string) int {
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	// Not redirected: the token goes to endpoint only.
+	c := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
 	if err != nil {
 		return 0
 	}
@@ -478,12 +546,4 @@ func shortCommit(s string) string {
 		return s[:12]
 	}
 	return s
-}
-
-// shellArg is s as one shell word.
-func shellArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@,~") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

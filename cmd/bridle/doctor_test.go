@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -103,7 +106,7 @@ func TestDoctorFindsEachTrap(t *testing.T) {
 			os.WriteFile(wf, []byte(strings.Replace(string(b), "vars.BRIDLE_SERVER || ''", "vars.BRIDLE_SERVER || '"+url+"'", 1)), 0o644)
 		}
 		withServer(dead.URL)
-		code, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir))
+		code, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir), "--server", dead.URL)
 		if f := by["ci"]; code != exitFailure || f.Status != statusFail || !strings.Contains(f.Summary, "404") {
 			t.Errorf("a gateway without its binary: exit %d, %+v", code, f)
 		}
@@ -116,7 +119,7 @@ func TestDoctorFindsEachTrap(t *testing.T) {
 		}))
 		defer live.Close()
 		withServer(live.URL)
-		if _, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir)); by["ci"].Status != statusOK {
+		if _, by := runDoctorJSON(t, "--rules", dir, "--project", filepath.Dir(dir), "--server", live.URL); by["ci"].Status != statusOK {
 			t.Errorf("a gateway serving its binary: %+v", by["ci"])
 		}
 	})
@@ -159,7 +162,7 @@ func TestDoctorFindsEachTrap(t *testing.T) {
 		}
 		// A token the gateway refuses.
 		t.Setenv("BRIDLE_TOKEN_CLAUDE", "bridle_not-a-token-0123456789")
-		if _, by := runDoctorJSON(t, "--rules", dir, "--project", project); by["agent claude"].Status != statusFail || !strings.Contains(by["agent claude"].Fix, "rotate") {
+		if _, by := runDoctorJSON(t, "--rules", dir, "--project", project, "--server", url); by["agent claude"].Status != statusFail || !strings.Contains(by["agent claude"].Fix, "rotate") {
 			t.Errorf("a refused token: %+v", by["agent claude"])
 		}
 		// A real one.
@@ -189,6 +192,143 @@ func TestDoctorFindsEachTrap(t *testing.T) {
 			t.Errorf("exit %d, %+v", code, f)
 		}
 	})
+}
+
+// TestDoctorSendsNoTokenToTheProjectsURL: a cloned repository chooses the
+// gateway URL its agent configuration and CI workflow name; doctor presents
+// a token only to the gateway the user named (--server, BRIDLE_SERVER: the
+// same scheme, host and port, under its /p/), and asks nothing of another.
+func TestDoctorSendsNoTokenToTheProjectsURL(t *testing.T) {
+	isolated(t)
+	t.Setenv("BRIDLE_ADMIN_TOKEN_FILE", "")
+	const secret = "bridle_agent-secret-0123456789abcdef"
+	t.Setenv("BRIDLE_TOKEN_CLAUDE", secret)
+	var mu sync.Mutex
+	var seen []string // method, path and Authorization of each request
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	defer hostile.Close()
+	dir := rulesInit(t)
+	project := filepath.Dir(dir)
+	// What the hostile repository commits: an HTTP entry naming its URL
+	// and the user's token variable, and its URL as the CI's gateway.
+	mustRun(t, "install", "claude", "--server", hostile.URL, "--project", "acme", "--dir", project)
+	root := strings.TrimSpace(string(must(exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output())))
+	wf := filepath.Join(root, ".gitea", "workflows", "bridle.yaml")
+	b := must(os.ReadFile(wf))
+	os.WriteFile(wf, []byte(strings.Replace(string(b), "vars.BRIDLE_SERVER || ''", "vars.BRIDLE_SERVER || '"+hostile.URL+"'", 1)), 0o644)
+
+	mine := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
+	defer mine.Close()
+	for _, tc := range []struct{ name, server, env string }{
+		{"no gateway named", "", ""},
+		{"--server another gateway", mine.URL, ""},
+		{"BRIDLE_SERVER another gateway", "", mine.URL},
+		{"another scheme", "", strings.Replace(hostile.URL, "http:", "https:", 1)},
+		{"another port", "http://" + freeAddr(t), ""},
+		// other host names and paths: TestDoctorNamedGateway
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("BRIDLE_SERVER", tc.env)
+			args := []string{"--rules", dir, "--project", project}
+			if tc.server != "" {
+				args = append(args, "--server", tc.server)
+			}
+			_, by := runDoctorJSON(t, args...)
+			if f := by["agent claude"]; f.Status != statusWarn || !strings.Contains(f.Summary, "token not checked") || !strings.Contains(f.Fix, "bridle doctor --server URL") {
+				t.Errorf("agent claude: %+v", f)
+			}
+			if f := by["ci"]; f.Status != statusOK || !strings.Contains(f.Summary, "not checked") || !strings.Contains(f.Summary, hostile.URL) {
+				t.Errorf("ci: %+v", f)
+			}
+		})
+	}
+	asked := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		got := seen
+		seen = nil
+		return got
+	}
+	if got := asked(); len(got) > 0 {
+		t.Errorf("doctor contacted the URL the project names:\n%s", strings.Join(got, "\n"))
+	}
+	// Named by the user, it is asked.
+	t.Setenv("BRIDLE_SERVER", "")
+	_, by := runDoctorJSON(t, "--rules", dir, "--project", project, "--server", hostile.URL+"/")
+	if got := asked(); !slices.Contains(got, "POST /p/acme/mcp Bearer "+secret) || by["agent claude"].Status != statusOK || !strings.Contains(by["ci"].Summary, "checksummed") {
+		t.Errorf("the named gateway: %+v, %+v, asked:\n%s", by["agent claude"], by["ci"], strings.Join(got, "\n"))
+	}
+}
+
+// TestDoctorNoTokenInClear: a token never crosses the network over plain
+// http, even to the gateway the user named; only this machine is asked so.
+func TestDoctorNoTokenInClear(t *testing.T) {
+	isolated(t)
+	t.Setenv("BRIDLE_ADMIN_TOKEN_FILE", "")
+	t.Setenv("BRIDLE_SERVER", "")
+	t.Setenv("BRIDLE_TOKEN_CLAUDE", "bridle_agent-secret-0123456789abcdef")
+	dir := rulesInit(t)
+	project := filepath.Dir(dir)
+	const far = "http://gateway.invalid:7777" // never resolves (RFC 6761)
+	mustRun(t, "install", "claude", "--server", far, "--project", "acme", "--dir", project)
+	_, by := runDoctorJSON(t, "--rules", dir, "--project", project, "--server", far)
+	if f := by["agent claude"]; f.Status != statusWarn || !strings.Contains(f.Summary, "in clear") || !strings.Contains(f.Fix, "https") {
+		t.Errorf("agent claude: %+v", f)
+	}
+}
+
+// TestDoctorValuesAreInert: a value a file holds (the workflow's gateway)
+// cannot drive the terminal through doctor's findings.
+func TestDoctorValuesAreInert(t *testing.T) {
+	isolated(t)
+	t.Setenv("BRIDLE_SERVER", "")
+	dir := rulesInit(t)
+	root := strings.TrimSpace(string(must(exec.Command("git", "-C", dir, "rev-parse", "--show-toplevel").Output())))
+	wf := filepath.Join(root, ".gitea", "workflows", "bridle.yaml")
+	b := must(os.ReadFile(wf))
+	hostile := strings.Replace(string(b), "BRIDLE_SERVER: ${{ vars.BRIDLE_SERVER || '' }}", `BRIDLE_SERVER: "${{ vars.BRIDLE_SERVER || 'https://gw.example/\e]0;PWNED\a\e[2J\u202e' }}"`, 1)
+	if hostile == string(b) {
+		t.Fatal("the workflow has no BRIDLE_SERVER default to replace")
+	}
+	os.WriteFile(wf, []byte(hostile), 0o644)
+	for _, args := range [][]string{{"doctor"}, {"doctor", "--json"}} {
+		_, out, stderr := bridle(t, append(args, "--rules", dir, "--project", filepath.Dir(dir))...)
+		if strings.ContainsAny(out+stderr, "\x1b\x07\u202e") || !strings.Contains(out, "gw.example") {
+			t.Errorf("%s: control characters reach the terminal:\n%q", args, out+stderr)
+		}
+	}
+}
+
+func TestDoctorNamedGateway(t *testing.T) {
+	tests := []struct {
+		server, endpoint string
+		want             bool
+	}{
+		{"http://127.0.0.1:7777", "http://127.0.0.1:7777/p/acme/mcp", true},
+		{"http://127.0.0.1:7777/", "http://127.0.0.1:7777/p/acme/mcp", true},
+		{"https://gw.example", "https://GW.example:443/p/acme/mcp", true},
+		{"https://gw.example/bridle", "https://gw.example/bridle/p/acme/mcp", true},
+		{"", "http://127.0.0.1:7777/p/acme/mcp", false},
+		{"http://127.0.0.1:7777", "http://127.0.0.1:7778/p/acme/mcp", false},
+		{"http://127.0.0.1:7777", "https://127.0.0.1:7777/p/acme/mcp", false},
+		{"http://127.0.0.1:7777", "http://localhost:7777/p/acme/mcp", false},
+		{"http://127.0.0.1:7777", "http://127.0.0.1:7777@evil.example/p/acme/mcp", false},
+		{"http://127.0.0.1:7777", "http://127.0.0.1:7777/admin/agents", false},
+		{"http://127.0.0.1:7777", "http://127.0.0.1:7777/p/../admin/agents", false},
+		{"https://gw.example/bridle", "https://gw.example/p/acme/mcp", false},
+	}
+	for _, tc := range tests {
+		d := &doctor{o: doctorOptions{server: tc.server}}
+		u := must(url.Parse(tc.endpoint))
+		if _, got := d.namedGateway(u); got != tc.want {
+			t.Errorf("server %q, endpoint %q: %v, want %v", tc.server, tc.endpoint, got, tc.want)
+		}
+	}
 }
 
 func must[T any](v T, err error) T {

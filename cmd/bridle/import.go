@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/spf13/cobra"
@@ -16,7 +15,6 @@ import (
 	"github.com/bridle-dev/bridle/adopt"
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
-	"github.com/bridle-dev/bridle/internal/mdsafe"
 	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/scaffold"
 )
@@ -45,9 +43,10 @@ the harness enforces gets its enforce block. The same rule in two files is
 one guardrail; two files that disagree are reported as a conflict. Above
 each item a comment names the file:line it came from.
 
-Then it commits as bridle init does (DIR decides the layout the same way:
-bridle import rules puts the rules in rules/ and the agents' files at the
-project root), and the agent files it read that Bridle renders (CLAUDE.md,
+Then it commits as bridle init does, on the rules' branch (--branch, else
+main when the repository has it, else origin's default, else HEAD's), and
+DIR decides the layout the same way (bridle import rules puts the rules in
+rules/ and the agents' files at the project root); and the agent files it read that Bridle renders (CLAUDE.md,
 AGENTS.md, …) become Bridle's renders, so render --check passes at once.
 
 What bridle.yaml cannot hold is never dropped silently: the loss report
@@ -57,7 +56,7 @@ document), @ imports, HTML, hooks and grants, MCP servers (by name), skills.
 A credential in an instruction file refuses the import, naming its file:line.
 The same files always give the same bridle.yaml; no model is used.`,
 		Example: `  bridle import rules --dry-run     # print bridle.yaml and the loss report; write nothing
-  bridle import rules               # import, commit on main, render
+  bridle import rules               # import, commit on the rules' branch, render
   bridle import rules --from CLAUDE.md --from docs/AGENTS.md
   bridle init rules --import        # the same as bridle import rules`,
 		Args: cobra.MaximumNArgs(1),
@@ -76,6 +75,8 @@ The same files always give the same bridle.yaml; no model is used.`,
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "print bridle.yaml on stdout and the loss report on stderr; write nothing")
 	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print one JSON object on stdout: {yaml, agents, files, lost, conflicts, merged, skipped, commit}")
 	cmd.Flags().StringSliceVar(&o.init.agents, "agents", nil, "the `agents` to give profiles, comma-separated (default: the harnesses whose files were found; known: "+strings.Join(agents.Names(), ", ")+")")
+	cmd.Flags().StringVar(&o.init.branch, "branch", "", "as for bridle init: the rules' `branch` (default main when the repository has it, else origin's default, else HEAD's)")
+	cmd.Flags().StringVar(&o.init.server, "server", "", "as for bridle init: the CI workflow downloads bridle from this Bridle gateway `URL`")
 	cmd.Flags().StringVar(&o.init.bridleURL, "bridle-url", "", "as for bridle init: the CI workflow downloads bridle from this `URL`")
 	cmd.Flags().StringVar(&o.init.bridleModule, "bridle-module", "", "as for bridle init: or installs it with go install `PATH@VERSION`")
 	return cmd
@@ -105,7 +106,7 @@ func runImport(io *streams, dir string, o importOptions) error {
 		return usageErr("import: %w", err)
 	}
 	defer r.Close()
-	paths, err := importPaths(r, root, o.from)
+	paths, links, err := importPaths(r, root, o.from)
 	if err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ func runImport(io *streams, dir string, o importOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := adopt.Import(files, adopt.Options{Base: base, Secret: io.f.Redactor().Check})
+	res, err := adopt.Import(files, adopt.Options{Base: base, Secret: io.f.Redactor().Check, Links: links})
 	switch {
 	case errors.Is(err, adopt.ErrSecret), errors.Is(err, adopt.ErrTooLarge), errors.Is(err, adopt.ErrBinary):
 		return usageErr("%w", err)
@@ -201,10 +202,10 @@ func initWith(io *streams, status io.Writer, dir string, o initOptions, rules []
 		return "", err
 	}
 	for _, f := range res.Files {
-		fmt.Fprintf(status, "created %s\n", display(f))
+		fmt.Fprintf(status, "created %s\n", printable(display(f)))
 	}
 	for _, k := range res.Kept {
-		fmt.Fprintf(status, "kept    %s (it exists; not committed)\n", k)
+		fmt.Fprintf(status, "kept    %s (it exists; not committed)\n", printable(k))
 	}
 	out := filepath.Join(res.Root, filepath.FromSlash(res.Layout.Out()))
 	native, err := importNative(rules, res, out, author)
@@ -212,12 +213,12 @@ func initWith(io *streams, status io.Writer, dir string, o initOptions, rules []
 		return "", err
 	}
 	for _, f := range native {
-		fmt.Fprintf(status, "rendered %s (the rules its harness enforces)\n", display(filepath.Join(out, filepath.FromSlash(f))))
+		fmt.Fprintf(status, "rendered %s (the rules its harness enforces)\n", printable(display(filepath.Join(out, filepath.FromSlash(f)))))
 	}
 	if res.Commit == "" {
-		fmt.Fprintf(status, "not committed: %s. The agents are served the rules committed on main: commit these files there (git switch main, git add them, git commit)\n", res.NotCommitted)
+		fmt.Fprintf(status, "not committed: %s. The agents are served the rules committed on %s: commit these files there (git switch %s, git add them, git commit)\n", res.NotCommitted, printable(res.Branch), shellWord(res.Branch))
 	} else {
-		fmt.Fprintf(status, "committed %s on main as %s: the imported rules are the owner's baseline\n", count(len(res.Files), "file", "files"), res.Commit[:12])
+		fmt.Fprintf(status, "committed %s on %s as %s: the imported rules are the owner's baseline\n", count(len(res.Files), "file", "files"), printable(res.Branch), res.Commit[:12])
 	}
 	fmt.Fprintf(status, "next: bridle render --rules %s --all --out %s --check   # what CI runs: the agents' files are current\n",
 		shellWord(dir), shellWord(display(out)))
@@ -283,10 +284,10 @@ func printLoss(w io.Writer, res *adopt.Result) {
 	}
 	fmt.Fprintln(w)
 	for _, s := range res.Skipped {
-		fmt.Fprintf(w, "skipped %s: it is already Bridle's render\n", s)
+		fmt.Fprintf(w, "skipped %s: it is already Bridle's render\n", printable(s))
 	}
 	for _, c := range res.Conflicts {
-		fmt.Fprintf(w, "conflict (%s %s): %s says %q, %s says %q — both kept; settle it with bridle propose\n", c.Kind, c.Subject, printable(c.First.String()), c.A, printable(c.Second.String()), c.B)
+		fmt.Fprintf(w, "conflict (%s %s): %s says %q, %s says %q — both kept; settle it with bridle propose\n", printable(c.Kind), printable(c.Subject), printable(c.First.String()), c.A, printable(c.Second.String()), c.B)
 	}
 	if len(res.Lost) == 0 {
 		fmt.Fprintln(w, "loss report: everything was carried over")
@@ -294,25 +295,13 @@ func printLoss(w io.Writer, res *adopt.Result) {
 	}
 	fmt.Fprintf(w, "loss report: %s not carried over into bridle.yaml:\n", count(len(res.Lost), "thing", "things"))
 	for _, l := range res.Lost {
-		fmt.Fprintf(w, "  %s: %s: %s\n", printable(l.At.String()), l.What, printable(l.Why))
+		fmt.Fprintf(w, "  %s: %s: %s\n", printable(l.At.String()), printable(l.What), printable(l.Why))
 		if l.Text != "" {
 			for _, line := range strings.Split(strings.TrimRight(l.Text, "\n"), "\n") {
 				fmt.Fprintf(w, "      | %s\n", printable(line))
 			}
 		}
 	}
-}
-
-// printable is a line of the files' text made safe for a terminal:
-// control characters (escape sequences that would recolour or rewrite the
-// screen), bidi and invisible characters are shown as U+FFFD.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r != '\t' && mdsafe.BadChar(r, false) {
-			return utf8.RuneError
-		}
-		return r
-	}, s)
 }
 
 // projectRoot is the work tree holding dir (the nearest parent with .git):
@@ -338,25 +327,25 @@ func projectRoot(dir string) (root string, inGit bool) {
 }
 
 // importPaths are the files to import, by slash path from root: those
-// --from names (which must be inside root), or every agent file found.
-func importPaths(r *os.Root, root string, from []string) ([]string, error) {
+// --from names (which must be inside root), or every agent file found, and
+// then the agent files that are links out of the project, not read.
+func importPaths(r *os.Root, root string, from []string) (paths, links []string, err error) {
 	if len(from) == 0 {
 		return adopt.Find(r.FS())
 	}
-	var out []string
 	for _, f := range from {
 		abs, err := filepath.Abs(f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rel, err := filepath.Rel(root, abs)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, usageErr("--from %s: not in the project %s", f, root)
+			return nil, nil, usageErr("--from %s: not in the project %s", f, root)
 		}
-		out = append(out, filepath.ToSlash(rel))
+		paths = append(paths, filepath.ToSlash(rel))
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	slices.Sort(paths)
+	return slices.Compact(paths), nil, nil
 }
 
 // readImport reads the files, each at most adopt.MaxFileSize (+1, so that

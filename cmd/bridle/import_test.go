@@ -3,12 +3,15 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/bridle-dev/bridle/renderers"
 )
 
 // importProject is a project repository (on main, one commit) holding the
@@ -213,7 +216,7 @@ func TestImportNeedsGit(t *testing.T) {
 
 // TestImportLinkedFiles: CLAUDE.md as a link to AGENTS.md (a common
 // layout) is read, and both become renders; a link out of the project is
-// not followed.
+// not followed, and the loss report says so.
 func TestImportLinkedFiles(t *testing.T) {
 	isolated(t)
 	root, rules := importProject(t, map[string]string{"AGENTS.md": "- Never push to main.\n"})
@@ -230,6 +233,9 @@ func TestImportLinkedFiles(t *testing.T) {
 	code, _, stderr := bridle(t, "import", rules)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, ".cursorrules:1: link: a link out of the project, not read") {
+		t.Errorf("the link out of the project is not in the loss report:\n%s", stderr)
 	}
 	y, _ := os.ReadFile(filepath.Join(rules, "bridle.yaml"))
 	if !strings.Contains(string(y), "claude:") || !strings.Contains(string(y), "codex:") || strings.Contains(string(y), "private notes") {
@@ -254,5 +260,110 @@ func TestImportLossReportIsInert(t *testing.T) {
 	}
 	if strings.ContainsAny(stderr, "\x1b\x07\u202e") || !strings.Contains(stderr, "HTML") {
 		t.Errorf("the loss report holds control characters:\n%q", stderr)
+	}
+}
+
+// TestImportNamesAreInert: a file name that could drive the terminal (an
+// escape sequence, a bell, a bidi override) is shown inert in every line
+// import prints, and the git rm command it prints still names the file.
+func TestImportNamesAreInert(t *testing.T) {
+	isolated(t)
+	rendered := ".cursor/rules/a\x1b]0;PWNED\x07.mdc"
+	hostile := ".clinerules/b\x1b[31m\u202e\n.md"
+	root, rules := importProject(t, map[string]string{"AGENTS.md": "- Never push to main.\n"})
+	// go-git refuses such names; git commits them.
+	for p, s := range map[string]string{
+		rendered: renderers.HeaderStart + " -->\n\n- Never push to main.\n",
+		hostile:  "- Always write a test for a bug fix.\n",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit := exec.Command("sh", "-c", "git add -A && git commit -qm names")
+	commit.Dir = root
+	commit.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Mira Okafor", "GIT_AUTHOR_EMAIL=mira@example.com", "GIT_COMMITTER_NAME=Mira Okafor", "GIT_COMMITTER_EMAIL=mira@example.com")
+	if out, err := commit.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"import", rules, "--dry-run"}, {"import", rules}} {
+		code, _, stderr := bridle(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", args, code, stderr)
+		}
+		if strings.ContainsAny(stderr, "\x1b\x07\u202e") || !strings.Contains(stderr, "skipped .cursor/rules/a") {
+			t.Errorf("%s: control characters reach the terminal:\n%q", args, stderr)
+		}
+		if args[len(args)-1] == "--dry-run" {
+			continue
+		}
+		_, rm, ok := strings.Cut(stderr, "\n  git rm ")
+		if !ok {
+			t.Fatalf("no git rm line:\n%s", stderr)
+		}
+		rm, _, _ = strings.Cut(rm, "\n")
+		cmd := exec.Command("bash", "-c", "git rm -q "+rm)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git rm %s: %v\n%s", rm, err, out)
+		}
+		if _, err := os.Lstat(filepath.Join(root, filepath.FromSlash(hostile))); !os.IsNotExist(err) {
+			t.Errorf("git rm %s left %q: %v", rm, hostile, err)
+		}
+	}
+	// An error naming a path (here: not a file) is inert too.
+	dir := filepath.Join(root, "d\x1b]0;PWNED\x07")
+	os.Mkdir(dir, 0o755)
+	if code, _, stderr := bridle(t, "import", rules, "--dry-run", "--from", dir); code != exitUsage || strings.ContainsAny(stderr, "\x1b\x07") {
+		t.Errorf("an error naming a path: exit %d\n%q", code, stderr)
+	}
+}
+
+// TestShellWord: a word is one shell word that names s, and shows no
+// character that could drive the terminal.
+func TestShellWord(t *testing.T) {
+	for _, s := range []string{
+		"rules", "my rules", "it's", "a\x1b]0;PWNED\x07b", "line\nfeed", "tab\there", "\u202eevil", "back\\slash'quote",
+		"bad \xff byte", "zero\u200bwidth", "tag\U000e0041", "\x9bcsi", "ünïcödé",
+	} {
+		w := shellWord(s)
+		if printable(w) != w {
+			t.Errorf("shellWord(%q) = %q: not printable", s, w)
+		}
+		out, err := exec.Command("bash", "-c", "printf %s "+w).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("shellWord(%q) = %s: bash reads %q, %v", s, w, out, err)
+		}
+	}
+}
+
+// TestImportOnMaster: in a repository whose branch is master (a plain git
+// init) the import commits there and says so; --branch and --server are
+// bridle init's.
+func TestImportOnMaster(t *testing.T) {
+	isolated(t)
+	project := func() string {
+		root := filepath.Join(t.TempDir(), "harbor")
+		if out, err := exec.Command("git", "init", "-q", "-b", "master", root).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if err := os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte("- Never push to main.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return root
+	}
+	root := project()
+	code, _, stderr := bridle(t, "import", filepath.Join(root, "rules"), "--server", "https://gw.example")
+	if code != 0 || !strings.Contains(stderr, " files on master as ") || strings.Contains(stderr, "on main") {
+		t.Errorf("exit %d:\n%s", code, stderr)
+	}
+	if wf, _ := os.ReadFile(filepath.Join(root, ".gitea", "workflows", "bridle.yaml")); !strings.Contains(string(wf), "https://gw.example") {
+		t.Errorf("--server is not the workflow's gateway:\n%s", wf)
+	}
+	root = project()
+	if code, _, stderr := bridle(t, "import", filepath.Join(root, "rules"), "--branch", "trunk"); code != 0 || !strings.Contains(stderr, "committed on trunk") {
+		t.Errorf("--branch trunk: exit %d:\n%s", code, stderr)
 	}
 }

@@ -321,7 +321,7 @@ func installServer(cmd *cobra.Command, io *streams, o install.Options, dir strin
 		}
 		fmt.Fprintf(io.errOut, "added %s (project %s on %s, over %s) to %s; restart %s to load it\n", res.Entry, o.GatewayProject, o.Server, how, res.Path, o.Client)
 		if res.Replaced != "" {
-			back := "bridle install " + o.Client + " --project " + shellArg(cmp.Or(dir, ".")) + " --rules RULES"
+			back := "bridle install " + o.Client + " --project " + shellWord(cmp.Or(dir, ".")) + " --rules RULES"
 			fmt.Fprintf(io.errOut, "it replaced %s's bridle entry, which ran %s: agents started from this file now reach the gateway (one entry per file; to go back: %s)\n", res.Path, res.Replaced, back)
 		}
 	}

@@ -207,14 +207,6 @@ func (o *renderOptions) command(check, prune bool) string {
 	return strings.Join(args, " ")
 }
 
-// shellWord quotes s for a POSIX shell when it needs quoting.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@~+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 func agentOrNone(a string) string {
 	if a == "" {
 		return "no agent"

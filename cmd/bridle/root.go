@@ -74,7 +74,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var ds schema.Diagnostics
 	if !errors.Is(err, errReported) && !errors.As(err, &ds) {
-		fmt.Fprintf(stderr, "bridle: %s\n", io.f.Redactor().Redact(err.Error()))
+		// An error may name what a file held (a path, a value): shown
+		// printable, it cannot drive the terminal.
+		fmt.Fprintf(stderr, "bridle: %s\n", printableLines(io.f.Redactor().Redact(err.Error())))
 		if code == exitUsage {
 			path := "bridle"
 			if cmd != nil {

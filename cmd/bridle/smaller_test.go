@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,5 +176,54 @@ func TestInstallSaysWhatItReplaced(t *testing.T) {
 	code, _, stderr = bridle(t, "install", "claude", "--project", project, "--rules", dir)
 	if code != 0 || !strings.Contains(stderr, "which reached a gateway (http://127.0.0.1:7777/p/acme/mcp)") {
 		t.Errorf("install over the gateway's entry: exit %d, %s", code, stderr)
+	}
+}
+
+// modeWriter writes to f, noting f's mode at each write.
+type modeWriter struct {
+	f     *os.File
+	modes []os.FileMode
+}
+
+func (w *modeWriter) Write(p []byte) (int, error) {
+	if st, err := w.f.Stat(); err == nil {
+		w.modes = append(w.modes, st.Mode().Perm())
+	}
+	return w.f.Write(p)
+}
+
+// TestAgentsAddRedirectedIsPrivateFirst: bridle agents add … > FILE makes
+// FILE readable by its owner only before any byte of the token is written,
+// and warns (without the token) when FILE already held something (>>).
+func TestAgentsAddRedirectedIsPrivateFirst(t *testing.T) {
+	isolated(t)
+	url, admin := testGateway(t, "proj", rulesInit(t))
+	t.Setenv("BRIDLE_SERVER", url)
+	t.Setenv("BRIDLE_ADMIN_TOKEN_FILE", admin)
+	file := filepath.Join(t.TempDir(), "tokens")
+	for i, agent := range []string{"codex", "gemini"} {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(file, 0o644) // as a shell's > makes it, and >> finds it
+		w := &modeWriter{f: f}
+		var errOut bytes.Buffer
+		root := newRoot(&streams{out: w, errOut: &errOut, f: processFactory(), protocol: f})
+		root.SetArgs([]string{"agents", "add", "--project", "proj", "--agent", agent})
+		err = root.Execute()
+		f.Close()
+		if err != nil {
+			t.Fatalf("agents add %s > file: %v\n%s", agent, err, errOut.String())
+		}
+		if len(w.modes) == 0 || slices.ContainsFunc(w.modes, func(m os.FileMode) bool { return m != 0o600 }) {
+			t.Errorf("agents add %s > file: modes when written %v, want 0600 before the first byte", agent, w.modes)
+		}
+		b, _ := os.ReadFile(file)
+		toks := strings.Fields(string(b))
+		warned := strings.Contains(errOut.String(), "already holds")
+		if len(toks) != i+1 || warned != (i > 0) || strings.Contains(errOut.String(), toks[i]) {
+			t.Errorf("agents add %s >> file: %d tokens, warned %v (want %v):\n%s", agent, len(toks), warned, i > 0, errOut.String())
+		}
 	}
 }

@@ -6,7 +6,72 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/bridle-dev/bridle/internal/mdsafe"
 )
+
+// printable is a line of text read from a file (a name, a URL, a
+// rule) made safe for a terminal: control characters (escape sequences
+// that would recolour or rewrite the screen, a line feed that would fake
+// another line), bidi and invisible characters, and bytes that are not
+// UTF-8 are shown as U+FFFD.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\t' && mdsafe.BadChar(r, false) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// printableLines is printable keeping line feeds: text of several lines
+// (an error's).
+func printableLines(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\t' && mdsafe.BadChar(r, true) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// shellWord quotes s for a POSIX shell when it needs quoting. A word
+// holding a character printable would hide (a control, bidi or invisible
+// character, or bytes that are not UTF-8) is written $'…' with each as an
+// escape (bash, zsh, ksh, and POSIX.1-2024 sh): the command still names s,
+// and showing it cannot drive the terminal.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@~+,") == "" {
+		return s
+	}
+	if printable(s) == s {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t' || !mdsafe.BadChar(r, false):
+			b.WriteString(s[i : i+n])
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
 
 // How the text output of lists reads, the same for every list: a header row
 // of upper-case column names and aligned columns on stdout (as gh and
