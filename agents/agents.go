@@ -396,6 +396,25 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "kiro", DisplayName: "Kiro", Vendor: "Amazon",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// A steering file that is always included; Kiro also reads
+			// the project's AGENTS.md.
+			Instructions: ".kiro/steering/bridle.md",
+			FrontMatter:  "---\ninclusion: always\n---\n",
+			Reads:        []string{AgentsMD},
+			// The workspace's .kiro/settings/mcp.json wins over the user's;
+			// ${VAR} in env and headers is expanded from the environment.
+			Config: &Config{Format: JSON, Project: ".kiro/settings/mcp.json", User: ".kiro/settings/mcp.json", Servers: "mcpServers",
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "url", Header: "Bearer ${%s}"}},
+			// Kiro's hooks (.kiro/hooks, agent preToolUse hooks) are not
+			// wired: its rules are prose.
+			NoClient: "Kiro (IDE and CLI) downloads from kiro.dev, not from a registry this machine reaches: its files are tested against its documented formats (kiro.dev/docs/mcp/configuration, kiro.dev/docs/cli/steering)",
+		},
+	},
+	{
 		Name: "deepseek", DisplayName: "DeepSeek", Vendor: "DeepSeek",
 		InstructionFormat: AgentsMD, Style: Stepwise,
 		// A model, not a harness: a profile runs it in a harness of its

@@ -233,6 +233,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md"},
 		"gemini":   {"agents-md", "GEMINI.md"},
 		"opencode": {"agents-md", ".opencode/bridle.md"},
+		"kiro":     {"agents-md", ".kiro/steering/bridle.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
