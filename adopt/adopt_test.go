@@ -429,7 +429,7 @@ func TestFind(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Find (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"claude", "codex", "copilot", "cursor", "gemini", "opencode", "qwen", "windsurf"}, AgentsFor(got)); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "cline", "codex", "copilot", "cursor", "gemini", "opencode", "qwen", "windsurf"}, AgentsFor(got)); diff != "" {
 		t.Errorf("AgentsFor (-want +got):\n%s", diff)
 	}
 }

@@ -396,6 +396,31 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "cline", DisplayName: "Cline", Vendor: "Cline",
+		// The VS Code extension's MCP client names itself Cline; the CLI's
+		// (the Cline SDK's) name is not settled (@cline/core), so it is not
+		// listed.
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"Cline"},
+		Harness: &Harness{
+			// Every markdown file in .clinerules/ (the extension's and the
+			// CLI's; the CLI also reads .cline/rules/) is a rule; both also
+			// read the project's AGENTS.md.
+			Instructions: ".clinerules/bridle.md",
+			Reads:        []string{AgentsMD},
+			// One user file, shared by the extension and the CLI
+			// (~/.cline/data/settings/, or $CLINE_DATA_DIR/settings/); no
+			// project file. Only the extension expands ${env:VAR}: the CLI
+			// sends it as is, so the gateway is reached through the stdio
+			// bridge, and the CLI passes its whole environment to a stdio
+			// server.
+			Config: &Config{Format: JSON, User: ".cline/data/settings/cline_mcp_settings.json", Servers: "mcpServers",
+				Stdio: Stdio{Type: "stdio"}},
+			// Its hooks (.clinerules/hooks/PreToolUse, executables) are not
+			// wired: its rules are prose.
+			NoClient: "the cline CLI (npm cline) has no offline configuration check (its mcp command is an interactive wizard) and is not pinned yet: its files are tested against the format its source parses (cline/cline sdk/packages/core/src/extensions/mcp/config-loader.ts)",
+		},
+	},
+	{
 		Name: "kiro", DisplayName: "Kiro", Vendor: "Amazon",
 		InstructionFormat: AgentsMD, Style: Reference,
 		Harness: &Harness{

@@ -234,6 +234,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"gemini":   {"agents-md", "GEMINI.md"},
 		"opencode": {"agents-md", ".opencode/bridle.md"},
 		"kiro":     {"agents-md", ".kiro/steering/bridle.md"},
+		"cline":    {"agents-md", ".clinerules/bridle.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
