@@ -440,6 +440,28 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "zed", DisplayName: "Zed", Vendor: "Zed Industries",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"Zed"},
+		Harness: &Harness{
+			// Zed's agent reads one rules file per worktree root, the first
+			// of .rules, .cursorrules, .windsurfrules, .clinerules,
+			// .github/copilot-instructions.md, AGENT.md, AGENTS.md,
+			// CLAUDE.md, GEMINI.md that exists: .rules comes first, so with
+			// Bridle's .rules Zed reads no other (no Reads).
+			Instructions: ".rules",
+			// context_servers in the project's .zed/settings.json (JSON
+			// with comments) or the user's; command/args/env for stdio,
+			// url/headers for HTTP. Its settings expand no variables, so
+			// the gateway is reached through the stdio bridge.
+			Config: &Config{Format: JSON, Project: ".zed/settings.json", User: ".config/zed/settings.json", Servers: "context_servers",
+				Stdio: Stdio{}},
+			Trust: "Zed applies a project's .zed/settings.json and starts its MCP servers only in a trusted worktree: trust the project when Zed asks",
+			// Zed's agent tool permissions (always_deny patterns) are not
+			// rendered yet: its rules are prose.
+			NoClient: "Zed is a desktop editor this machine cannot install: its files are tested against the settings its source parses (zed-industries/zed crates/settings_content/src/project.rs)",
+		},
+	},
+	{
 		Name: "deepseek", DisplayName: "DeepSeek", Vendor: "DeepSeek",
 		InstructionFormat: AgentsMD, Style: Stepwise,
 		// A model, not a harness: a profile runs it in a harness of its

@@ -235,6 +235,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"opencode": {"agents-md", ".opencode/bridle.md"},
 		"kiro":     {"agents-md", ".kiro/steering/bridle.md"},
 		"cline":    {"agents-md", ".clinerules/bridle.md"},
+		"zed":      {"agents-md", ".rules"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
