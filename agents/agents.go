@@ -421,6 +421,21 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "goose", DisplayName: "Goose", Vendor: "Block",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"goose"},
+		Harness: &Harness{
+			// Goose's context files are .goosehints and AGENTS.md (its
+			// default CONTEXT_FILE_NAMES), at the project root and in the
+			// directories its tools touch.
+			Instructions: ".goosehints",
+			Reads:        []string{AgentsMD},
+			// Its MCP servers are extensions in the user's YAML
+			// ~/.config/goose/config.yaml, a format install does not write:
+			// docs/agents/goose.md gives the entry to add.
+			NoClient: "Goose ships as a native binary and desktop app, not on a registry this machine reaches: its .goosehints is tested with goldens and its extension entry is documented from its source (block/goose crates/goose/src/agents/extension.rs)",
+		},
+	},
+	{
 		Name: "kiro", DisplayName: "Kiro", Vendor: "Amazon",
 		InstructionFormat: AgentsMD, Style: Reference,
 		Harness: &Harness{

@@ -236,6 +236,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"kiro":     {"agents-md", ".kiro/steering/bridle.md"},
 		"cline":    {"agents-md", ".clinerules/bridle.md"},
 		"zed":      {"agents-md", ".rules"},
+		"goose":    {"agents-md", ".goosehints"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
