@@ -360,6 +360,29 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "crush", DisplayName: "Crush", Vendor: "Charm",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"crush"},
+		Harness: &Harness{
+			// Crush reads every one of its default context paths that
+			// exists (CRUSH.md, AGENTS.md, CLAUDE.md, GEMINI.md,
+			// .github/copilot-instructions.md, .cursor/rules/, …): Bridle's
+			// file is CRUSH.md, and the others' renders are read too.
+			Instructions: "CRUSH.md",
+			Reads:        []string{AgentsMD, ClaudeMD, "GEMINI.md", ".github/copilot-instructions.md", ".cursor/rules/bridle.mdc"},
+			// .crush.json wins over crush.json in the same directory; the
+			// user's is ~/.config/crush/crush.json. A stdio server gets
+			// Crush's whole environment; headers go through shell
+			// expansion ($VAR, ${VAR}).
+			Config: &Config{Format: JSON, Project: ".crush.json", ProjectAlso: []string{"crush.json"}, User: ".config/crush/crush.json", Servers: "mcp",
+				Stdio: Stdio{Type: "stdio"},
+				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
+			SessionEnv: []string{"CRUSH"},
+			// Crush's PreToolUse hooks (Claude Code-compatible, in
+			// crush.json) are not wired yet: its rules are prose.
+			NoClient: "the Crush CLI is not pinned yet: its files are tested against the configuration its source parses (charmbracelet/crush internal/config/config.go, load.go)",
+		},
+	},
+	{
 		Name: "cursor", DisplayName: "Cursor", Vendor: "Anysphere",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"cursor-vscode"},
 		Harness: &Harness{

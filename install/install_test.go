@@ -237,6 +237,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"cline":    {"agents-md", ".clinerules/bridle.md"},
 		"zed":      {"agents-md", ".rules"},
 		"goose":    {"agents-md", ".goosehints"},
+		"crush":    {"agents-md", "CRUSH.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
