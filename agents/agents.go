@@ -266,6 +266,32 @@ var list = []Agent{
 		},
 	},
 	{
+		// Kilo Code's CLI and extension are built on OpenCode: its sessions
+		// also set OPENCODE, so it stands before opencode in this list
+		// (Session takes the first harness whose variable is set).
+		Name: "kilo", DisplayName: "Kilo Code", Vendor: "Kilo",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"kilo"},
+		Harness: &Harness{
+			// Every .kilo/rules/*.md is an instruction file; Kilo also
+			// reads the project's AGENTS.md.
+			Instructions: ".kilo/rules/bridle.md",
+			Reads:        []string{AgentsMD},
+			// OpenCode's mcp spelling. Kilo drops a project file's entry
+			// whose values name a variable ({env:VAR}) and expands them
+			// only in the user's file, so the gateway is reached through
+			// the stdio bridge; a stdio server gets Kilo's whole
+			// environment. Kilo also reads OpenCode's opencode.json; its own
+			// entry of the same name wins.
+			Config: &Config{Format: JSON, Project: ".kilo/kilo.json", ProjectAlso: []string{".kilo/kilo.jsonc", "kilo.json", "kilo.jsonc"}, AlsoReads: []string{"opencode.json"},
+				User: ".config/kilo/kilo.json", Servers: "mcp",
+				Stdio: Stdio{Type: "local", CommandList: true, Extra: map[string]any{"enabled": true}}},
+			SessionEnv: []string{"KILO"},
+			// Kilo has OpenCode's permission rules and plugins, but Bridle
+			// renders them for OpenCode's files only: its rules are prose.
+			NoClient: "@kilocode/cli 7.7.7 installs 292 MB (the brief's limit is 150 MB), so it is not pinned in tests/agentclients: it was run here once by hand (kilo mcp list, kilo debug config; docs/agents/kilo.md)",
+		},
+	},
+	{
 		Name: "opencode", DisplayName: "OpenCode", Vendor: "SST",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"opencode"},
 		Harness: &Harness{
@@ -601,7 +627,9 @@ func envSuffix(agent string) string {
 
 // Session returns the harness whose session getenv shows this process
 // runs in (one of its SessionEnv variables is set), and that variable; ok
-// is false when none is set.
+// is false when none is set. A harness built on another sets both
+// harnesses' variables (Kilo Code sets OPENCODE too): it comes first in
+// the list, so it is the one named.
 func Session(getenv func(string) string) (agent, variable string, ok bool) {
 	for _, a := range list {
 		if a.Harness == nil {

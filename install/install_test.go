@@ -238,6 +238,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"zed":      {"agents-md", ".rules"},
 		"goose":    {"agents-md", ".goosehints"},
 		"crush":    {"agents-md", "CRUSH.md"},
+		"kilo":     {"agents-md", ".kilo/rules/bridle.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
