@@ -434,6 +434,37 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestFindEachHarnessFile: a project holding only one harness's own
+// instruction file is found to use that harness, for the harnesses of the
+// long tail too (Zed's .rules, Crush's CRUSH.md, Goose's .goosehints,
+// Kiro's steering, Kilo Code's and Cline's rules, Cline's legacy single
+// file).
+func TestFindEachHarnessFile(t *testing.T) {
+	for file, want := range map[string]string{
+		".rules": "zed", "CRUSH.md": "crush", ".goosehints": "goose", ".kiro/steering/tech.md": "kiro",
+		".kilo/rules/style.md": "kilo", ".clinerules/style.md": "cline", ".clinerules": "cline",
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# Rules\n\n- Run the tests.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Find(os.DirFS(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{file}, got); diff != "" {
+			t.Errorf("%s: Find (-want +got):\n%s", file, diff)
+		}
+		if diff := cmp.Diff([]string{want}, AgentsFor(got)); diff != "" {
+			t.Errorf("%s: AgentsFor (-want +got):\n%s", file, diff)
+		}
+	}
+}
+
 // TestSchemaBounds: more items than bridle.yaml holds are reported, not a
 // document that fails to validate.
 func TestSchemaBounds(t *testing.T) {
