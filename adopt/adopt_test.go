@@ -442,7 +442,7 @@ func TestFind(t *testing.T) {
 func TestFindEachHarnessFile(t *testing.T) {
 	for file, want := range map[string]string{
 		".rules": "zed", "CRUSH.md": "crush", ".goosehints": "goose", ".kiro/steering/tech.md": "kiro",
-		".kilo/rules/style.md": "kilo", ".clinerules/style.md": "cline", ".clinerules": "cline",
+		".kilo/rules/style.md": "kilo", ".clinerules/style.md": "cline", ".clinerules": "cline", "WARP.md": "warp",
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, filepath.FromSlash(file))

@@ -428,6 +428,19 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "warp", DisplayName: "Warp", Vendor: "Warp",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Warp's project rules are AGENTS.md, or WARP.md, which wins
+			// when both are in a directory: WARP.md is Warp's own file,
+			// and with it Warp reads no AGENTS.md (no Reads).
+			Instructions: "WARP.md",
+			// Warp keeps its MCP servers in the app, in no file install
+			// can write.
+			NoClient: "Warp is a desktop terminal this machine cannot install, and its MCP servers live in the app: its WARP.md is tested with a golden against its documented format (docs.warp.dev, Rules)",
+		},
+	},
+	{
 		Name: "windsurf", DisplayName: "Windsurf", Vendor: "Cognition",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"windsurf-client"},
 		Harness: &Harness{

@@ -239,6 +239,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"goose":    {"agents-md", ".goosehints"},
 		"crush":    {"agents-md", "CRUSH.md"},
 		"kilo":     {"agents-md", ".kilo/rules/bridle.md"},
+		"warp":     {"agents-md", "WARP.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
