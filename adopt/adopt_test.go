@@ -460,8 +460,39 @@ func TestFind(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Find (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"claude", "codex", "copilot", "cursor", "gemini", "opencode", "qwen", "windsurf"}, AgentsFor(got)); diff != "" {
+	if diff := cmp.Diff([]string{"claude", "cline", "codex", "copilot", "cursor", "gemini", "opencode", "qwen", "windsurf"}, AgentsFor(got)); diff != "" {
 		t.Errorf("AgentsFor (-want +got):\n%s", diff)
+	}
+}
+
+// TestFindEachHarnessFile: a project holding only one harness's own
+// instruction file is found to use that harness, for the harnesses of the
+// long tail too (Zed's .rules, Crush's CRUSH.md, Goose's .goosehints,
+// Kiro's steering, Kilo Code's and Cline's rules, Cline's legacy single
+// file).
+func TestFindEachHarnessFile(t *testing.T) {
+	for file, want := range map[string]string{
+		".rules": "zed", "CRUSH.md": "crush", ".goosehints": "goose", ".kiro/steering/tech.md": "kiro",
+		".kilo/rules/style.md": "kilo", ".clinerules/style.md": "cline", ".clinerules": "cline", "WARP.md": "warp",
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("# Rules\n\n- Run the tests.\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Find(os.DirFS(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{file}, got); diff != "" {
+			t.Errorf("%s: Find (-want +got):\n%s", file, diff)
+		}
+		if diff := cmp.Diff([]string{want}, AgentsFor(got)); diff != "" {
+			t.Errorf("%s: AgentsFor (-want +got):\n%s", file, diff)
+		}
 	}
 }
 

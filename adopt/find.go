@@ -16,12 +16,12 @@ import (
 )
 
 // Others are agent instruction files of harnesses Bridle does not render
-// for (Cline, Aider) or does not render in that form (Cursor's and
-// Windsurf's legacy single files), and the agent each belongs to ("" for
+// for (Aider) or does not render in that form (Cursor's, Windsurf's and
+// Cline's legacy single files), and the agent each belongs to ("" for
 // none Bridle knows).
 func others() []struct{ path, agent string } {
 	return []struct{ path, agent string }{
-		{".cursorrules", "cursor"}, {".windsurfrules", "windsurf"}, {".clinerules", ""}, {"CONVENTIONS.md", ""},
+		{".cursorrules", "cursor"}, {".windsurfrules", "windsurf"}, {".clinerules", "cline"}, {"CONVENTIONS.md", ""},
 	}
 }
 
@@ -163,7 +163,7 @@ func nestedDir(p string) string {
 const maxWalk = 20000
 
 // Find lists the agent files of the project in fsys: the instruction files
-// of every harness in the registry (and of Cline and Aider), nested ones
+// of every harness in the registry (and Aider's CONVENTIONS.md), nested ones
 // in subdirectories (not in hidden, vendored or dependency directories; at
 // most maxWalk directories, else ErrTooLarge),
 // the harnesses' own enforcement files (Claude Code's settings, Codex's

@@ -266,6 +266,32 @@ var list = []Agent{
 		},
 	},
 	{
+		// Kilo Code's CLI and extension are built on OpenCode: its sessions
+		// also set OPENCODE, so it stands before opencode in this list
+		// (Session takes the first harness whose variable is set).
+		Name: "kilo", DisplayName: "Kilo Code", Vendor: "Kilo",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"kilo"},
+		Harness: &Harness{
+			// Every .kilo/rules/*.md is an instruction file; Kilo also
+			// reads the project's AGENTS.md.
+			Instructions: ".kilo/rules/bridle.md",
+			Reads:        []string{AgentsMD},
+			// OpenCode's mcp spelling. Kilo drops a project file's entry
+			// whose values name a variable ({env:VAR}) and expands them
+			// only in the user's file, so the gateway is reached through
+			// the stdio bridge; a stdio server gets Kilo's whole
+			// environment. Kilo also reads OpenCode's opencode.json; its own
+			// entry of the same name wins.
+			Config: &Config{Format: JSON, Project: ".kilo/kilo.json", ProjectAlso: []string{".kilo/kilo.jsonc", "kilo.json", "kilo.jsonc"}, AlsoReads: []string{"opencode.json"},
+				User: ".config/kilo/kilo.json", Servers: "mcp",
+				Stdio: Stdio{Type: "local", CommandList: true, Extra: map[string]any{"enabled": true}}},
+			SessionEnv: []string{"KILO"},
+			// Kilo has OpenCode's permission rules and plugins, but Bridle
+			// renders them for OpenCode's files only: its rules are prose.
+			NoClient: "@kilocode/cli 7.7.7 installs 292 MB (the brief's limit is 150 MB), so it is not pinned in tests/agentclients: it was run here once by hand (kilo mcp list, kilo debug config; docs/agents/kilo.md)",
+		},
+	},
+	{
 		Name: "opencode", DisplayName: "OpenCode", Vendor: "SST",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"opencode"},
 		Harness: &Harness{
@@ -360,6 +386,29 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "crush", DisplayName: "Crush", Vendor: "Charm",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"crush"},
+		Harness: &Harness{
+			// Crush reads every one of its default context paths that
+			// exists (CRUSH.md, AGENTS.md, CLAUDE.md, GEMINI.md,
+			// .github/copilot-instructions.md, .cursor/rules/, …): Bridle's
+			// file is CRUSH.md, and the others' renders are read too.
+			Instructions: "CRUSH.md",
+			Reads:        []string{AgentsMD, ClaudeMD, "GEMINI.md", ".github/copilot-instructions.md", ".cursor/rules/bridle.mdc"},
+			// .crush.json wins over crush.json in the same directory; the
+			// user's is ~/.config/crush/crush.json. A stdio server gets
+			// Crush's whole environment; headers go through shell
+			// expansion ($VAR, ${VAR}).
+			Config: &Config{Format: JSON, Project: ".crush.json", ProjectAlso: []string{"crush.json"}, User: ".config/crush/crush.json", Servers: "mcp",
+				Stdio: Stdio{Type: "stdio"},
+				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
+			SessionEnv: []string{"CRUSH"},
+			// Crush's PreToolUse hooks (Claude Code-compatible, in
+			// crush.json) are not wired yet: its rules are prose.
+			NoClient: "the Crush CLI is not pinned yet: its files are tested against the configuration its source parses (charmbracelet/crush internal/config/config.go, load.go)",
+		},
+	},
+	{
 		Name: "cursor", DisplayName: "Cursor", Vendor: "Anysphere",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"cursor-vscode"},
 		Harness: &Harness{
@@ -379,6 +428,19 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "warp", DisplayName: "Warp", Vendor: "Warp",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Warp's project rules are AGENTS.md, or WARP.md, which wins
+			// when both are in a directory: WARP.md is Warp's own file,
+			// and with it Warp reads no AGENTS.md (no Reads).
+			Instructions: "WARP.md",
+			// Warp keeps its MCP servers in the app, in no file install
+			// can write.
+			NoClient: "Warp is a desktop terminal this machine cannot install, and its MCP servers live in the app: its WARP.md is tested with a golden against its documented format (docs.warp.dev, Rules)",
+		},
+	},
+	{
 		Name: "windsurf", DisplayName: "Windsurf", Vendor: "Cognition",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"windsurf-client"},
 		Harness: &Harness{
@@ -393,6 +455,87 @@ var list = []Agent{
 				HTTP:  &HTTP{URL: "serverUrl", Header: "Bearer ${env:%s}"}},
 			Native: "windsurf-hooks", Hook: "windsurf",
 			NoClient: "Windsurf is a desktop application this machine cannot install: its files are tested against its documented formats",
+		},
+	},
+	{
+		Name: "cline", DisplayName: "Cline", Vendor: "Cline",
+		// The VS Code extension's MCP client names itself Cline; the CLI's
+		// (the Cline SDK's) name is not settled (@cline/core), so it is not
+		// listed.
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"Cline"},
+		Harness: &Harness{
+			// Every markdown file in .clinerules/ (the extension's and the
+			// CLI's; the CLI also reads .cline/rules/) is a rule; both also
+			// read the project's AGENTS.md.
+			Instructions: ".clinerules/bridle.md",
+			Reads:        []string{AgentsMD},
+			// One user file, shared by the extension and the CLI
+			// (~/.cline/data/settings/, or $CLINE_DATA_DIR/settings/); no
+			// project file. Only the extension expands ${env:VAR}: the CLI
+			// sends it as is, so the gateway is reached through the stdio
+			// bridge, and the CLI passes its whole environment to a stdio
+			// server.
+			Config: &Config{Format: JSON, User: ".cline/data/settings/cline_mcp_settings.json", Servers: "mcpServers",
+				Stdio: Stdio{Type: "stdio"}},
+			// Its hooks (.clinerules/hooks/PreToolUse, executables) are not
+			// wired: its rules are prose.
+			NoClient: "the cline CLI (npm cline) has no offline configuration check (its mcp command is an interactive wizard) and is not pinned yet: its files are tested against the format its source parses (cline/cline sdk/packages/core/src/extensions/mcp/config-loader.ts)",
+		},
+	},
+	{
+		Name: "goose", DisplayName: "Goose", Vendor: "Block",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"goose"},
+		Harness: &Harness{
+			// Goose's context files are .goosehints and AGENTS.md (its
+			// default CONTEXT_FILE_NAMES), at the project root and in the
+			// directories its tools touch.
+			Instructions: ".goosehints",
+			Reads:        []string{AgentsMD},
+			// Its MCP servers are extensions in the user's YAML
+			// ~/.config/goose/config.yaml, a format install does not write:
+			// docs/agents/goose.md gives the entry to add.
+			NoClient: "Goose ships as a native binary and desktop app, not on a registry this machine reaches: its .goosehints is tested with goldens and its extension entry is documented from its source (block/goose crates/goose/src/agents/extension.rs)",
+		},
+	},
+	{
+		Name: "kiro", DisplayName: "Kiro", Vendor: "Amazon",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// A steering file that is always included; Kiro also reads
+			// the project's AGENTS.md.
+			Instructions: ".kiro/steering/bridle.md",
+			FrontMatter:  "---\ninclusion: always\n---\n",
+			Reads:        []string{AgentsMD},
+			// The workspace's .kiro/settings/mcp.json wins over the user's;
+			// ${VAR} in env and headers is expanded from the environment.
+			Config: &Config{Format: JSON, Project: ".kiro/settings/mcp.json", User: ".kiro/settings/mcp.json", Servers: "mcpServers",
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "url", Header: "Bearer ${%s}"}},
+			// Kiro's hooks (.kiro/hooks, agent preToolUse hooks) are not
+			// wired: its rules are prose.
+			NoClient: "Kiro (IDE and CLI) downloads from kiro.dev, not from a registry this machine reaches: its files are tested against its documented formats (kiro.dev/docs/mcp/configuration, kiro.dev/docs/cli/steering)",
+		},
+	},
+	{
+		Name: "zed", DisplayName: "Zed", Vendor: "Zed Industries",
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"Zed"},
+		Harness: &Harness{
+			// Zed's agent reads one rules file per worktree root, the first
+			// of .rules, .cursorrules, .windsurfrules, .clinerules,
+			// .github/copilot-instructions.md, AGENT.md, AGENTS.md,
+			// CLAUDE.md, GEMINI.md that exists: .rules comes first, so with
+			// Bridle's .rules Zed reads no other (no Reads).
+			Instructions: ".rules",
+			// context_servers in the project's .zed/settings.json (JSON
+			// with comments) or the user's; command/args/env for stdio,
+			// url/headers for HTTP. Its settings expand no variables, so
+			// the gateway is reached through the stdio bridge.
+			Config: &Config{Format: JSON, Project: ".zed/settings.json", User: ".config/zed/settings.json", Servers: "context_servers",
+				Stdio: Stdio{}},
+			Trust: "Zed applies a project's .zed/settings.json and starts its MCP servers only in a trusted worktree: trust the project when Zed asks",
+			// Zed's agent tool permissions (always_deny patterns) are not
+			// rendered yet: its rules are prose.
+			NoClient: "Zed is a desktop editor this machine cannot install: its files are tested against the settings its source parses (zed-industries/zed crates/settings_content/src/project.rs)",
 		},
 	},
 	{
@@ -497,7 +640,9 @@ func envSuffix(agent string) string {
 
 // Session returns the harness whose session getenv shows this process
 // runs in (one of its SessionEnv variables is set), and that variable; ok
-// is false when none is set.
+// is false when none is set. A harness built on another sets both
+// harnesses' variables (Kilo Code sets OPENCODE too): it comes first in
+// the list, so it is the one named.
 func Session(getenv func(string) string) (agent, variable string, ok bool) {
 	for _, a := range list {
 		if a.Harness == nil {

@@ -98,4 +98,24 @@ func TestSession(t *testing.T) {
 	if _, _, ok := Session(func(string) string { return "" }); ok {
 		t.Error("a session with nothing set")
 	}
+	// A harness built on another sets both harnesses' variables: Kilo
+	// Code's sessions carry OPENCODE=1 beside KILO=1 (seen in kilo 7.7.7's
+	// MCP server environment), and are Kilo's.
+	for _, c := range []struct {
+		set  []string
+		want string
+	}{
+		{[]string{"KILO", "OPENCODE"}, "kilo"},
+		{[]string{"OPENCODE"}, "opencode"},
+	} {
+		got, _, ok := Session(func(k string) string {
+			if slices.Contains(c.set, k) {
+				return "1"
+			}
+			return ""
+		})
+		if !ok || got != c.want {
+			t.Errorf("%v set: Session = %s %v, want %s", c.set, got, ok, c.want)
+		}
+	}
 }

@@ -233,6 +233,13 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md"},
 		"gemini":   {"agents-md", "GEMINI.md"},
 		"opencode": {"agents-md", ".opencode/bridle.md"},
+		"kiro":     {"agents-md", ".kiro/steering/bridle.md"},
+		"cline":    {"agents-md", ".clinerules/bridle.md"},
+		"zed":      {"agents-md", ".rules"},
+		"goose":    {"agents-md", ".goosehints"},
+		"crush":    {"agents-md", "CRUSH.md"},
+		"kilo":     {"agents-md", ".kilo/rules/bridle.md"},
+		"warp":     {"agents-md", "WARP.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
