@@ -483,7 +483,7 @@ func TestFindEachHarnessFile(t *testing.T) {
 		if err := os.WriteFile(p, []byte("# Rules\n\n- Run the tests.\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := Find(os.DirFS(dir))
+		got, _, err := Find(os.DirFS(dir))
 		if err != nil {
 			t.Fatal(err)
 		}
