@@ -84,6 +84,9 @@ local sidecar (or the reverse) replaces it, and says so and how to go back.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Client = args[0]
 			if !slices.Contains(clients, o.Client) {
+				if why := notInstallable(o.Client); why != "" {
+					return usageErr("install %q: %w: %s", o.Client, install.ErrUnknownClient, why)
+				}
 				return usageErr("install %q: %w (use one of %s)", o.Client, install.ErrUnknownClient, strings.Join(clients, ", "))
 			}
 			home, herr := os.UserHomeDir()
@@ -381,4 +384,19 @@ func agentOr(o install.Options) string {
 		return o.Agent
 	}
 	return o.Client
+}
+
+// notInstallable says why a known agent has no MCP configuration bridle
+// install writes, and what to do instead ("" for a name Bridle does not
+// know).
+func notInstallable(name string) string {
+	a, ok := agents.Lookup(name)
+	switch {
+	case !ok:
+		return ""
+	case a.Harness == nil:
+		return fmt.Sprintf("%s is a model, not a harness: install the harness that runs it (bridle install opencode, …) and name it in the profile (agent_profiles.%s.harness)", a.DisplayName, name)
+	}
+	where := "docs/agents/" + name + ".md"
+	return fmt.Sprintf("%s keeps its MCP servers where bridle install does not write; %s says how to add Bridle's (bridle render writes its %s)", a.DisplayName, where, a.Harness.Instructions)
 }

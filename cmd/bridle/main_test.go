@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/install"
 	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -306,5 +309,21 @@ func TestInstallCommand(t *testing.T) {
 	}
 	if code, _, _ := bridle(t, "install", "emacs"); code != exitUsage {
 		t.Errorf("unknown client: exit %d", code)
+	}
+	// A known agent install cannot configure says why, and where to look.
+	for _, name := range agents.Names() {
+		if slices.Contains(install.Clients(), name) {
+			continue
+		}
+		code, _, stderr := bridle(t, "install", name, "--project", dir, "--rules", example)
+		page := "docs/agents/" + name + ".md"
+		if a, _ := agents.Lookup(name); a.Harness == nil {
+			page = "a model, not a harness"
+		} else if _, err := os.Stat(filepath.Join("..", "..", page)); err != nil {
+			t.Errorf("%s: no %s", name, page)
+		}
+		if code != exitUsage || !strings.Contains(stderr, page) {
+			t.Errorf("install %s: exit %d, want a usage error naming %q:\n%s", name, code, page, stderr)
+		}
 	}
 }
