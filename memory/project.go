@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -56,7 +57,12 @@ func OpenProject(c Config, project string, legacy ...string) (Store, Embedder, e
 		if err != nil {
 			return nil, nil, err
 		}
-		return Namespaced(st, "p_"+safeID(project)+"_"), emb, nil
+		ns := Namespaced(st, "p_"+safeID(project)+"_")
+		if err := seedNamespace(context.Background(), st, ns, emb, project); err != nil {
+			st.Close()
+			return nil, nil, fmt.Errorf("open memory store for %s: carry its memories over from the shared collection: %w", project, err)
+		}
+		return ns, emb, nil
 	}
 	if c.DataDir == "" {
 		c.DataDir = DataDirFrom(os.Getenv) // a library caller that set none
@@ -139,3 +145,37 @@ func keepOnly(path, project string) error {
 	}
 	return nil
 }
+
+// seedNamespace carries project's memories from the collection every
+// project's sidecar shared before (un-prefixed, on the same Qdrant) into
+// its own namespace, the first time the namespace holds none: re-embedded
+// with emb (List returns no vectors), the old points left as they were.
+// Pattern examples are not carried: bridle patterns index makes them again.
+func seedNamespace(ctx context.Context, shared, ns Store, emb Embedder, project string) error {
+	if n, err := ns.Count(ctx, MemoryCollection, Filter{}); err == nil && n > 0 {
+		return nil
+	}
+	old, err := shared.List(ctx, MemoryCollection, Filter{Fields: map[string]string{"project": project}}, maxSeed)
+	if err != nil || len(old) == 0 {
+		return nil // no shared collection, or nothing of this project's in it
+	}
+	texts := make([]string, len(old))
+	for i, r := range old {
+		texts[i] = r.Text
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	for i := range old {
+		old[i].Vector = vecs[i]
+	}
+	if err := ns.Ensure(ctx, MemoryCollection, emb.Model(), emb.Dim()); err != nil {
+		return err
+	}
+	return ns.Upsert(ctx, MemoryCollection, old)
+}
+
+// maxSeed bounds the memories carried over at once (a project keeps far
+// fewer; memory's own limits apply when they are written).
+const maxSeed = 100_000

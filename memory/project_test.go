@@ -93,3 +93,33 @@ func mustEmbed(t *testing.T, e Embedder, s string) []float32 {
 	}
 	return vs[0]
 }
+
+// TestOpenProjectCarriesQdrantMemories: a sidecar on Qdrant kept every
+// project's memories in one shared collection; the project's own
+// namespace starts with its memories (not another project's), once.
+func TestOpenProjectCarriesQdrantMemories(t *testing.T) {
+	ctx := context.Background()
+	_, addr := startFakeQdrant(t)
+	c := Config{QdrantURL: addr, DataDir: t.TempDir()}
+	shared, emb, err := Open(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"acme", "other"} {
+		if _, err := (&Memory{Store: shared, Embedder: emb, Project: p}).Remember(ctx, Entry{Text: "a decision of " + p, Kind: "decision", Agent: "claude"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shared.Close()
+	for range 2 { // the second open carries nothing again
+		st, emb, err := OpenProject(c, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := (&Memory{Store: st, Embedder: emb, Project: "acme"}).Recall(ctx, RecallQuery{Text: "decision"})
+		if n, _ := st.Count(ctx, MemoryCollection, Filter{}); err != nil || n != 1 || len(hits) != 1 || hits[0].Text != "a decision of acme" {
+			t.Errorf("the project's namespace holds %d memories, recall %v %+v; want its own one", n, err, hits)
+		}
+		st.Close()
+	}
+}
