@@ -61,25 +61,15 @@ func seq(n *yaml.Node, count int, at func(int) []Pos) {
 	}
 }
 
-func key(m *yaml.Node, k string) *yaml.Node {
-	if m == nil {
-		return nil
-	}
-	if m.Kind == yaml.DocumentNode && len(m.Content) > 0 {
-		m = m.Content[0]
-	}
-	if m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == k {
-			return m.Content[i]
-		}
-	}
-	return nil
-}
+// key is the key node of k in the mapping m (or the document holding it).
+func key(m *yaml.Node, k string) *yaml.Node { return lookup(m, k, 0) }
 
-func value(m *yaml.Node, k string) *yaml.Node {
+// value is the value node of k in the mapping m (or the document holding it).
+func value(m *yaml.Node, k string) *yaml.Node { return lookup(m, k, 1) }
+
+// lookup is k's key node (side 0) or value node (side 1) in m, nil when
+// m is no mapping or has no k.
+func lookup(m *yaml.Node, k string, side int) *yaml.Node {
 	if m == nil {
 		return nil
 	}
@@ -91,7 +81,7 @@ func value(m *yaml.Node, k string) *yaml.Node {
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == k {
-			return m.Content[i+1]
+			return m.Content[i+side]
 		}
 	}
 	return nil

@@ -442,6 +442,18 @@ func (e *redactedError) Unwrap() error { return e.err }
 // (Tokens), which is a credential whatever surrounds it.
 func Credentials(s string) []string {
 	var out []string
+	for _, t := range Tokens(s) {
+		out = append(out, t.Value)
+	}
+	// Every command runs this over every environment variable (FromEnv): an
+	// expression runs only where the text holds what any match of it must
+	// (credentialHints), which most values do not.
+	return passwords(s, out, credentialHints)
+}
+
+// passwords appends to out the passwords credentialPatterns find in s,
+// running only the expressions hints says can match.
+func passwords(s string, out []string, hints func(string) (userinfo, dsn, kv bool)) []string {
 	add := func(pw string) {
 		if placeholder(pw) {
 			return
@@ -451,14 +463,8 @@ func Credentials(s string) []string {
 			out = append(out, dec)
 		}
 	}
-	for _, t := range Tokens(s) {
-		out = append(out, t.Value)
-	}
 	re := credentialPatterns()
-	// Every command runs this over every environment variable (FromEnv): an
-	// expression runs only where the text holds what any match of it must
-	// (credentialHints), which most values do not.
-	userinfo, dsn, kv := credentialHints(s)
+	userinfo, dsn, kv := hints(s)
 	if userinfo {
 		for _, m := range re.urlUserinfo.FindAllStringSubmatch(s, -1) {
 			add(m[1])

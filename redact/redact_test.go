@@ -319,26 +319,10 @@ func TestFromEnvKeyFileComments(t *testing.T) {
 // expression on every string.
 func credentialsUnfiltered(s string) []string {
 	var out []string
-	add := func(pw string) {
-		if placeholder(pw) {
-			return
-		}
-		out = append(out, pw)
-		if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
-			out = append(out, dec)
-		}
+	for _, t := range Tokens(s) {
+		out = append(out, t.Value)
 	}
-	re := credentialPatterns()
-	for _, m := range re.urlUserinfo.FindAllStringSubmatch(s, -1) {
-		add(m[1])
-	}
-	for _, m := range re.mysqlDSN.FindAllStringSubmatch(s, -1) {
-		add(m[1])
-	}
-	for _, m := range re.keyValuePassword.FindAllStringSubmatch(s, -1) {
-		add(m[1] + m[2] + m[3])
-	}
-	return out
+	return passwords(s, out, func(string) (bool, bool, bool) { return true, true, true })
 }
 
 var credentialCases = []string{

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,26 +35,8 @@ func TestWorkflowInstallsFromTheGateway(t *testing.T) {
 	isolated(t)
 	bin := builtBridle(t)
 	dir := rulesInit(t)
-	adminFile := filepath.Join(t.TempDir(), "admin-token")
-	os.WriteFile(adminFile, []byte("admin-credential-0123456789abcdef\n"), 0o600)
-	cfg, err := gateway.Config{StateDir: t.TempDir(), Admin: gateway.AdminConfig{TokenFile: adminFile, Name: "Mira Okafor"},
-		Projects: map[string]gateway.ProjectConfig{"acme": {Rules: dir}}}.Defaults(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := gateway.New(cfg, gateway.Options{Version: "test", Executable: func() (string, error) { return bin, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
-	url := "http://" + ln.Addr().String()
+	url, _ := testGatewayWith(t, "acme", dir, gateway.Options{Version: "test", Executable: func() (string, error) { return bin, nil }})
+
 
 	rules := filepath.Join(t.TempDir(), "acme-rules")
 	mustRun(t, "init", rules, "--server", url)

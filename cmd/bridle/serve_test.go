@@ -15,6 +15,12 @@ import (
 // the admin credential's file.
 func testGateway(t *testing.T, id, dir string) (url, adminFile string) {
 	t.Helper()
+	return testGatewayWith(t, id, dir, gateway.Options{Version: "test", Getenv: os.Getenv}) // the helper and age key as the test sets them
+}
+
+// testGatewayWith is testGateway with the gateway's options.
+func testGatewayWith(t *testing.T, id, dir string, opts gateway.Options) (url, adminFile string) {
+	t.Helper()
 	adminFile = filepath.Join(t.TempDir(), "admin-token")
 	if err := os.WriteFile(adminFile, []byte("admin-credential-0123456789abcdef\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -24,7 +30,7 @@ func testGateway(t *testing.T, id, dir string) (url, adminFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := gateway.New(cfg, gateway.Options{Version: "test", Getenv: os.Getenv}) // the helper and age key as the test sets them
+	srv, err := gateway.New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,51 +104,53 @@ func vocabulary(src string) (map[string]int, error) {
 func wordnet(dir string) (senses map[string][]string, synsets map[string][]string, err error) {
 	senses, synsets = map[string][]string{}, map[string][]string{}
 	for _, pos := range []string{"noun", "verb"} {
-		f, err := os.Open(filepath.Join(dir, "index."+pos))
-		if err != nil {
-			return nil, nil, err
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			l := sc.Text()
-			if strings.HasPrefix(l, " ") {
-				continue
-			}
-			fs := strings.Fields(l)
-			if len(fs) < 6 {
-				continue
-			}
+		err := records(filepath.Join(dir, "index."+pos), 6, func(fs []string) {
 			n, _ := strconv.Atoi(fs[2])
-			offs := fs[len(fs)-n:]
+			offs := fs[len(fs)-min(n, len(fs)):]
 			for _, o := range offs[:min(nSenses, len(offs))] {
 				senses[fs[0]] = append(senses[fs[0]], pos+o)
 			}
-		}
-		f.Close()
-		f, err = os.Open(filepath.Join(dir, "data."+pos))
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		sc = bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			l := sc.Text()
-			if strings.HasPrefix(l, " ") {
-				continue
-			}
-			fs := strings.Fields(l)
-			if len(fs) < 4 {
-				continue
-			}
+		err = records(filepath.Join(dir, "data."+pos), 4, func(fs []string) {
 			n, _ := strconv.ParseInt(fs[3], 16, 32)
 			for i := 0; i < int(n) && 4+2*i < len(fs); i++ {
 				synsets[pos+fs[0]] = append(synsets[pos+fs[0]], strings.ToLower(fs[4+2*i]))
 			}
+		})
+		if err != nil {
+			return nil, nil, err
 		}
-		f.Close()
 	}
 	return senses, synsets, nil
+}
+
+// records calls each with the fields of every record line of a WordNet
+// database file (the licence header's lines start with a space) that has at
+// least minFields fields.
+func records(path string, minFields int, each func(fields []string)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		l := sc.Text()
+		if strings.HasPrefix(l, " ") {
+			continue
+		}
+		if fs := strings.Fields(l); len(fs) >= minFields {
+			each(fs)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
 }
 
 func single(w string) bool {
