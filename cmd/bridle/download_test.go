@@ -37,7 +37,6 @@ func TestWorkflowInstallsFromTheGateway(t *testing.T) {
 	dir := rulesInit(t)
 	url, _ := testGatewayWith(t, "acme", dir, gateway.Options{Version: "test", Executable: func() (string, error) { return bin, nil }})
 
-
 	rules := filepath.Join(t.TempDir(), "acme-rules")
 	mustRun(t, "init", rules, "--server", url)
 	wf, err := os.ReadFile(filepath.Join(rules, filepath.FromSlash(scaffold.WorkflowPath)))
