@@ -188,7 +188,7 @@ require (
 	github.com/sergi/go-diff v1.3.2-0.20230802210424-5b0b94c5c0d3 // indirect
 	github.com/sirupsen/logrus v1.10.1 // indirect
 	github.com/skeema/knownhosts v1.3.1 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/spf13/pflag v1.0.9
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
 	github.com/xhit/go-str2duration/v2 v2.1.0 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
@@ -217,3 +217,9 @@ replace (
 	github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
 	github.com/yuin/goldmark => ./third_party/goldmark
 )
+
+replace github.com/qdrant/go-client => ./third_party/qdrant
+
+replace github.com/prometheus/procfs => ./third_party/procfs
+
+replace github.com/prometheus/client_golang => ./third_party/client_golang
