@@ -223,3 +223,5 @@ replace github.com/qdrant/go-client => ./third_party/qdrant
 replace github.com/prometheus/procfs => ./third_party/procfs
 
 replace github.com/prometheus/client_golang => ./third_party/client_golang
+
+replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
