@@ -225,3 +225,5 @@ replace github.com/prometheus/procfs => ./third_party/procfs
 replace github.com/prometheus/client_golang => ./third_party/client_golang
 
 replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
+
+replace code.gitea.io/sdk/gitea => ./third_party/gitea-sdk
