@@ -25,15 +25,16 @@ import (
 
 // SQLite is the embedded store: one file, shared by every bridle process on
 // the machine. Writes are transactions in WAL mode behind a busy timeout and
-// retries; full-text search is FTS5. Vector search runs on an in-memory
-// index kept in step with the file: 1-bit codes scanned with popcount, then
-// the best candidates rescored on int8 vectors.
+// retries; FTS5 holds each record's stems. Searches run on in-memory
+// indexes kept in step with the file: vectors as 1-bit codes scanned with
+// popcount, the best candidates rescored on int8 vectors; keywords ranked by
+// BM25 over the stems (keywords, built on a collection's first keyword
+// search).
 type SQLite struct {
 	db   *sql.DB
 	path string
 	mu   sync.Mutex
 	idx  map[string]*index // per collection
-	df   map[string]int64  // keyword document frequencies, until the next write
 	seen int64             // the file's write generation the indexes reflect
 }
 
@@ -48,7 +49,7 @@ func OpenSQLite(path string) (*SQLite, error) {
 		return nil, fmt.Errorf("open memory store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
-	s := &SQLite{db: db, path: path, idx: map[string]*index{}, df: map[string]int64{}, seen: -1}
+	s := &SQLite{db: db, path: path, idx: map[string]*index{}, seen: -1}
 	if err := s.retry(context.Background(), s.migrate); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open memory store %s: %w", path, err)
@@ -419,6 +420,10 @@ type index struct {
 	// one string a record: filters are substring tests, and 100k records
 	// cost megabytes, not the tens a map each would.
 	fields []string
+	// kw is the keyword index, built on the first keyword search
+	// (keywordIndex).
+	kwMu sync.Mutex
+	kw   *keywords
 }
 
 // refresh reloads the in-memory indexes when another process (or this one)
@@ -465,7 +470,7 @@ func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if gen != s.seen {
-		s.idx, s.df, s.seen = map[string]*index{}, map[string]int64{}, gen
+		s.idx, s.seen = map[string]*index{}, gen
 	}
 	if ix, ok := s.idx[coll]; ok {
 		return ix, nil
@@ -695,19 +700,11 @@ func (s *SQLite) Search(ctx context.Context, coll string, q Query) ([]Hit, error
 	return s.fill(ctx, coll, hits)
 }
 
-// keyword ranks by BM25 over the FTS5 index of the records' terms.
+// keyword ranks by BM25 over the collection's keyword index (keywords).
 func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, error) {
 	terms := append(Stems(q.Text), q.Expand...)
 	if len(terms) == 0 {
 		return nil, nil
-	}
-	terms = s.discriminating(ctx, coll, slices.Compact(slices.Sorted(slices.Values(terms))), q.Mode == Hybrid)
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	quoted := make([]string, 0, len(terms))
-	for _, t := range terms {
-		quoted = append(quoted, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
 	}
 	ix, err := s.refresh(ctx, coll)
 	if errors.Is(err, ErrNoCollection) {
@@ -716,98 +713,55 @@ func (s *SQLite) keyword(ctx context.Context, coll string, q Query) ([]Hit, erro
 	if err != nil {
 		return nil, fmt.Errorf("memory keyword search: %w", err)
 	}
-	ns := needles(q.Filter)
+	kw, err := s.keywordIndex(ctx, coll, ix)
+	if err != nil {
+		return nil, fmt.Errorf("memory keyword search: %w", err)
+	}
+	terms = discriminating(kw, len(ix.ids), slices.Compact(slices.Sorted(slices.Values(terms))), q.Mode == Hybrid)
+	if len(terms) == 0 {
+		return nil, nil
+	}
 	n := q.K
 	if q.Mode == Hybrid {
 		n = hybridDepth(q.K)
 	}
-	// FTS5 alone ranks the matches; the collection, liveness and filter are
-	// checked on the in-memory index (its row ids are sorted), not by joining
-	// every match to its wide row, which cost most of a search. The best
-	// rows may belong to other collections, so the limit grows until n of
-	// this one are found or the matches run out.
-	match := strings.Join(quoted, " OR ")
-	var out []Hit
-	for limit := 4 * n; ; limit *= 8 {
-		var got int
-		err = s.retry(ctx, func(ctx context.Context) error {
-			out, got = nil, 0
-			rows, err := s.db.QueryContext(ctx, `SELECT rowid, bm25(records_fts) AS rank FROM records_fts WHERE records_fts MATCH ? ORDER BY rank LIMIT ?`, match, limit)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				var rid int64
-				var rank float64
-				if err := rows.Scan(&rid, &rank); err != nil {
-					return err
-				}
-				got++
-				i, ok := slices.BinarySearch(ix.rids, rid)
-				if !ok || len(out) == n || !ix.match(i, ns) {
-					continue
-				}
-				out = append(out, Hit{Record: Record{ID: ix.ids[i]}, Score: -rank})
-			}
-			return rows.Err()
-		})
-		if err != nil {
-			return nil, fmt.Errorf("memory keyword search: %w", err)
-		}
-		if len(out) == n || got < limit {
-			return out, nil
-		}
+	var keep func(int) bool
+	if ns := needles(q.Filter); len(ns) > 0 {
+		keep = func(i int) bool { return ix.match(i, ns) }
 	}
+	var out []Hit
+	for _, r := range kw.rank(terms, n, keep) {
+		out = append(out, Hit{Record: Record{ID: ix.ids[r.i]}, Score: r.score})
+	}
+	return out, nil
 }
 
 // discriminating drops query terms found in more than a twentieth of the
-// records (and in more than 5,000): their BM25 weight is near zero, and
-// matching them makes FTS5 score most of a large collection. Small
-// collections keep every term; the two rarest terms are kept, except that
-// in a hybrid search a term in more than half the records is dropped even
-// then (BM25's idf for it is at or below zero, so it ranks nothing, and
-// the vector ranking stands alone when every term is such). Document
-// frequencies come from the FTS5 vocabulary and are cached until the next
-// write.
-func (s *SQLite) discriminating(ctx context.Context, coll string, terms []string, hybrid bool) []string {
-	if len(terms) <= 2 {
+// total records (and in more than 5,000): their BM25 weight is near zero,
+// and matching them makes most of a large collection a match to score.
+// Small collections keep every term; the two rarest terms are kept, except
+// that in a hybrid search a term in more than half the records is dropped
+// even then (BM25's idf for it is at or below zero, so it ranks nothing,
+// and the vector ranking stands alone when every term is such).
+func discriminating(kw *keywords, total int, terms []string, hybrid bool) []string {
+	if len(terms) <= 2 || total < 5000 {
 		return terms
-	}
-	ix, err := s.refresh(ctx, coll)
-	if err != nil || len(ix.ids) < 5000 {
-		return terms
-	}
-	total := int64(len(ix.ids))
-	df := map[string]int64{}
-	for _, t := range terms {
-		s.mu.Lock()
-		d, ok := s.df[t]
-		s.mu.Unlock()
-		if !ok {
-			if err := s.db.QueryRowContext(ctx, `SELECT doc FROM records_vocab WHERE term = ?`, t).Scan(&d); err != nil {
-				d = 0
-			}
-			s.mu.Lock()
-			s.df[t] = d
-			s.mu.Unlock()
-		}
-		df[t] = d
 	}
 	sorted := slices.Clone(terms)
-	slices.SortFunc(sorted, func(a, b string) int { return int(df[a] - df[b]) })
+	slices.SortStableFunc(sorted, func(a, b string) int { return int(kw.df(a) - kw.df(b)) })
 	var out []string
 	for i, t := range sorted {
-		if df[t] == 0 {
+		df := kw.df(t)
+		if df == 0 {
 			continue // in no record: cannot match
 		}
-		if hybrid && 2*df[t] > total {
-			// In most records: BM25's idf for it is at or below zero (FTS5
-			// clamps it to ~1e-6), so it adds nothing to any score and only
+		if hybrid && 2*df > int64(total) {
+			// In most records: BM25's idf for it is at or below zero
+			// (clamped to ~1e-6), so it adds nothing to any score and only
 			// makes every record a match to rank.
 			continue
 		}
-		if i < 2 || df[t] <= max(total/20, 5000) {
+		if i < 2 || df <= int64(max(total/20, 5000)) {
 			out = append(out, t)
 		}
 	}
