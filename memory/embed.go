@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/bridle-dev/bridle/redact"
 )
@@ -81,7 +82,36 @@ func Terms(text string) []string {
 	return out
 }
 
+// splitIdent splits an identifier at underscores and case changes
+// (parseHTTPRequest → parse, HTTP, Request).
 func splitIdent(s string) []string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return splitIdentRunes(s)
+		}
+	}
+	// ASCII, most of code: the parts are substrings of s, nothing is copied.
+	var parts []string
+	for seg := range strings.SplitSeq(s, "_") {
+		start := 0
+		for i := 1; i < len(seg); i++ {
+			lower := isLowerASCII(seg[i-1]) || '0' <= seg[i-1] && seg[i-1] <= '9'
+			if isUpperASCII(seg[i]) && (lower || i+1 < len(seg) && isLowerASCII(seg[i+1])) {
+				parts = append(parts, seg[start:i])
+				start = i
+			}
+		}
+		if start < len(seg) {
+			parts = append(parts, seg[start:])
+		}
+	}
+	return parts
+}
+
+func isLowerASCII(b byte) bool { return 'a' <= b && b <= 'z' }
+func isUpperASCII(b byte) bool { return 'A' <= b && b <= 'Z' }
+
+func splitIdentRunes(s string) []string {
 	var parts []string
 	for _, seg := range strings.Split(s, "_") {
 		rs := []rune(seg)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -263,5 +264,18 @@ func FuzzChunkFile(f *testing.F) {
 		}
 		Terms(string(data))
 		Hashing{Dimensions: 64}.Embed(context.Background(), []string{string(data)})
+	})
+}
+
+// FuzzSplitIdent: the ASCII fast path of splitIdent splits as the rune
+// path does, for any input.
+func FuzzSplitIdent(f *testing.F) {
+	for _, s := range []string{"parseHTTPRequest", "snake_case_name", "ID", "a", "", "__x__", "getV2Token", "ÜberCase", "HTTPServer_x9Y", "aB_Cd"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := splitIdent(s), splitIdentRunes(s); !slices.Equal(got, want) {
+			t.Fatalf("splitIdent(%q) = %q, want %q", s, got, want)
+		}
 	})
 }

@@ -196,30 +196,81 @@ func parseTags(s string) []string {
 	return strings.Split(s, ",")
 }
 
-func (s *SQLite) insert(ctx context.Context, tx *sql.Tx, coll string, r Record, live int) error {
+// inserter writes records in one transaction through statements prepared
+// once for it: parsing each statement again for every record took a tenth
+// of indexing.
+type inserter struct {
+	find, dropFTS, drop, add, addFTS *sql.Stmt
+}
+
+func prepareInserter(ctx context.Context, tx *sql.Tx) (*inserter, error) {
+	var in inserter
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&in.find, `SELECT rid FROM records WHERE coll = ? AND id = ?`},
+		{&in.dropFTS, `DELETE FROM records_fts WHERE rowid = ?`},
+		{&in.drop, `DELETE FROM records WHERE rid = ?`},
+		{&in.add, `INSERT INTO records(coll, id, live, text, payload, tags, vec, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&in.addFTS, `INSERT INTO records_fts(rowid, terms) VALUES (?, ?)`},
+	} {
+		st, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			in.close()
+			return nil, err
+		}
+		*p.st = st
+	}
+	return &in, nil
+}
+
+func (in *inserter) close() {
+	for _, st := range []*sql.Stmt{in.find, in.dropFTS, in.drop, in.add, in.addFTS} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// insertAll writes recs in tx, each replacing the record of its id.
+func (s *SQLite) insertAll(ctx context.Context, tx *sql.Tx, coll string, recs []Record, live int) error {
+	in, err := prepareInserter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	for _, r := range recs {
+		if err := in.insert(ctx, coll, r, live); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (in *inserter) insert(ctx context.Context, coll string, r Record, live int) error {
 	if r.Created.IsZero() {
 		r.Created = time.Now()
 	}
 	payload, _ := json.Marshal(r.Payload)
 	var old int64
-	err := tx.QueryRowContext(ctx, `SELECT rid FROM records WHERE coll = ? AND id = ?`, coll, r.ID).Scan(&old)
+	err := in.find.QueryRowContext(ctx, coll, r.ID).Scan(&old)
 	if err == nil {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid = ?`, old); err != nil {
+		if _, err := in.dropFTS.ExecContext(ctx, old); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM records WHERE rid = ?`, old); err != nil {
+		if _, err := in.drop.ExecContext(ctx, old); err != nil {
 			return err
 		}
 	} else if !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO records(coll, id, live, text, payload, tags, vec, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		coll, r.ID, live, r.Text, string(payload), tagsField(r.Tags), encodeVec(r.Vector), r.Created.UnixNano())
+	res, err := in.add.ExecContext(ctx, coll, r.ID, live, r.Text, string(payload), tagsField(r.Tags), encodeVec(r.Vector), r.Created.UnixNano())
 	if err != nil {
 		return err
 	}
 	rid, _ := res.LastInsertId()
-	_, err = tx.ExecContext(ctx, `INSERT INTO records_fts(rowid, terms) VALUES (?, ?)`, rid, strings.Join(Stems(r.Text), " "))
+	_, err = in.addFTS.ExecContext(ctx, rid, strings.Join(Stems(r.Text), " "))
 	return err
 }
 
@@ -227,14 +278,7 @@ func (s *SQLite) insert(ctx context.Context, tx *sql.Tx, coll string, r Record, 
 func (s *SQLite) Upsert(ctx context.Context, coll string, recs []Record) error {
 	for i := 0; i < len(recs); i += 500 {
 		batch := recs[i:min(i+500, len(recs))]
-		err := s.tx(ctx, func(tx *sql.Tx) error {
-			for _, r := range batch {
-				if err := s.insert(ctx, tx, coll, r, 1); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		err := s.tx(ctx, func(tx *sql.Tx) error { return s.insertAll(ctx, tx, coll, batch, 1) })
 		if err != nil {
 			return fmt.Errorf("memory store upsert: %w", err)
 		}
@@ -260,15 +304,12 @@ func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs it
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return s.tx(ctx, func(tx *sql.Tx) error {
-			for _, r := range batch {
-				r.ID = "~" + r.ID // staging ids never collide with live ones
-				if err := s.insert(ctx, tx, coll, r, 0); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		staged := make([]Record, len(batch))
+		for i, r := range batch {
+			r.ID = "~" + r.ID // staging ids never collide with live ones
+			staged[i] = r
+		}
+		return s.tx(ctx, func(tx *sql.Tx) error { return s.insertAll(ctx, tx, coll, staged, 0) })
 	})
 	if err != nil {
 		return fmt.Errorf("memory store replace: %w", err)

@@ -100,7 +100,7 @@ for mod in third_party/*/; do
 done
 # Every parser gets a short fuzzing pass (go test runs their seed corpora
 # on every run anyway).
-for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile proposals:FuzzApply \
+for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile memory:FuzzSplitIdent proposals:FuzzApply \
               proposals:FuzzDraftFromBody install:FuzzMerge redact:FuzzRedact redact:FuzzCredentials \
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
               enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
