@@ -85,7 +85,13 @@ func (s *SQLite) loadKeywords(ctx context.Context, coll string, ix *index) (*key
 			return err
 		}
 		defer rows.Close()
-		counts := map[uint32]uint8{}
+		// The stems of one record are counted in cnt, by term number; inDoc
+		// lists the terms the record has, and last says which record a
+		// term was last counted for (+1), so nothing is cleared between
+		// records.
+		var cnt []uint8
+		var last []uint32
+		var inDoc []uint32
 		for rows.Next() {
 			var rid int64
 			var terms string
@@ -96,25 +102,29 @@ func (s *SQLite) loadKeywords(ctx context.Context, coll string, ix *index) (*key
 			if !ok { // written after the vectors were loaded: the next refresh has it
 				continue
 			}
-			clear(counts)
+			inDoc = inDoc[:0]
 			n := 0
 			for t := range strings.FieldsSeq(terms) {
 				id, ok := termIDs[t]
 				if !ok {
 					id = uint32(len(perTerm))
 					termIDs[strings.Clone(t)] = id // not a slice of the row, which it would keep
-					perTerm = append(perTerm, 0)
+					perTerm, cnt, last = append(perTerm, 0), append(cnt, 0), append(last, 0)
 				}
-				if counts[id] < math.MaxUint8 {
-					counts[id]++
+				if last[id] != uint32(i)+1 {
+					last[id], cnt[id] = uint32(i)+1, 0
+					inDoc = append(inDoc, id)
+				}
+				if cnt[id] < math.MaxUint8 {
+					cnt[id]++
 				}
 				n++
 			}
 			kw.dl[i] = uint32(n)
-			for id, c := range counts {
+			for _, id := range inDoc {
 				tids = append(tids, id)
 				docs = append(docs, uint32(i))
-				tfs = append(tfs, c)
+				tfs = append(tfs, cnt[id])
 				perTerm[id]++
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -28,7 +29,14 @@ func main() {
 	n := flag.Int("n", 100000, "chunks to index")
 	queries := flag.Int("queries", 300, "queries to time")
 	src := flag.String("src", "", "source tree to take code from (default: the Go module cache)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		must(err)
+		must(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
+	}
 	ctx := context.Background()
 	if *src == "" {
 		*src = goModCache()
