@@ -137,3 +137,60 @@ func TestKeywordRankTies(t *testing.T) {
 		t.Fatalf("an unknown term matched %+v", got)
 	}
 }
+
+// TestRefreshPerCollection: a write to one collection, from this process or
+// another, rebuilds that collection's indexes and keeps the others'; a
+// write by a Bridle that counted only the file's generation rebuilds all.
+func TestRefreshPerCollection(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "g.db")
+	a, err := OpenSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenSQLite(path) // another process on the same file
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, c := range []string{"memories", "patterns"} {
+		if err := a.Ensure(ctx, c, "m", 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Upsert(ctx, c, []Record{{ID: "x", Text: "first", Vector: []float32{1, 0}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(c string) *index {
+		t.Helper()
+		ix, err := a.refresh(ctx, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	mem, pat := get("memories"), get("patterns")
+	if err := b.Upsert(ctx, "memories", []Record{{ID: "y", Text: "second", Vector: []float32{0, 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if get("patterns") != pat {
+		t.Error("a write to memories rebuilt the patterns index")
+	}
+	if m := get("memories"); m == mem || len(m.ids) != 2 {
+		t.Errorf("the memories index after another process's write: rebuilt %v, %d records", m != mem, len(m.ids))
+	}
+	if err := a.DeleteID(ctx, "patterns", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if p := get("patterns"); p == pat || len(p.ids) != 0 {
+		t.Errorf("the patterns index after a delete: rebuilt %v, %d records", p != pat, len(p.ids))
+	}
+	mem, pat = get("memories"), get("patterns")
+	if _, err := b.db.ExecContext(ctx, `UPDATE meta SET v = v + 1 WHERE k = 'gen'`); err != nil { // an older Bridle's write
+		t.Fatal(err)
+	}
+	if get("memories") == mem || get("patterns") == pat {
+		t.Error("a write that named no collection did not rebuild every index")
+	}
+}

@@ -35,7 +35,7 @@ type SQLite struct {
 	path string
 	mu   sync.Mutex
 	idx  map[string]*index // per collection
-	seen int64             // the file's write generation the indexes reflect
+	seen int64             // the file's writes that named no collection, as the indexes reflect them
 }
 
 // OpenSQLite opens (creating) the store at path.
@@ -71,6 +71,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(terms, tokenize='unico
 CREATE VIRTUAL TABLE IF NOT EXISTS records_vocab USING fts5vocab(records_fts, 'row');
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v INTEGER NOT NULL);
 INSERT OR IGNORE INTO meta(k, v) VALUES ('gen', 0);
+INSERT OR IGNORE INTO meta(k, v) SELECT 'tracked', v FROM meta WHERE k = 'gen';
 `
 
 func (s *SQLite) migrate(ctx context.Context) error {
@@ -107,7 +108,11 @@ func (s *SQLite) retry(ctx context.Context, f func(context.Context) error) error
 	return fmt.Errorf("memory store busy for too long: %w", err)
 }
 
-func (s *SQLite) tx(ctx context.Context, f func(*sql.Tx) error) error {
+// tx runs f in a write transaction on coll, and counts the write in the
+// file's generations (refresh): the file's ('gen'), the collection's
+// ('gen:COLL'), and the writes that say their collection ('tracked'). A
+// Bridle from before the collection generations counted only 'gen'.
+func (s *SQLite) tx(ctx context.Context, coll string, f func(*sql.Tx) error) error {
 	return s.retry(ctx, func(ctx context.Context) error {
 		tx, err := s.db.BeginTx(ctx, nil)
 		if err != nil {
@@ -117,7 +122,11 @@ func (s *SQLite) tx(ctx context.Context, f func(*sql.Tx) error) error {
 			tx.Rollback()
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE meta SET v = v + 1 WHERE k = 'gen'`); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE meta SET v = v + 1 WHERE k IN ('gen', 'tracked')`); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(k, v) VALUES (?, 1) ON CONFLICT(k) DO UPDATE SET v = v + 1`, "gen:"+coll); err != nil {
 			tx.Rollback()
 			return err
 		}
@@ -278,7 +287,7 @@ func (in *inserter) insert(ctx context.Context, coll string, r Record, live int)
 func (s *SQLite) Upsert(ctx context.Context, coll string, recs []Record) error {
 	for i := 0; i < len(recs); i += 500 {
 		batch := recs[i:min(i+500, len(recs))]
-		err := s.tx(ctx, func(tx *sql.Tx) error { return s.insertAll(ctx, tx, coll, batch, 1) })
+		err := s.tx(ctx, coll, func(tx *sql.Tx) error { return s.insertAll(ctx, tx, coll, batch, 1) })
 		if err != nil {
 			return fmt.Errorf("memory store upsert: %w", err)
 		}
@@ -291,7 +300,7 @@ func (s *SQLite) Upsert(ctx context.Context, coll string, recs []Record) error {
 // live. Invisible leftovers of a crashed run are removed first.
 func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs iter.Seq2[Record, error]) error {
 	sel := `coll = ? AND json_extract(payload, '$.' || ?) = ?`
-	if err := s.tx(ctx, func(tx *sql.Tx) error {
+	if err := s.tx(ctx, coll, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE live = 0 AND `+sel+`)`, coll, field, value); err != nil {
 			return err
 		}
@@ -309,12 +318,12 @@ func (s *SQLite) Replace(ctx context.Context, coll, field, value string, recs it
 			r.ID = "~" + r.ID // staging ids never collide with live ones
 			staged[i] = r
 		}
-		return s.tx(ctx, func(tx *sql.Tx) error { return s.insertAll(ctx, tx, coll, staged, 0) })
+		return s.tx(ctx, coll, func(tx *sql.Tx) error { return s.insertAll(ctx, tx, coll, staged, 0) })
 	})
 	if err != nil {
 		return fmt.Errorf("memory store replace: %w", err)
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
+	err = s.tx(ctx, coll, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE live = 1 AND `+sel+`)`, coll, field, value); err != nil {
 			return err
 		}
@@ -416,7 +425,7 @@ func (s *SQLite) Count(ctx context.Context, coll string, f Filter) (int, error) 
 func (s *SQLite) Delete(ctx context.Context, coll string, f Filter) (int, error) {
 	w, args := s.where(coll, f)
 	var n int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, coll, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE `+w+`)`, args...); err != nil {
 			return err
 		}
@@ -432,7 +441,7 @@ func (s *SQLite) Delete(ctx context.Context, coll string, f Filter) (int, error)
 // DeleteID implements Store.
 func (s *SQLite) DeleteID(ctx context.Context, coll, id string) error {
 	var n int64
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, coll, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM records_fts WHERE rowid IN (SELECT rid FROM records WHERE coll = ? AND id = ? AND live = 1)`, coll, id); err != nil {
 			return err
 		}
@@ -450,6 +459,7 @@ func (s *SQLite) DeleteID(ctx context.Context, coll, id string) error {
 
 // index is the in-memory vector index of one collection.
 type index struct {
+	gen   int64 // the collection's generation it reflects
 	dim   int
 	words int      // uint64 words per code
 	rids  []int64  // row ids, in load order
@@ -467,8 +477,6 @@ type index struct {
 	kw   *keywords
 }
 
-// refresh reloads the in-memory indexes when another process (or this one)
-// wrote to the file since the last look.
 // Warm loads the vector index of every collection the store holds, so
 // that the first search after a start does not pay for it. It creates
 // nothing. Long-lived servers call it in the background.
@@ -501,19 +509,47 @@ func (s *SQLite) Warm(ctx context.Context) error {
 	return nil
 }
 
+// refresh reloads the in-memory indexes when another process (or this one)
+// wrote to the file since the last look. A collection's indexes are
+// rebuilt when it was written (its generation moved), not when another
+// collection was: remembering a decision does not make the next pattern
+// search reload 100,000 records. A write that did not say its collection
+// (a Bridle from before: the file's generation moved, the tracked count did
+// not follow) rebuilds them all.
 func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
-	var gen int64
+	var gen, tracked, collGen int64
 	if err := s.retry(ctx, func(ctx context.Context) error {
-		return s.db.QueryRowContext(ctx, `SELECT v FROM meta WHERE k = 'gen'`).Scan(&gen)
+		gen, tracked, collGen = 0, 0, 0
+		rows, err := s.db.QueryContext(ctx, `SELECT k, v FROM meta WHERE k IN ('gen', 'tracked', ?)`, "gen:"+coll)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var v int64
+			if err := rows.Scan(&k, &v); err != nil {
+				return err
+			}
+			switch k {
+			case "gen":
+				gen = v
+			case "tracked":
+				tracked = v
+			default:
+				collGen = v
+			}
+		}
+		return rows.Err()
 	}); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if gen != s.seen {
-		s.idx, s.seen = map[string]*index{}, gen
+	if untracked := gen - tracked; untracked != s.seen {
+		s.idx, s.seen = map[string]*index{}, untracked
 	}
-	if ix, ok := s.idx[coll]; ok {
+	if ix, ok := s.idx[coll]; ok && ix.gen == collGen {
 		return ix, nil
 	}
 	var dim int
@@ -554,6 +590,7 @@ func (s *SQLite) refresh(ctx context.Context, coll string) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.gen = collGen
 	s.idx[coll] = ix
 	if len(ix.ids) > 10000 {
 		debug.FreeOSMemory() // loading left garbage the size of the index; give it back now
