@@ -394,8 +394,8 @@ func (s *Rules) forwardOnly(snap *compiler.Snapshot) error {
 	prev := ""
 	if s.snap != nil {
 		prev = s.snap.Source.Commit
-	} else if c, err := s.loadCache(); err == nil {
-		prev = c.Snapshot.Source.Commit
+	} else if c, err := s.cachedCommit(); err == nil {
+		prev = c
 	}
 	if prev == "" || prev == snap.Source.Commit {
 		return nil
@@ -545,6 +545,52 @@ func (s *Rules) store(snap *compiler.Snapshot, at time.Time) {
 	if err != nil {
 		s.log.Warn("could not cache the snapshot", "err", err)
 	}
+}
+
+// cachedCommit is the commit of the snapshot served last, read without
+// decoding the rest of it: decoding a whole snapshot sets up the JSON
+// decoders of every type it holds (a tenth of a sidecar's start), and even
+// validating the whole file is more than the hook needs. The snapshot's
+// source comes before its document, so a streaming read stops early.
+func (s *Rules) cachedCommit() (string, error) {
+	if s.cacheDir == "" {
+		return "", errors.New("cache disabled")
+	}
+	f, err := os.Open(filepath.Join(s.cacheKeyDir(), "latest.json"))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dec := json.NewDecoder(f)
+	var src struct {
+		Commit string `json:"commit"`
+	}
+	if !intoKey(dec, "snapshot") || !intoKey(dec, "source") || dec.Decode(&src) != nil {
+		return "", errors.New("cached snapshot is damaged: no snapshot.source")
+	}
+	return src.Commit, nil
+}
+
+// intoKey reads dec's next value, an object, up to the value of key; false
+// when it is not an object or has no such key.
+func intoKey(dec *json.Decoder, key string) bool {
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if t == key {
+			return true
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return false
+		}
+	}
+	return false
 }
 
 func (s *Rules) loadCache() (cached, error) {

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -110,5 +112,42 @@ func TestOneCacheRoot(t *testing.T) {
 	t.Setenv("BRIDLE_CACHE_DIR", root)
 	if CacheRoot() != root {
 		t.Errorf("CacheRoot = %q, want %q", CacheRoot(), root)
+	}
+}
+
+// TestMovedBackAcrossProcesses: a process that has served nothing yet
+// (the hook, a new sidecar) refuses a ref that moved back from what an
+// earlier process served, reading that commit from the snapshot cache.
+func TestMovedBackAcrossProcesses(t *testing.T) {
+	dir, cache := t.TempDir(), t.TempDir()
+	src := example(t)
+	commit(t, dir, src)
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := repo.Head()
+	commit(t, dir, []byte(strings.Replace(string(src), "Runic Gateway", "Runic Gateway II", 1)))
+	if _, _, err := Load(Options{Rules: dir, Ref: "main", CacheDir: cache, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Storer.SetReference(plumbing.NewHashReference("refs/heads/main", before.Hash())); err != nil {
+		t.Fatal(err)
+	}
+	_, st, err := Load(Options{Rules: dir, Ref: "main", CacheDir: cache, Version: "test"})
+	if !errors.Is(err, ErrMovedBack) && !strings.Contains(st.Reason, "does not descend") {
+		t.Fatalf("a new process after main moved back: err %v, status %+v", err, st)
+	}
+	// A damaged cache is no history to hold to: the rules are served.
+	if err := filepath.WalkDir(filepath.Join(cache, "snapshots"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "latest.json" {
+			err = os.WriteFile(p, []byte(`{"snapshot": 7}`), 0o600)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, st, err := Load(Options{Rules: dir, Ref: "main", CacheDir: cache, Version: "test"}); err != nil || st.Stale {
+		t.Fatalf("with a damaged cache: err %v, status %+v", err, st)
 	}
 }
