@@ -3,14 +3,13 @@ package mcp
 import (
 	"bytes"
 	"context"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -103,7 +102,7 @@ func newTool[In, Out any](t Tool, tweak func(*jsonschema.Schema), h sdk.ToolHand
 		return in, out, nil
 	}
 	t.add = func(srv *sdk.Server) {
-		// The schemas come precomputed (schemas.json, kept in step with the
+		// The schemas come precomputed (the schemas directory, kept in step with the
 		// Go types by TestSchemasCommitted); reflecting them at every start
 		// is what made cold starts slow.
 		in, out, ok := committedSchemas(t.Name)
@@ -524,40 +523,39 @@ func text(s string) *sdk.CallToolResult {
 // agent supplies, so it cannot forge lines in logs or prompts.
 var clean = proposals.MultiLine
 
-//go:embed schemas.json
-var schemasJSON []byte
-
-type toolSchemas struct {
-	Input  json.RawMessage `json:"input"`
-	Output json.RawMessage `json:"output,omitempty"`
-}
-
-var committed = sync.OnceValue(func() map[string]toolSchemas {
-	m := map[string]toolSchemas{}
-	_ = json.Unmarshal(schemasJSON, &m)
-	return m
-})
+// schemaFiles are the tools' schemas as the Go types reflect them, one file
+// each (NAME.input.json, NAME.output.json), kept in step by
+// TestSchemasCommitted: served as they are, with nothing to parse at start
+// (one JSON document of them all took a tenth of a sidecar's start to read).
+//
+//go:embed schemas
+var schemaFiles embed.FS
 
 // committedSchemas returns the precomputed schemas of a tool.
 func committedSchemas(name string) (in, out json.RawMessage, ok bool) {
-	s, ok := committed()[name]
-	return s.Input, s.Output, ok && len(s.Input) > 0
+	in, err := schemaFiles.ReadFile("schemas/" + name + ".input.json")
+	if err != nil || len(bytes.TrimSpace(in)) == 0 {
+		return nil, nil, false
+	}
+	if o, err := schemaFiles.ReadFile("schemas/" + name + ".output.json"); err == nil {
+		out = bytes.TrimSpace(o)
+	}
+	return bytes.TrimSpace(in), out, true
 }
 
-// SchemasJSON reflects every tool's schemas from the Go types, as
-// schemas.json holds them.
-func SchemasJSON(tools []Tool) ([]byte, error) {
-	m := map[string]toolSchemas{}
+// SchemaFiles reflects every tool's schemas from the Go types, as the
+// schemas directory holds them: file name to content.
+func SchemaFiles(tools []Tool) (map[string][]byte, error) {
+	files := map[string][]byte{}
 	for _, t := range tools {
 		in, out, err := t.schemas()
 		if err != nil {
 			return nil, err
 		}
-		m[t.Name] = toolSchemas{Input: in, Output: out}
+		files[t.Name+".input.json"] = append(in, '\n')
+		if out != nil {
+			files[t.Name+".output.json"] = append(out, '\n')
+		}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
+	return files, nil
 }

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -579,19 +580,42 @@ func TestServeSnapshotFile(t *testing.T) {
 	}
 }
 
-// TestSchemasCommitted keeps schemas.json (the tool schemas served without
-// reflecting at start-up) in step with the Go types; -update rewrites it.
+// TestSchemasCommitted keeps the schemas directory (the tool schemas served
+// without reflecting the Go types at start) in step with the types: every
+// tool's files as reflected, and no file of a tool that is gone.
 func TestSchemasCommitted(t *testing.T) {
-	got, err := SchemasJSON(New(Options{CacheDir: "-"}).Tools())
+	want, err := SchemaFiles(New(Options{CacheDir: "-"}).Tools())
 	if err != nil {
 		t.Fatal(err)
 	}
+	entries, err := os.ReadDir("schemas")
+	if err != nil && !*update {
+		t.Fatal(err)
+	}
 	if *update {
-		os.WriteFile("schemas.json", got, 0o644)
+		os.MkdirAll("schemas", 0o755)
+		for _, e := range entries {
+			if _, ok := want[e.Name()]; !ok {
+				os.Remove(filepath.Join("schemas", e.Name()))
+			}
+		}
+		for name, b := range want {
+			if err := os.WriteFile(filepath.Join("schemas", name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		return
 	}
-	if string(got) != string(schemasJSON) {
-		t.Error("schemas.json is out of date with the tool types; run go test ./mcp -run SchemasCommitted -update")
+	for _, e := range entries {
+		if _, ok := want[e.Name()]; !ok {
+			t.Errorf("schemas/%s is of no tool; run go test ./mcp -run SchemasCommitted -update", e.Name())
+		}
+	}
+	for name, b := range want {
+		got, err := schemaFiles.ReadFile("schemas/" + name)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("schemas/%s is out of date with the tool types; run go test ./mcp -run SchemasCommitted -update", name)
+		}
 	}
 }
 
