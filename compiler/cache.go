@@ -1,10 +1,11 @@
 package compiler
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/gob"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bridle-dev/bridle/renderers"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -21,15 +23,27 @@ import (
 // from (path, ref, commit, dirty), the resolved provenance and the bridle
 // build; a development build is identified by its executable's size and
 // modification time. Invalid rules are never cached.
+//
+// Entries are gob, not JSON: decoding a snapshot with encoding/json first
+// builds the decoders (and encoders) of every type it holds, in every
+// process — twice gob's whole decode, on the hook's path before every tool
+// call and on every sidecar's start. gob carries no empty slice and no
+// pointer to a zero scalar, and needs an interface's types registered:
+// TestCacheRoundTrip holds a decoded entry to the snapshot that was put, as
+// its JSON says it, and walks the snapshot's types for fields gob would not
+// carry faithfully.
 type Cache struct {
 	Dir string // "" disables the cache
 }
+
+// cacheExt names a cache entry's file.
+const cacheExt = ".gob"
 
 // Key identifies one compilation of in by bridleVersion; forge names the
 // forge's review (ForgeKey), "" for none.
 func Key(in Input, bridleVersion, forge string, strict bool) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "v3\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
+	fmt.Fprintf(h, "v4\x00%s\x00%s\x00%s\x00%s\x00%s\x00%t\x00%s\x00", bridleVersion, in.Name, in.Source.Kind, in.Source.Commit,
 		in.Source.Ref, in.Source.Dirty, in.Source.Path)
 	if bridleVersion == "" || bridleVersion == "dev" {
 		if exe, err := os.Executable(); err == nil {
@@ -51,13 +65,16 @@ func (c Cache) Get(key string) *Snapshot {
 	if c.Dir == "" {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(c.Dir, key+".json"))
+	b, err := os.ReadFile(filepath.Join(c.Dir, key+cacheExt))
 	if err != nil {
 		return nil
 	}
 	var s Snapshot
-	if json.Unmarshal(b, &s) != nil || s.ContentHash == "" {
+	if gob.NewDecoder(bytes.NewReader(b)).Decode(&s) != nil || s.ContentHash == "" {
 		return nil
+	}
+	if s.Renders == nil { // gob sends no empty slice; JSON says [] for it
+		s.Renders = []renderers.File{}
 	}
 	return &s
 }
@@ -67,10 +84,11 @@ func (c Cache) Put(key string, snap *Snapshot) {
 	if c.Dir == "" || snap == nil {
 		return
 	}
-	b, err := json.Marshal(snap)
-	if err != nil || os.MkdirAll(c.Dir, 0o700) != nil {
+	var buf bytes.Buffer
+	if gob.NewEncoder(&buf).Encode(snap) != nil || os.MkdirAll(c.Dir, 0o700) != nil {
 		return
 	}
+	b := buf.Bytes()
 	suffix := make([]byte, 4)
 	rand.Read(suffix)
 	tmp := filepath.Join(c.Dir, key+".tmp"+hex.EncodeToString(suffix))
@@ -78,8 +96,8 @@ func (c Cache) Put(key string, snap *Snapshot) {
 		os.Remove(tmp)
 		return
 	}
-	os.Rename(tmp, filepath.Join(c.Dir, key+".json")) // atomic; no fsync: a lost entry is recompiled
-	if suffix[0] < 4 {                                // now and then, keep the cache small
+	os.Rename(tmp, filepath.Join(c.Dir, key+cacheExt)) // atomic; no fsync: a lost entry is recompiled
+	if suffix[0] < 4 {                                 // now and then, keep the cache small
 		c.prune(500)
 	}
 }
@@ -96,7 +114,8 @@ func (c Cache) prune(max int) {
 	}
 	var es []entry
 	for _, e := range entries {
-		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".json") {
+		// .json: the entries of a Bridle before gob, never read again.
+		if info, err := e.Info(); err == nil && (strings.HasSuffix(e.Name(), cacheExt) || strings.HasSuffix(e.Name(), ".json")) {
 			es = append(es, entry{e.Name(), info.ModTime()})
 		}
 	}

@@ -3,11 +3,14 @@ package compiler
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
@@ -111,4 +114,106 @@ func checkOutline(t *testing.T, doc *schema.Document, r renderers.File) {
 	if !slices.Equal(o.Blocks, []string{"HTML block"}) {
 		t.Errorf("%s: blocks besides the header: %q", r.Path, o.Blocks)
 	}
+}
+
+// TestCacheRoundTrip: a snapshot taken out of the cache is the one put in,
+// as its canonical JSON says, for every golden case and example, with and
+// without a reviewed history; and the snapshot's types hold nothing gob
+// would not carry faithfully.
+func TestCacheRoundTrip(t *testing.T) {
+	var docs [][]byte
+	files, _ := filepath.Glob("testdata/golden/*.txtar")
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name == "bridle.yaml" {
+				docs = append(docs, f.Data)
+			}
+		}
+	}
+	examples, _ := filepath.Glob("../examples/*/bridle.yaml")
+	for _, e := range examples {
+		b, err := os.ReadFile(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, b)
+	}
+	if len(docs) < 4 {
+		t.Fatalf("found %d documents", len(docs))
+	}
+	c := Cache{Dir: t.TempDir()}
+	for i, src := range docs {
+		in := Input{Name: "bridle.yaml", Data: src, Source: Source{Kind: "git", Path: "bridle.yaml", Ref: "main", Commit: testCommit}}
+		snap, diags := CompileBytes(in, "test")
+		if snap == nil {
+			t.Fatalf("document %d: %s", i, diags.Error())
+		}
+		for _, approval := range []*Approval{nil, {}, {Baseline: testCommit, Unapproved: []schema.Unapproved{{Subject: "guardrail x", Commit: testCommit}}}} {
+			snap.Approval = approval
+			key := fmt.Sprintf("k%d-%v", i, approval != nil)
+			if approval != nil && approval.Baseline != "" {
+				key += "-b"
+			}
+			c.Put(key, snap)
+			got := c.Get(key)
+			if got == nil {
+				t.Fatalf("document %d: nothing came back", i)
+			}
+			want, _ := snap.JSON()
+			have, _ := got.JSON()
+			if !bytes.Equal(want, have) {
+				t.Errorf("document %d, approval %+v: the cached snapshot differs:\n%s", i, approval, cmp.Diff(string(want), string(have)))
+			}
+		}
+	}
+	// No renders at all: still [] in its JSON.
+	empty := &Snapshot{ContentHash: "sha256:x", Renders: []renderers.File{}}
+	c.Put("empty", empty)
+	if got, _ := c.Get("empty").JSON(); !strings.Contains(string(got), `"renders": []`) {
+		t.Errorf("a snapshot with no renders came back as:\n%s", got)
+	}
+	// What gob would not carry faithfully: an interface (its types must be
+	// registered), a pointer to anything but a struct (a pointer to false
+	// comes back nil), a slice that JSON writes even when empty (it comes
+	// back nil: null) unless Get restores it.
+	seen := map[reflect.Type]bool{}
+	var walk func(ty reflect.Type, path string)
+	walk = func(ty reflect.Type, path string) {
+		switch ty.Kind() {
+		case reflect.Interface:
+			t.Errorf("%s is an interface", path)
+		case reflect.Pointer:
+			if ty.Elem().Kind() != reflect.Struct {
+				t.Errorf("%s is a pointer to a %s", path, ty.Elem().Kind())
+			}
+			walk(ty.Elem(), path)
+		case reflect.Slice, reflect.Array:
+			walk(ty.Elem(), path+"[]")
+		case reflect.Map:
+			walk(ty.Key(), path+"{key}")
+			walk(ty.Elem(), path+"{}")
+		case reflect.Struct:
+			if seen[ty] || ty == reflect.TypeFor[time.Time]() {
+				return
+			}
+			seen[ty] = true
+			for i := range ty.NumField() {
+				f := ty.Field(i)
+				if !f.IsExported() {
+					continue
+				}
+				tag := f.Tag.Get("json")
+				if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() != reflect.Uint8 && tag != "-" &&
+					!strings.Contains(tag, "omitempty") && !strings.Contains(tag, "omitzero") && path+"."+f.Name != "Snapshot.Renders" {
+					t.Errorf("%s.%s: JSON writes it when empty, gob brings it back nil; restore it in Cache.Get", path, f.Name)
+				}
+				walk(f.Type, path+"."+f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[Snapshot](), "Snapshot")
 }
