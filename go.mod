@@ -227,3 +227,5 @@ replace github.com/prometheus/client_golang => ./third_party/client_golang
 replace github.com/google/jsonschema-go => ./third_party/jsonschema-go
 
 replace code.gitea.io/sdk/gitea => ./third_party/gitea-sdk
+
+replace github.com/modelcontextprotocol/go-sdk => ./third_party/go-sdk
