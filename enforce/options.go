@@ -81,32 +81,59 @@ func newSpec(abbrev bool, defs ...string) *optSpec {
 	return s
 }
 
-// optSpecs are the option tables of the programs rules commonly name;
-// git's are per subcommand, under "git push" and so on. Built at first use.
-var optSpecs = sync.OnceValue(func() map[string]*optSpec {
-	chmodModes := []string{}
-	for _, ch := range "rwxXstugoa01234567" {
-		chmodModes = append(chmodModes, "-"+string(ch)+"~")
+// specs caches the option tables built so far, by program (git's by
+// subcommand, "git push"): each is built the first time a rule or command
+// names its program, not all of them for the first (a hook that checks one
+// command for two guardrails built two dozen tables).
+var specs sync.Map // string → *optSpec
+
+// specFor is the option table of a rule or command: its program's, or for
+// git its subcommand's; nil when the checker does not know it.
+func specFor(prog, sub string) *optSpec {
+	name := prog
+	if prog == "git" {
+		name = "git " + sub
 	}
-	specs := map[string]*optSpec{
-		"rm": newSpec(true, "-r -R --recursive =recursive", "-f --force =force", "-i =interactive", "-I =interactive-once",
+	if s, ok := specs.Load(name); ok {
+		return s.(*optSpec)
+	}
+	s := buildSpec(name)
+	if s == nil {
+		return nil // not cached: commands name any program they like
+	}
+	got, _ := specs.LoadOrStore(name, s)
+	return got.(*optSpec)
+}
+
+// buildSpec is the option table of the program (or git subcommand) name,
+// nil for one the checker does not know.
+func buildSpec(name string) *optSpec {
+	switch name {
+	case "rm":
+		return newSpec(true, "-r -R --recursive =recursive", "-f --force =force", "-i =interactive", "-I =interactive-once",
 			"--interactive[=] =interactive-when", "-d --dir =dir", "-v --verbose =verbose", "--one-file-system", "--no-preserve-root",
-			"--preserve-root[=]"),
-		"chmod": newSpec(true, append(chmodModes, "-R --recursive =recursive", "-c --changes", "-f --silent --quiet =silent",
-			"-v --verbose", "--reference=", "--preserve-root", "--no-preserve-root")...),
-		"chown": newSpec(true, "-R --recursive =recursive", "-c --changes", "-f --silent --quiet =silent", "-v --verbose",
-			"-h --no-dereference", "--dereference", "-H", "-L", "-P", "--from=", "--reference=", "--preserve-root", "--no-preserve-root"),
-		"cp": newSpec(true, "-r -R --recursive =recursive", "-a --archive =archive,recursive", "-f --force =force",
+			"--preserve-root[=]")
+	case "chmod":
+		return newSpec(true, append(chmodModes(), "-R --recursive =recursive", "-c --changes", "-f --silent --quiet =silent",
+			"-v --verbose", "--reference=", "--preserve-root", "--no-preserve-root")...)
+	case "chown", "chgrp":
+		return newSpec(true, "-R --recursive =recursive", "-c --changes", "-f --silent --quiet =silent", "-v --verbose",
+			"-h --no-dereference", "--dereference", "-H", "-L", "-P", "--from=", "--reference=", "--preserve-root", "--no-preserve-root")
+	case "cp":
+		return newSpec(true, "-r -R --recursive =recursive", "-a --archive =archive,recursive", "-f --force =force",
 			"-i --interactive", "-n --no-clobber", "-t= --target-directory=", "-S= --suffix=", "-T --no-target-directory",
 			"-v --verbose", "-u", "--update[=]", "-l --link", "-s --symbolic-link", "-b", "--backup[=]", "-p", "--preserve[=]",
 			"--no-preserve=", "-d", "-L --dereference", "-P --no-dereference", "-H", "-x --one-file-system", "--reflink[=]",
-			"--sparse=", "--remove-destination", "--parents", "--strip-trailing-slashes", "--attributes-only"),
-		"mv": newSpec(true, "-f --force =force", "-i --interactive", "-n --no-clobber", "-t= --target-directory=", "-S= --suffix=",
-			"-T --no-target-directory", "-u", "--update[=]", "-v --verbose", "-b", "--backup[=]", "--strip-trailing-slashes"),
-		"ln": newSpec(true, "-s --symbolic =symbolic", "-f --force =force", "-n --no-dereference", "-T --no-target-directory",
+			"--sparse=", "--remove-destination", "--parents", "--strip-trailing-slashes", "--attributes-only")
+	case "mv":
+		return newSpec(true, "-f --force =force", "-i --interactive", "-n --no-clobber", "-t= --target-directory=", "-S= --suffix=",
+			"-T --no-target-directory", "-u", "--update[=]", "-v --verbose", "-b", "--backup[=]", "--strip-trailing-slashes")
+	case "ln":
+		return newSpec(true, "-s --symbolic =symbolic", "-f --force =force", "-n --no-dereference", "-T --no-target-directory",
 			"-t= --target-directory=", "-S= --suffix=", "-b", "--backup[=]", "-i --interactive", "-v --verbose", "-r --relative",
-			"-L --logical", "-P --physical"),
-		"curl": newSpec(false, "-X= --request= =request",
+			"-L --logical", "-P --physical")
+	case "curl":
+		return newSpec(false, "-X= --request= =request",
 			"-d= --data= --data-binary= --data-raw= --data-ascii= --data-urlencode= --json= =data", "-F= --form= --form-string= =form",
 			"-T= --upload-file= =upload-file", "-o= --output= =output", "-O --remote-name", "-H= --header=", "-u= --user=",
 			"-A= --user-agent=", "-e= --referer=", "-b= --cookie=", "-c= --cookie-jar=", "-x= --proxy=", "-K= --config=",
@@ -114,51 +141,53 @@ var optSpecs = sync.OnceValue(func() map[string]*optSpec {
 			"-Q= --quote=", "-Y= --speed-limit=", "-y= --speed-time=", "-z= --time-cond=", "-t= --telnet-option=", "-U= --proxy-user=",
 			"-P= --ftp-port=", "--url=", "--connect-timeout=", "--retry=", "--cacert=", "--key=", "--resolve=", "--data-urlencode=",
 			"-k --insecure", "-L --location", "-s --silent", "-S --show-error", "-f --fail", "-v --verbose", "-i --include",
-			"-I --head", "-G --get", "-N --no-buffer", "-#"),
-		// Programs whose single-dash words are whole options.
-		"find":      {whole: true},
-		"go":        {whole: true},
-		"java":      {whole: true},
-		"terraform": {whole: true},
-		"tofu":      {whole: true},
-
-		"git push": newSpec(true, "-f --force =force", "--force-with-lease[=] =force-with-lease,force",
+			"-I --head", "-G --get", "-N --no-buffer", "-#")
+	// Programs whose single-dash words are whole options.
+	case "find", "go", "java", "terraform", "tofu":
+		return &optSpec{whole: true}
+	case "git push":
+		s := newSpec(true, "-f --force =force", "--force-with-lease[=] =force-with-lease,force",
 			"--force-if-includes =force-if-includes,force", "--mirror =mirror,force", "-d --delete =delete",
 			"-n --dry-run =dry-run", "--no-verify", "--verify", "-u --set-upstream", "--all", "--branches", "--tags",
 			"--follow-tags", "--prune", "--atomic", "--porcelain", "--thin", "--no-thin", "-q --quiet", "-v --verbose",
 			"--progress", "-4 --ipv4", "-6 --ipv6", "-o= --push-option= =push-option", "--repo= =repo",
-			"--receive-pack= --exec= =receive-pack", "--recurse-submodules=", "--signed[=]"),
-		"git reset": newSpec(true, "--hard", "--soft", "--mixed", "--merge", "--keep", "-q --quiet", "-p --patch",
-			"-N --intent-to-add", "--pathspec-from-file=", "--pathspec-file-nul", "--recurse-submodules[=]", "--no-refresh"),
-		"git clean": newSpec(true, "-f --force =force", "-d =dir", "-x =ignored", "-X =only-ignored", "-n --dry-run =dry-run",
-			"-q --quiet", "-i --interactive =interactive", "-e= --exclude= =exclude"),
-		"git checkout": newSpec(true, "-f --force =force", "-b= =branch", "-B= =reset-branch", "--orphan=", "-t --track[=]",
+			"--receive-pack= --exec= =receive-pack", "--recurse-submodules=", "--signed[=]")
+		s.refspecs = true
+		return s
+	case "git reset":
+		return newSpec(true, "--hard", "--soft", "--mixed", "--merge", "--keep", "-q --quiet", "-p --patch",
+			"-N --intent-to-add", "--pathspec-from-file=", "--pathspec-file-nul", "--recurse-submodules[=]", "--no-refresh")
+	case "git clean":
+		return newSpec(true, "-f --force =force", "-d =dir", "-x =ignored", "-X =only-ignored", "-n --dry-run =dry-run",
+			"-q --quiet", "-i --interactive =interactive", "-e= --exclude= =exclude")
+	case "git checkout":
+		return newSpec(true, "-f --force =force", "-b= =branch", "-B= =reset-branch", "--orphan=", "-t --track[=]",
 			"--no-track", "-p --patch", "-m --merge", "--ours", "--theirs", "-q --quiet", "--detach", "--conflict=",
-			"--pathspec-from-file=", "--overlay", "--no-overlay", "--ignore-other-worktrees", "--recurse-submodules[=]"),
-		"git branch": newSpec(true, "-d --delete =delete", "-D =delete,force", "-f --force =force", "-m --move =move",
+			"--pathspec-from-file=", "--overlay", "--no-overlay", "--ignore-other-worktrees", "--recurse-submodules[=]")
+	case "git branch":
+		return newSpec(true, "-d --delete =delete", "-D =delete,force", "-f --force =force", "-m --move =move",
 			"-M =move,force", "-c --copy =copy", "-C =copy,force", "-r --remotes", "-a --all", "-l --list", "-v --verbose",
 			"-q --quiet", "-u= --set-upstream-to=", "--unset-upstream", "--contains[=]", "--no-contains[=]", "--merged[=]",
 			"--no-merged[=]", "--format=", "--sort=", "--points-at=", "--show-current", "--edit-description", "-t --track[=]",
-			"--no-track"),
-		"git commit": newSpec(true, "-n --no-verify =no-verify", "--verify", "-a --all =all", "--amend =amend",
+			"--no-track")
+	case "git commit":
+		return newSpec(true, "-n --no-verify =no-verify", "--verify", "-a --all =all", "--amend =amend",
 			"-m= --message= =message", "-F= --file= =file", "-C= --reuse-message=", "-c= --reedit-message=", "--fixup=",
 			"--squash=", "--author=", "--date=", "-t= --template=", "--cleanup=", "-s --signoff", "-S --gpg-sign[=]",
 			"-q --quiet", "-v --verbose", "-u --untracked-files[=]", "-e --edit", "--no-edit", "-p --patch", "-i --include",
-			"-o --only", "--allow-empty", "--allow-empty-message", "--dry-run", "--pathspec-from-file=", "-z --null", "--trailer="),
+			"-o --only", "--allow-empty", "--allow-empty-message", "--dry-run", "--pathspec-from-file=", "-z --null", "--trailer=")
 	}
-	specs["chgrp"] = specs["chown"]
-	specs["git push"].refspecs = true
-	return specs
-})
+	return nil
+}
 
-// specFor is the option table of a rule or command: its program's, or for
-// git its subcommand's; nil when the checker does not know it.
-func specFor(prog, sub string) *optSpec {
-	specs := optSpecs()
-	if prog == "git" {
-		return specs["git "+sub]
+// chmodModes are chmod's symbolic and octal modes, which look like options
+// (-w, -x, -755).
+func chmodModes() []string {
+	var modes []string
+	for _, ch := range "rwxXstugoa01234567" {
+		modes = append(modes, "-"+string(ch)+"~")
 	}
-	return specs[prog]
+	return modes
 }
 
 // longDef is what the long option name (without --) means: its own entry,
