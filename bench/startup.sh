@@ -11,10 +11,11 @@
 #   - bridle mcp cold start to answered initialize + tools/list beside the
 #     bare go-sdk server (bench/mcpstart, alternating, ROUNDS of 10 starts),
 # then the package initialisation GODEBUG=inittrace=1 reports for bridle
-# version, and the targets. With OLD_REF, bridle built at that commit runs
+# version, the instructions each command runs (callgrind: the same under
+# any load), and the targets. With OLD_REF, bridle built at that commit runs
 # beside this checkout's in the same run.
 #
-# Needs: go and git; npm for ruler.
+# Needs: go and git; npm for ruler; valgrind for the instruction counts.
 # Usage: bench/startup.sh [OLD_REF] [RUNS] [ROUNDS]   (default: none, 40, 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +96,27 @@ for v in $VERSIONS; do
   GODEBUG=inittrace=1 "$WORK/$v" version 2>&1 >/dev/null \
     | awk -v v="$v" '$1=="init" {n++; c+=$5; b+=$8; a+=$10} END {printf "%-6s %d packages, %.2f MB in %d allocations, %.1f ms by its clock\n", v, n, b/1e6, a, c}'
 done
+
+# Instructions, which load does not change (valgrind's callgrind, one
+# thread, no asynchronous preemption: repeatable to ~1%), when valgrind is
+# installed (apt-get install valgrind); SKIP_VALGRIND=1 skips them.
+if command -v valgrind >/dev/null && [ -z "${SKIP_VALGRIND:-}" ]; then
+  echo "== instructions (valgrind --tool=callgrind, GOMAXPROCS=1), millions"
+  printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}}}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n' > "$WORK/mcp-in.jsonl"
+  ins() { # ins STDIN CMD… : the instructions CMD runs
+    GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "${@:2}" < "$1" 2>&1 >/dev/null \
+      | sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | awk '{printf "%.1f", $1 / 1e6}'
+  }
+  printf '%-8s %9s %9s %9s %9s\n' "" version hook "render" "mcp"
+  printf '%-8s %9s %9s %9s %9s\n' "bare" "" "" "" "$(ins "$WORK/mcp-in.jsonl" "$WORK/baremcp")"
+  for v in $VERSIONS; do
+    "$WORK/$v" mcp --rules "$RULES" < "$WORK/mcp-in.jsonl" > /dev/null # its compile cache, warm
+    printf '%-8s %9s %9s %9s %9s\n' "$v" "$(ins /dev/null "$WORK/$v" version)" \
+      "$(ins "$WORK/in.json" "$WORK/$v" hook claude --rules "$WORK/hookrules")" \
+      "$(ins /dev/null "$WORK/$v" render --rules "$RULES" --all --out "$WORK/out-$v")" \
+      "$(ins "$WORK/mcp-in.jsonl" "$WORK/$v" mcp --rules "$RULES")"
+  done
+fi
 
 # The targets of issue 28 (whole processes, medians of this run).
 med() { awk -F'  +' -v want="$1" '$1==want {split($2, f, " "); print f[1]}' "$WORK/startup.txt"; }
