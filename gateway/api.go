@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/mcp"
@@ -48,14 +49,15 @@ type APIError struct {
 // MaxAPIBody is the largest admin API request body.
 const MaxAPIBody = 64 << 10
 
-// adminAuth admits the admin credential only.
+// adminAuth admits the admin credential only, as the break-glass person:
+// the request's context carries that actor from here on.
 func (s *Server) adminAuth(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if tok := bearer(r); tok == "" || !s.admin.Check(tok) {
 			s.refuse(w, r, "admin")
 			return
 		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(actor.With(r.Context(), s.breakGlass())))
 	})
 }
 
@@ -86,7 +88,7 @@ func (s *Server) routes() []route {
 	type obj = map[string]any
 	return []route{
 		{Method: "GET", Path: "/api/v1/openapi.json", Summary: "This document", Out: obj{}, handle: s.openAPI},
-		{Method: "GET", Path: "/api/v1/me", Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Human{}, handle: s.getHuman},
+		{Method: "GET", Path: "/api/v1/me", Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Me{}, handle: s.getMe},
 		{Method: "GET", Path: "/api/v1/projects", Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
 		{Method: "GET", Path: "/api/v1/projects/{project}", Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},
@@ -219,15 +221,11 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// record appends an admin event (source user) to the project's log.
+// record appends an admin event, by the request's actor, to the project's
+// log.
 func (s *Server) record(r *http.Request, p *Project, summary, id string, detail map[string]any) {
-	e := audit.Event{Kind: audit.KindAdmin, Source: "user", Agent: "", Summary: summary, ID: id, Detail: detail, Project: p.ID}
-	if h := s.human(r); h.Name != "" {
-		if e.Detail == nil {
-			e.Detail = map[string]any{}
-		}
-		e.Detail["by"] = h.Name
-	}
+	a := who(r.Context())
+	e := audit.Event{Kind: audit.KindAdmin, Actor: &a, Summary: summary, ID: id, Detail: detail, Project: p.ID}
 	if err := p.audit.Append(e); err != nil {
 		s.log.Warn("audit event not written", "project", p.ID, "err", err)
 	}
@@ -639,7 +637,7 @@ func (s *Server) propose(w http.ResponseWriter, r *http.Request, p *Project) {
 		s.fail(w, err)
 		return
 	}
-	pr, err := svc.Propose(r.Context(), proposals.Draft{Change: in.Change, Origin: proposals.Origin{Source: schema.SourceUser, Author: who.Name}})
+	pr, err := svc.Propose(r.Context(), proposals.Draft{Change: in.Change, Origin: proposals.OriginOf(who)})
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -675,7 +673,7 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 		return
 	}
 	ctx := r.Context()
-	principal := proposals.Principal{Human: s.human(r).Name, SelfOK: in.Self}
+	principal := proposals.Principal{Actor: who(ctx), SelfOK: in.Self}
 	if p.gitea != nil {
 		// Never the bot's token: the approval is the person's, in Gitea.
 		tok := strings.TrimSpace(in.GiteaToken)
@@ -698,7 +696,7 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 			return
 		}
 		svc.Backend = b
-		principal.Human = "" // Gitea says who the token's user is
+		principal.Actor = actor.Actor{} // Gitea says who the token's user is
 	} else if _, err := s.needHuman(r); err != nil {
 		s.fail(w, err)
 		return
@@ -735,13 +733,13 @@ func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request, p *Proje
 		s.fail(w, err)
 		return
 	}
-	who := s.human(r)
-	if who.Name == "" && p.gitea == nil {
+	by := who(r.Context())
+	if !by.Named() && p.gitea == nil {
 		// On Gitea the pull request is closed as the token's user.
-		s.fail(w, fmt.Errorf("%w: %s", errBadRequest, who.Missing))
+		s.fail(w, fmt.Errorf("%w: %s", errBadRequest, humanMissing))
 		return
 	}
-	pr, err := svc.Reject(r.Context(), n, who.Name, in.Reason)
+	pr, err := svc.Reject(r.Context(), n, by.Name, in.Reason)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -1070,7 +1068,7 @@ func (s *Server) restartUpstream(w http.ResponseWriter, r *http.Request, p *Proj
 func (s *Server) vendorSync(w http.ResponseWriter, r *http.Request, p *Project) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Minute)
 	defer cancel()
-	origin := proposals.Origin{Source: schema.SourceUser, Author: s.human(r).Name}
+	origin := proposals.OriginOf(who(r.Context()))
 	results, err := s.syncVendors(ctx, p, r.URL.Query().Get("agent"), origin)
 	if err != nil {
 		s.fail(w, err)

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
@@ -766,8 +767,12 @@ func parseTime(v string) (time.Time, error) {
 // merge commit, the session.
 func auditRowOf(e audit.Event) auditRow {
 	row := auditRow{Event: e, Who: e.Agent}
-	if by, ok := e.Detail["by"].(string); ok && row.Who == "" {
-		row.Who = by
+	switch a := e.Actor; {
+	case a == nil || row.Who != "":
+	case a.IsHuman() && a.Named():
+		row.Who = a.String() // "Mira (break-glass)" for the admin credential
+	case a.Kind == actor.Bridle:
+		row.Who = a.Name
 	}
 	if n, err := strconv.Atoi(e.ID); err == nil && n > 0 && e.Project != "" &&
 		(strings.Contains(e.Summary, "proposal") || strings.Contains(e.Summary, "proposed") || strings.HasPrefix(e.Tool, "propose")) {

@@ -127,7 +127,7 @@ type page struct {
 	// Human is whom the admin API attributes this admin's proposals,
 	// approvals and rejections to; with none, Human.Missing says why
 	// those actions are refused, and pages say so instead of offering them.
-	Human gateway.Human
+	Human gateway.Me
 	Data  any
 }
 

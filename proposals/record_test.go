@@ -3,6 +3,7 @@ package proposals
 import (
 	"context"
 	"errors"
+	"github.com/bridle-dev/bridle/actor"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,16 +30,16 @@ func TestNoSelfApproval(t *testing.T) {
 		by     Principal
 		want   error // nil: approved
 	}{
-		{"same agent, another session", agentOrigin(), Principal{Agent: "claude", Session: "s-999"}, ErrSelfApproval},
-		{"another agent, same session", agentOrigin(), Principal{Agent: "codex", Session: "s-123"}, ErrSelfApproval},
-		{"another agent and session", agentOrigin(), Principal{Agent: "codex", Session: "s-999"}, ErrAgentApproval},
-		{"a human, an agent's proposal", agentOrigin(), Principal{Human: "claude"}, nil},
-		{"the proposing human", Origin{Source: schema.SourceUser, Author: "Ann"}, Principal{Human: "ann"}, ErrSelfApproval},
-		{"the proposing human, sole maintainer", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "ann", SelfOK: true}, nil},
-		{"an agent may not use SelfOK", agentOrigin(), Principal{Agent: "claude", Session: "s-1", SelfOK: true}, ErrSelfApproval},
-		{"another agent may not use SelfOK", agentOrigin(), Principal{Agent: "codex", Session: "s-1", SelfOK: true}, ErrAgentApproval},
-		{"another human", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "bob"}, nil},
-		{"an agent, a human's proposal", Origin{Source: schema.SourceUser, Author: "alice"}, Principal{Agent: "claude", Session: "s-9"}, ErrAgentApproval},
+		{"same agent, another session", agentOrigin(), Principal{Actor: actor.AgentOf("", "claude", "s-999")}, ErrSelfApproval},
+		{"another agent, same session", agentOrigin(), Principal{Actor: actor.AgentOf("", "codex", "s-123")}, ErrSelfApproval},
+		{"another agent and session", agentOrigin(), Principal{Actor: actor.AgentOf("", "codex", "s-999")}, ErrAgentApproval},
+		{"a human, an agent's proposal", agentOrigin(), Principal{Actor: actor.Git("claude", "")}, nil},
+		{"the proposing human", Origin{Source: schema.SourceUser, Author: "Ann"}, Principal{Actor: actor.Git("ann", "")}, ErrSelfApproval},
+		{"the proposing human, sole maintainer", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Actor: actor.Git("ann", ""), SelfOK: true}, nil},
+		{"an agent may not use SelfOK", agentOrigin(), Principal{Actor: actor.AgentOf("", "claude", "s-1"), SelfOK: true}, ErrSelfApproval},
+		{"another agent may not use SelfOK", agentOrigin(), Principal{Actor: actor.AgentOf("", "codex", "s-1"), SelfOK: true}, ErrAgentApproval},
+		{"another human", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Actor: actor.Git("bob", "")}, nil},
+		{"an agent, a human's proposal", Origin{Source: schema.SourceUser, Author: "alice"}, Principal{Actor: actor.AgentOf("", "claude", "s-9")}, ErrAgentApproval},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestRecordIgnoresEditableData(t *testing.T) {
 	}
 	// Main moves, so approving re-applies: the commit's change, not the forged one.
 	commitOnMain(t, repo, dir, func(s string) string { return s + "# a later edit\n" })
-	merged, err := svc.Approve(ctx, pr.Number, Principal{Human: "mira"})
+	merged, err := svc.Approve(ctx, pr.Number, Principal{Actor: actor.Git("mira", "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestRecordIgnoresEditableData(t *testing.T) {
 	l.save(m2)
 	repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(m2.Branch), extra))
 	pr2.Head = extra.String()
-	if _, err := svc.Approve(ctx, pr2.Number, Principal{Human: "mira"}); !errors.Is(err, ErrTampered) {
+	if _, err := svc.Approve(ctx, pr2.Number, Principal{Actor: actor.Git("mira", "")}); !errors.Is(err, ErrTampered) {
 		t.Errorf("approve of a hand-pushed branch: %v, want ErrTampered", err)
 	}
 	if _, err := svc.Rebase(ctx, pr2.Number); !errors.Is(err, ErrTampered) {
@@ -375,7 +376,7 @@ func TestRecordRefusesHiddenCommits(t *testing.T) {
 		m.Head, m.Base = on.String(), claimedBase
 		l.save(m)
 		repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(m.Branch), on))
-		if _, err := svc.Approve(ctx, pr.Number, Principal{Human: "mira"}); !errors.Is(err, ErrTampered) {
+		if _, err := svc.Approve(ctx, pr.Number, Principal{Actor: actor.Git("mira", "")}); !errors.Is(err, ErrTampered) {
 			t.Errorf("base %s: approve of a proposal on a hidden commit: %v, want ErrTampered", claimedBase[:8], err)
 		}
 	}
