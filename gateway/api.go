@@ -42,18 +42,19 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
 // APIError is every error the admin API answers, with its HTTP status.
 type APIError struct {
 	Error    string `json:"error"`
-	Code     string `json:"code"` // bad_request, unauthorized, not_found, conflict, forbidden, unavailable, internal
+	Code     string `json:"code"` // bad_request, unauthorized, not_found, conflict, forbidden, role (the caller's role is below the route's), unavailable, internal
 	MergeURL string `json:"merge_url,omitempty"`
 }
 
 // MaxAPIBody is the largest admin API request body.
 const MaxAPIBody = 64 << 10
 
-// adminAuth admits the admin credential only, as the break-glass person:
-// the request's context carries that actor from here on.
+// adminAuth admits the admin credential only (unless auth.break_glass is
+// off), as the break-glass person: the request's context carries that
+// actor from here on, whatever it carried before.
 func (s *Server) adminAuth(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if tok := bearer(r); tok == "" || !s.admin.Check(tok) {
+		if !s.adminCredential(bearer(r)) {
 			s.refuse(w, r, "admin")
 			return
 		}
@@ -61,10 +62,31 @@ func (s *Server) adminAuth(h http.Handler) http.Handler {
 	})
 }
 
+// adminCredential reports whether tok is the admin credential and it is
+// accepted.
+func (s *Server) adminCredential(tok string) bool {
+	return tok != "" && !s.auth.Load().breakGlassOff() && s.admin.Check(tok)
+}
+
+// personAuth is the panel's way into the admin API, in process: a request
+// whose context carries a person the panel signed in (never one a client
+// could send: no header makes a context value) acts as that person; any
+// other needs the admin credential.
+func (s *Server) personAuth(h http.Handler) http.Handler {
+	admin := s.adminAuth(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a, ok := actor.From(r.Context()); ok && a.IsHuman() && a.Via != actor.ViaBreakGlass && bearer(r) == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		admin.ServeHTTP(w, r)
+	})
+}
+
 func (s *Server) api() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.HandleFunc(rt.Method+" "+rt.Path, rt.handle)
+		mux.HandleFunc(rt.Method+" "+rt.Path, s.allow(rt.Role, rt.handle))
 	}
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, fmt.Errorf("%w: no endpoint %s %s (see /api/v1/openapi.json)", errNotFound, r.Method, r.URL.Path))
@@ -81,52 +103,55 @@ type route struct {
 	Code         int      // the success status
 	Query        []string // query parameters
 	Stream       bool     // the response is NDJSON lines of Out
-	handle       http.HandlerFunc
+	// Role is the least role the route needs (see Role); a route that
+	// declares none is refused to everyone.
+	Role   Role
+	handle http.HandlerFunc
 }
 
 func (s *Server) routes() []route {
 	type obj = map[string]any
 	return []route{
-		{Method: "GET", Path: "/api/v1/openapi.json", Summary: "This document", Out: obj{}, handle: s.openAPI},
-		{Method: "GET", Path: "/api/v1/me", Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Me{}, handle: s.getMe},
-		{Method: "GET", Path: "/api/v1/projects", Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
-		{Method: "GET", Path: "/api/v1/projects/{project}", Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/agents", Summary: "Mint a new agent's token (shown once)", In: AddAgentRequest{}, Out: Minted{}, Code: http.StatusCreated, handle: s.project(s.addAgent)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/agents/{agent}/rotate", Summary: "Replace an agent's token (shown once)", Out: Minted{}, handle: s.project(s.rotateAgent)},
-		{Method: "DELETE", Path: "/api/v1/projects/{project}/agents/{agent}", Summary: "Revoke an agent's token", Out: TokenInfo{}, handle: s.project(s.revokeAgent)},
-		{Method: "GET", Path: "/api/v1/sessions", Summary: "Open MCP sessions", Query: []string{"project"}, Out: []Session{}, handle: s.listSessions},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules", Summary: "The served rules: status and compiled snapshot", Out: Rules{}, handle: s.project(s.getRules)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}/explain", Summary: "What one agent receives: sections, guardrails per tier, size, permissions, what its harness enforces", Out: renderers.Explanation{}, handle: s.project(s.explain)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules/source", Summary: "Main's bridle.yaml as written (comments and all) and its commit: what an edit is made from", Out: RulesSource{}, handle: s.project(s.rulesSource)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Summary: "Proposals (open by default), filtered by source (agent, vendor, user) and text (q, in title and author), in number order or newest first (order=newest), paged with limit and offset; X-Total-Count is the number before paging", Query: []string{"state", "source", "q", "order", "limit", "offset"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/proposals", Summary: "Propose a change to the rules as the admin (a guardrail, a section, a pattern, a promotion, dismissing vendor suggestions or an edit): a proposal, never a direct write", In: ProposeRequest{}, Out: proposals.Proposal{}, Code: http.StatusCreated, handle: s.project(s.propose)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Summary: "Pattern examples, their chunks and last index", Out: []memory.ExampleStatus{}, handle: s.project(s.listPatterns)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/patterns/search", Summary: "Search the pattern examples' indexed chunks (hybrid; ?q=, arch_tag=, limit=)", Query: []string{"q", "arch_tag", "limit"}, Out: []mcp.PatternHit{}, handle: s.project(s.searchPatterns)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/patterns/reindex", Summary: "Re-index the pattern examples (or ?tag=), streaming progress as NDJSON", Query: []string{"tag"}, Out: Progress{}, Stream: true, handle: s.project(s.reindex)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
-		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/upstreams/{name}/restart", Summary: "Restart an upstream MCP server (its secrets are read again: after rotating one)", Out: upstream.Status{}, handle: s.project(s.restartUpstream)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/vendor/sync", Summary: "Sync the vendors' published guidance: one proposal of suggestions per vendor (?agent= for one)", Query: []string{"agent"}, Out: []vendorsync.Result{}, handle: s.project(s.vendorSync)},
-		{Method: "GET", Path: "/api/v1/secrets", Summary: "The server-wide vault's secrets: where each lives, its keyed fingerprint, dates and consumers, never a value", Out: []vault.Info{}, handle: s.scoped(false, s.listSecrets)},
-		{Method: "POST", Path: "/api/v1/secrets/{name}", Summary: "Store a new server-wide secret (encrypted in its SOPS file, committed)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(false, s.putSecret("set"))},
-		{Method: "POST", Path: "/api/v1/secrets/{name}/rotate", Summary: "Replace a server-wide secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(false, s.putSecret("rotate"))},
-		{Method: "DELETE", Path: "/api/v1/secrets/{name}", Summary: "Revoke a server-wide secret: consumers answer \"secret NAME was revoked\"", Out: vault.Info{}, handle: s.scoped(false, s.revokeSecret)},
-		{Method: "GET", Path: "/api/v1/vault", Summary: "The server-wide vault itself: its SOPS file, recipients and helper, and whether it can store secrets now (never a value)", Out: vault.Status{}, handle: s.scoped(false, s.vaultStatus)},
-		{Method: "POST", Path: "/api/v1/vault/rekey", Summary: "Re-encrypt the server-wide SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(false, s.rekey)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/secrets", Summary: "The project's secrets (its rules repository's SOPS file, Docker secrets, the ones it uses from the server), never a value", Out: []vault.Info{}, handle: s.scoped(true, s.listSecrets)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}", Summary: "Store a new secret in the project's SOPS file (committed to its rules repository)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(true, s.putSecret("set"))},
-		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}/rotate", Summary: "Replace a project secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(true, s.putSecret("rotate"))},
-		{Method: "DELETE", Path: "/api/v1/projects/{project}/secrets/{name}", Summary: "Revoke a project secret", Out: vault.Info{}, handle: s.scoped(true, s.revokeSecret)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/vault", Summary: "The project's vault itself: its SOPS file, recipients and helper, and whether it can store secrets now", Out: vault.Status{}, handle: s.scoped(true, s.vaultStatus)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/vault/rekey", Summary: "Re-encrypt the project's SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(true, s.rekey)},
-		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
-		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first: the logs' events and the rules' history (merges, unreviewed changes), as bridle audit shows them", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
+		{Method: "GET", Path: "/api/v1/openapi.json", Role: RoleSignedIn, Summary: "This document", Out: obj{}, handle: s.openAPI},
+		{Method: "GET", Path: "/api/v1/me", Role: RoleSignedIn, Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Me{}, handle: s.getMe},
+		{Method: "GET", Path: "/api/v1/projects", Role: RoleViewer, Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
+		{Method: "GET", Path: "/api/v1/projects/{project}", Role: RoleViewer, Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Role: RoleViewer, Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/agents", Role: RoleAdmin, Summary: "Mint a new agent's token (shown once)", In: AddAgentRequest{}, Out: Minted{}, Code: http.StatusCreated, handle: s.project(s.addAgent)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/agents/{agent}/rotate", Role: RoleAdmin, Summary: "Replace an agent's token (shown once)", Out: Minted{}, handle: s.project(s.rotateAgent)},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/agents/{agent}", Role: RoleAdmin, Summary: "Revoke an agent's token", Out: TokenInfo{}, handle: s.project(s.revokeAgent)},
+		{Method: "GET", Path: "/api/v1/sessions", Role: RoleViewer, Summary: "Open MCP sessions", Query: []string{"project"}, Out: []Session{}, handle: s.listSessions},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules", Role: RoleViewer, Summary: "The served rules: status and compiled snapshot", Out: Rules{}, handle: s.project(s.getRules)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Role: RoleViewer, Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}/explain", Role: RoleViewer, Summary: "What one agent receives: sections, guardrails per tier, size, permissions, what its harness enforces", Out: renderers.Explanation{}, handle: s.project(s.explain)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/source", Role: RoleViewer, Summary: "Main's bridle.yaml as written (comments and all) and its commit: what an edit is made from", Out: RulesSource{}, handle: s.project(s.rulesSource)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Role: RoleViewer, Summary: "Proposals (open by default), filtered by source (agent, vendor, user) and text (q, in title and author), in number order or newest first (order=newest), paged with limit and offset; X-Total-Count is the number before paging", Query: []string{"state", "source", "q", "order", "limit", "offset"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals", Role: RoleApprover, Summary: "Propose a change to the rules as the admin (a guardrail, a section, a pattern, a promotion, dismissing vendor suggestions or an edit): a proposal, never a direct write", In: ProposeRequest{}, Out: proposals.Proposal{}, Code: http.StatusCreated, handle: s.project(s.propose)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Role: RoleViewer, Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Role: RoleApprover, Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Role: RoleApprover, Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Role: RoleViewer, Summary: "Pattern examples, their chunks and last index", Out: []memory.ExampleStatus{}, handle: s.project(s.listPatterns)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/patterns/search", Role: RoleViewer, Summary: "Search the pattern examples' indexed chunks (hybrid; ?q=, arch_tag=, limit=)", Query: []string{"q", "arch_tag", "limit"}, Out: []mcp.PatternHit{}, handle: s.project(s.searchPatterns)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/patterns/reindex", Role: RoleAdmin, Summary: "Re-index the pattern examples (or ?tag=), streaming progress as NDJSON", Query: []string{"tag"}, Out: Progress{}, Stream: true, handle: s.project(s.reindex)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Role: RoleViewer, Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Role: RoleAdmin, Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Role: RoleAdmin, Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/upstreams/{name}/restart", Role: RoleAdmin, Summary: "Restart an upstream MCP server (its secrets are read again: after rotating one)", Out: upstream.Status{}, handle: s.project(s.restartUpstream)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/vendor/sync", Role: RoleApprover, Summary: "Sync the vendors' published guidance: one proposal of suggestions per vendor (?agent= for one)", Query: []string{"agent"}, Out: []vendorsync.Result{}, handle: s.project(s.vendorSync)},
+		{Method: "GET", Path: "/api/v1/secrets", Role: RoleViewer, Summary: "The server-wide vault's secrets: where each lives, its keyed fingerprint, dates and consumers, never a value", Out: []vault.Info{}, handle: s.scoped(false, s.listSecrets)},
+		{Method: "POST", Path: "/api/v1/secrets/{name}", Role: RoleAdmin, Summary: "Store a new server-wide secret (encrypted in its SOPS file, committed)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(false, s.putSecret("set"))},
+		{Method: "POST", Path: "/api/v1/secrets/{name}/rotate", Role: RoleAdmin, Summary: "Replace a server-wide secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(false, s.putSecret("rotate"))},
+		{Method: "DELETE", Path: "/api/v1/secrets/{name}", Role: RoleAdmin, Summary: "Revoke a server-wide secret: consumers answer \"secret NAME was revoked\"", Out: vault.Info{}, handle: s.scoped(false, s.revokeSecret)},
+		{Method: "GET", Path: "/api/v1/vault", Role: RoleViewer, Summary: "The server-wide vault itself: its SOPS file, recipients and helper, and whether it can store secrets now (never a value)", Out: vault.Status{}, handle: s.scoped(false, s.vaultStatus)},
+		{Method: "POST", Path: "/api/v1/vault/rekey", Role: RoleAdmin, Summary: "Re-encrypt the server-wide SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(false, s.rekey)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/secrets", Role: RoleViewer, Summary: "The project's secrets (its rules repository's SOPS file, Docker secrets, the ones it uses from the server), never a value", Out: []vault.Info{}, handle: s.scoped(true, s.listSecrets)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}", Role: RoleAdmin, Summary: "Store a new secret in the project's SOPS file (committed to its rules repository)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(true, s.putSecret("set"))},
+		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}/rotate", Role: RoleAdmin, Summary: "Replace a project secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(true, s.putSecret("rotate"))},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/secrets/{name}", Role: RoleAdmin, Summary: "Revoke a project secret", Out: vault.Info{}, handle: s.scoped(true, s.revokeSecret)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/vault", Role: RoleViewer, Summary: "The project's vault itself: its SOPS file, recipients and helper, and whether it can store secrets now", Out: vault.Status{}, handle: s.scoped(true, s.vaultStatus)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/vault/rekey", Role: RoleAdmin, Summary: "Re-encrypt the project's SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(true, s.rekey)},
+		{Method: "GET", Path: "/api/v1/integrations", Role: RoleViewer, Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
+		{Method: "GET", Path: "/api/v1/audit", Role: RoleViewer, Summary: "The audit timeline, newest first: the logs' events and the rules' history (merges, unreviewed changes), as bridle audit shows them", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
 }
 

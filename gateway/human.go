@@ -15,6 +15,8 @@ import (
 // else the serving user's git identity, which bridle serve fills in).
 type Me struct {
 	actor.Actor
+	// Role is what they may do (see Role): decided at every request.
+	Role Role `json:"role,omitempty"`
 	// From says where a break-glass name was read: flag, environment,
 	// configuration or git.
 	From string `json:"from,omitempty"`
@@ -46,7 +48,7 @@ func who(ctx context.Context) actor.Actor {
 // why.
 func (s *Server) me(r *http.Request) Me {
 	a := who(r.Context())
-	m := Me{Actor: a}
+	m := Me{Actor: a, Role: s.auth.Load().RoleOf(a)}
 	if a.Via == actor.ViaBreakGlass {
 		m.From = s.cfg.Admin.NameFrom
 	}

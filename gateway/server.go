@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -90,8 +91,11 @@ type Server struct {
 	now   func() time.Time
 	start time.Time
 
-	tokens   *Tokens
-	admin    *Admin
+	tokens *Tokens
+	admin  *Admin
+	// auth is the configuration's auth: (roles, break-glass), swapped
+	// whole by SetAuth; read at every request.
+	auth     atomic.Pointer[AuthConfig]
 	vault    *vault.Scope // server-wide; each project's falls back to it
 	vaultKey []byte
 	// serverAudit records server-wide vault changes.
@@ -160,6 +164,8 @@ func New(cfg Config, opts Options) (*Server, error) {
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
 	s := &Server{cfg: cfg, opts: opts, log: log, red: opts.Redactor, now: opts.Now, start: opts.Now(),
 		projects: map[string]*Project{}, sessions: newSessions(), opening: map[string]int{}, limiter: newLimiter(opts.Now, opts.MaxFailures)}
+	auth := cfg.Auth
+	s.auth.Store(&auth)
 	s.dl = newDownloads(opts.Now, opts.Executable, opts.DownloadRate, opts.DownloadGrace)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var err error
@@ -196,7 +202,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	s.sessions.live = s.openSessions
 	s.metrics = newMetrics(s)
 	if opts.UI != nil {
-		s.ui = opts.UI(s.adminAPI())
+		s.ui = opts.UI(s.track(s.personAuth(s.api())))
 	}
 	go s.watchVaults()
 	return s, nil
@@ -538,7 +544,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if !rd.Ready {
 		code = http.StatusServiceUnavailable
 	}
-	if tok := bearer(r); tok != "" && s.admin.Check(tok) {
+	if s.adminCredential(bearer(r)) {
 		s.ok(w, code, rd)
 		return
 	}

@@ -201,7 +201,34 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.config != "" {
+		go authOnHangup(ctx, srv, o.config, log)
+	}
 	return srv.Serve(ctx, ln)
+}
+
+// authOnHangup reads the configuration file again at each SIGHUP and puts
+// its auth: section (roles, break-glass) in force from the next request.
+func authOnHangup(ctx context.Context, srv *gateway.Server, path string, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		c, err := gateway.LoadConfig(path)
+		if err == nil {
+			err = srv.SetAuth(c.Auth)
+		}
+		if err != nil {
+			log.Warn("SIGHUP: auth not reloaded; the roles in force stay", "err", err)
+			continue
+		}
+		log.Info("SIGHUP: auth reloaded", "file", path)
+	}
 }
 
 // apply sets the flags that were given over the file's and the

@@ -1,0 +1,185 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/bridle-dev/bridle/actor"
+)
+
+// Role is what a person may do through the admin API (and so the panel).
+// Each route of routes() declares the least role it needs; one middleware
+// (allow) enforces it from the request's actor. Each role may do what the
+// roles below it may.
+type Role string
+
+// The roles, lowest first.
+const (
+	// RoleSignedIn is anyone the API authenticated, with or without a
+	// role: enough to ask who they are (/api/v1/me).
+	RoleSignedIn Role = "signed-in"
+	// RoleViewer reads everything the panel shows; secrets are names only
+	// for everyone.
+	RoleViewer Role = "viewer"
+	// RoleApprover approves and rejects proposals, proposes and edits
+	// rules, promotes and dismisses vendor suggestions, syncs vendors.
+	RoleApprover Role = "approver"
+	// RoleAdmin manages agents and their tokens, secrets and vaults,
+	// memory, pattern indexes and upstream servers.
+	RoleAdmin Role = "admin"
+)
+
+// Roles are the roles a person can be given, lowest first.
+var Roles = []Role{RoleViewer, RoleApprover, RoleAdmin}
+
+// rank orders roles; an unknown or undeclared role is above every actor's,
+// so a route that declares none is open to no one.
+func (r Role) rank() int {
+	switch r {
+	case "":
+		return 0
+	case RoleSignedIn:
+		return 1
+	case RoleViewer:
+		return 2
+	case RoleApprover:
+		return 3
+	case RoleAdmin:
+		return 4
+	}
+	return 99
+}
+
+// Allows reports whether a person with role r may do what need requires.
+func (r Role) Allows(need Role) bool {
+	return r.rank() > 0 && need.rank() > 0 && need.rank() <= 4 && r.rank() >= need.rank()
+}
+
+// AuthConfig is how people sign in and what each may do.
+type AuthConfig struct {
+	// Roles give people roles by the name their sign-in gives them (an
+	// identity provider's preferred_username); "*" is everyone signed in.
+	// A person named under several roles has the highest.
+	Roles RolesConfig `yaml:"roles"`
+	// BreakGlass is whether the admin credential is accepted ("on", the
+	// default, or "off"). It is the bootstrap and break-glass path, and it
+	// acts as admin; turn it off once people sign in through a provider.
+	BreakGlass string `yaml:"break_glass"`
+}
+
+// RolesConfig names the people of each role.
+type RolesConfig struct {
+	Admin    []string `yaml:"admin"`
+	Approver []string `yaml:"approver"`
+	Viewer   []string `yaml:"viewer"`
+}
+
+// breakGlassOff reports whether the configuration turns the admin
+// credential off.
+func (a AuthConfig) breakGlassOff() bool { return strings.TrimSpace(a.BreakGlass) == "off" }
+
+func (a AuthConfig) validate(bad func(format string, args ...any)) {
+	switch strings.TrimSpace(a.BreakGlass) {
+	case "", "on", "off":
+	default:
+		bad("auth.break_glass %q: on or off", a.BreakGlass)
+	}
+	for _, list := range []struct {
+		role  Role
+		names []string
+	}{{RoleAdmin, a.Roles.Admin}, {RoleApprover, a.Roles.Approver}, {RoleViewer, a.Roles.Viewer}} {
+		for _, n := range list.names {
+			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "\r\n\t") {
+				bad("auth.roles.%s: %q is not a name (a provider's preferred_username, or \"*\")", list.role, n)
+			}
+		}
+	}
+}
+
+// RoleOf is the role a has: the admin credential's holder is admin; a
+// person signed in otherwise has the highest role auth.roles gives their
+// name (or "*"), else none; agents and everyone else have none. It is
+// decided at every request, so a change of the configuration holds from
+// the person's next one.
+func (a AuthConfig) RoleOf(who actor.Actor) Role {
+	if !who.IsHuman() {
+		return ""
+	}
+	if who.Via == actor.ViaBreakGlass {
+		return RoleAdmin
+	}
+	name := strings.TrimSpace(who.Name)
+	for _, r := range slices.Backward(Roles) {
+		for _, n := range a.Roles.of(r) {
+			if n = strings.TrimSpace(n); n == "*" || (name != "" && strings.EqualFold(n, name)) {
+				return r
+			}
+		}
+	}
+	return RoleSignedIn
+}
+
+func (c RolesConfig) of(r Role) []string {
+	switch r {
+	case RoleAdmin:
+		return c.Admin
+	case RoleApprover:
+		return c.Approver
+	case RoleViewer:
+		return c.Viewer
+	}
+	return nil
+}
+
+// SetAuth replaces who has which role and whether the admin credential is
+// accepted (bridle serve reads its configuration file again on SIGHUP): it
+// holds from every request that follows, a person's own included. A bad
+// one is refused and the one in force kept.
+func (s *Server) SetAuth(a AuthConfig) error {
+	var errs []error
+	a.validate(func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...))
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	s.auth.Store(&a)
+	return nil
+}
+
+// errForbidden is a request whose actor's role is below the route's
+// (answered 403 with the code "role").
+var errForbidden = errors.New("forbidden")
+
+// allow runs h when the request's actor has need; else 403 saying which
+// role it takes.
+func (s *Server) allow(need Role, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a := who(r.Context())
+		if have := s.auth.Load().RoleOf(a); !have.Allows(need) {
+			if have == "" {
+				have = "no role"
+			}
+			s.log.Info("admin api: refused for role", "method", r.Method, "path", r.URL.Path, "actor", a.String(), "role", string(have), "needs", string(need))
+			err := fmt.Errorf("%w: %s is %s here; %s %s needs %s", errForbidden, a.String(), article(have), r.Method, r.URL.Path, need)
+			writeJSON(w, http.StatusForbidden, APIError{Error: s.red.Redact(err.Error()), Code: "role"})
+			return
+		}
+		h(w, r)
+	}
+}
+
+func article(r Role) string {
+	switch r {
+	case RoleAdmin, RoleApprover:
+		return "an " + string(r)
+	case "no role":
+		return "given no role"
+	case RoleSignedIn:
+		return "signed in with no role"
+	}
+	return "a " + string(r)
+}
