@@ -68,16 +68,21 @@ func TestParseConfigErrorsArePositioned(t *testing.T) {
 
 func TestValidateSaysEveryProblem(t *testing.T) {
 	c := Config{Log: LogConfig{Format: "xml"}, TLS: TLSConfig{CertFile: "c"}, AllowedOrigins: []string{"panel.example"},
-		Auth: AuthConfig{BreakGlass: "maybe", Roles: RolesConfig{Viewer: []string{""}}},
+		Auth: AuthConfig{BreakGlass: "maybe", Roles: RolesConfig{Viewer: []string{""}},
+			OIDC: &OIDCConfig{Issuer: "http://gitea.example", ClientSecret: "gto_the-value-itself", RedirectURL: "https://b.example/callback"}},
 		Projects: map[string]ProjectConfig{"Bad ID": {Rules: "x"}, "both": {Rules: "x", Gitea: &GiteaConfig{Repo: "a/b", URL: "u"}},
 			"none": {}, "g": {Gitea: &GiteaConfig{Repo: "nope"}}}}
 	err := c.Validate()
 	for _, want := range []string{`project "Bad ID"`, "project both: set rules: or gitea:, not both", "project none: set rules:",
 		"project g: gitea: no url", `gitea.repo "nope"`, `log.format "xml"`, "tls: set both", `"panel.example" is not an origin`,
-		`auth.break_glass "maybe"`, `auth.roles.viewer: "" is not a name`} {
+		`auth.break_glass "maybe"`, `auth.roles.viewer: "" is not a name`, `auth.oidc.issuer "http://gitea.example"`,
+		"auth.oidc.client_id: set", "auth.oidc.client_secret: a value never goes in the configuration", `auth.oidc.redirect_url "https://b.example/callback"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want %q in it", err, want)
 		}
+	}
+	if err != nil && strings.Contains(err.Error(), "gto_the-value-itself") {
+		t.Errorf("Validate() echoes a client secret written in the configuration: %v", err)
 	}
 	if err := (Config{Log: LogConfig{Format: "text"}}).Validate(); err == nil || !strings.Contains(err.Error(), "no projects") {
 		t.Errorf("no projects: %v", err)

@@ -60,6 +60,8 @@ func (r Role) Allows(need Role) bool {
 
 // AuthConfig is how people sign in and what each may do.
 type AuthConfig struct {
+	// OIDC is the identity provider people sign in to the panel with.
+	OIDC *OIDCConfig `yaml:"oidc"`
 	// Roles give people roles by the name their sign-in gives them (an
 	// identity provider's preferred_username); "*" is everyone signed in.
 	// A person named under several roles has the highest.
@@ -82,6 +84,7 @@ type RolesConfig struct {
 func (a AuthConfig) breakGlassOff() bool { return strings.TrimSpace(a.BreakGlass) == "off" }
 
 func (a AuthConfig) validate(bad func(format string, args ...any)) {
+	a.OIDC.validate(bad)
 	switch strings.TrimSpace(a.BreakGlass) {
 	case "", "on", "off":
 	default:

@@ -60,12 +60,17 @@ type Options struct {
 	HeaderTimeout time.Duration
 	Now           func() time.Time
 	// UI, when set, builds the web panel from the admin API's handler
-	// (authenticated by the admin credential, audited, as over HTTP): the
-	// panel is a client of that handler and has no other way in. Its
+	// (authenticated by the admin credential, or by a person the panel
+	// signed in and put in the request's context; role-checked and audited
+	// as over HTTP): the panel is a client of that handler and has no other
+	// way in. Its
 	// handler is mounted at / behind the same host check and cross-origin
 	// protection as every endpoint; /api/v1, /p/…/mcp, /healthz, /readyz and
 	// /metrics keep their own.
-	UI func(api http.Handler) http.Handler
+	//
+	// signIn is the identity provider people sign in with (auth.oidc), nil
+	// when none is configured.
+	UI func(api http.Handler, signIn *SignIn) http.Handler
 	// Getenv lets the vault read NAME_FILE and NAME (development); nil: the
 	// environment is no source of secrets.
 	Getenv func(string) string
@@ -202,7 +207,12 @@ func New(cfg Config, opts Options) (*Server, error) {
 	s.sessions.live = s.openSessions
 	s.metrics = newMetrics(s)
 	if opts.UI != nil {
-		s.ui = opts.UI(s.track(s.personAuth(s.api())))
+		si, err := s.signIn()
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.ui = opts.UI(s.track(s.personAuth(s.api())), si)
 	}
 	go s.watchVaults()
 	return s, nil

@@ -15,6 +15,15 @@
 //     401 (anything else). The admin credential typed at /login is kept only
 //     in the server-side session; the browser holds a random session id in
 //     an HttpOnly, SameSite=Strict cookie (Secure under TLS).
+//   - With an identity provider configured (gateway.SignIn), /login offers
+//     "Sign in with NAME": /auth/login and /auth/callback run the
+//     authorization code flow with PKCE (S256); state and nonce are
+//     single-use and bound to the browser by a short-lived pre-session
+//     cookie; the ID token is verified against the provider's keys, issuer,
+//     audience and expiry; the session is bound to the person it names
+//     (actor.ViaOIDC). No token the provider gives and not the client
+//     secret is kept, logged or shown. The provider down at sign-in is a
+//     page saying so; sessions already made go on without it.
 //   - Every page and form is an entry of one table (panel.go) that declares
 //     the role it needs (gateway.Role); below it, the answer is 403 saying
 //     which role it takes. The role is the API's answer for the session's

@@ -106,8 +106,8 @@ func start(t testing.TB, ids []string, opts ...envOption) *env {
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	o := gateway.Options{Version: "test", Logger: log, Redactor: red, Grace: 5 * time.Second, Refresh: 100 * time.Millisecond,
 		Examples: memory.ExampleOptions{Root: examples},
-		UI: func(api http.Handler) http.Handler {
-			pn = panel.New(panel.Options{API: api, Version: "test", Logger: log})
+		UI: func(api http.Handler, signIn *gateway.SignIn) http.Handler {
+			pn = panel.New(panel.Options{API: api, SignIn: signIn, Version: "test", Logger: log})
 			return pn
 		}}
 	for _, f := range opts {

@@ -22,7 +22,10 @@ var staticFS embed.FS
 type Options struct {
 	// API is the gateway's admin API handler (gateway.Options.UI is given
 	// it); every page is built from its answers.
-	API     http.Handler
+	API http.Handler
+	// SignIn is the identity provider people sign in with (nil: the admin
+	// credential only).
+	SignIn  *gateway.SignIn
 	Version string
 	Logger  *slog.Logger // discarded when nil
 	Now     func() time.Time
@@ -38,6 +41,7 @@ type Panel struct {
 	now      func() time.Time
 	api      http.Handler
 	sessions *sessions
+	oidc     *oidcFlow // nil without a provider
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
 }
@@ -58,7 +62,7 @@ func New(o Options) *Panel {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Panel{opts: o, log: log, now: o.Now, api: o.API, sessions: newSessions(o.Now, o.SessionIdle, o.SessionMax)}
+	p := &Panel{opts: o, log: log, now: o.Now, api: o.API, sessions: newSessions(o.Now, o.SessionIdle, o.SessionMax), oidc: newOIDCFlow(o.SignIn, o.Now)}
 	p.pages = parsePages()
 	p.mux = p.routes()
 	return p
@@ -109,6 +113,8 @@ func (p *Panel) table() []route {
 		})},
 		{Pattern: "GET /login", Public: http.HandlerFunc(p.loginPage)},
 		{Pattern: "POST /login", Public: http.HandlerFunc(p.login)},
+		{Pattern: "GET " + gateway.SignInPath, Public: http.HandlerFunc(p.oidcLogin)},
+		{Pattern: "GET " + gateway.CallbackPath, Public: http.HandlerFunc(p.oidcCallback)},
 		{Pattern: "POST /logout", Role: gateway.RoleSignedIn, handle: p.logout},
 		{Pattern: "GET /{$}", Role: viewer, handle: p.overview},
 		{Pattern: "GET /ui/queue", Role: viewer, handle: p.queue},

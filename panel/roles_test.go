@@ -76,6 +76,16 @@ func TestEveryPageAndFormRefusesBelowItsRole(t *testing.T) {
 			t.Errorf("%s changes something and needs only %s", rt.Pattern, rt.Role)
 		}
 		path := concrete(pattern)
+		if method == "POST" {
+			// CSRF: the form without the session's token is refused before
+			// anything else, whoever sends it.
+			b := e.browser(t).as(e, people[gateway.RoleAdmin])
+			for _, csrf := range []string{"", "forged"} {
+				if p := b.post(path, url.Values{"csrf": {csrf}}); p.code != http.StatusForbidden || strings.Contains(p.body, `id="needs-role"`) {
+					t.Errorf("POST %s with csrf %q: %d, want the CSRF refusal", path, csrf, p.code)
+				}
+			}
+		}
 		for _, have := range []gateway.Role{gateway.RoleSignedIn, gateway.RoleViewer, gateway.RoleApprover, gateway.RoleAdmin} {
 			b := e.browser(t).as(e, people[have]) // a fresh session: a walk step may end one
 			var p page

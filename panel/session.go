@@ -252,11 +252,22 @@ func localPath(next string) string {
 type loginData struct {
 	Next, Error string
 	Version     string
+	// Provider is the identity provider's name (Gitea) when people sign
+	// in with one: the page offers it beside the admin credential.
+	Provider string
+}
+
+func (p *Panel) loginData(next string) loginData {
+	d := loginData{Next: localPath(next), Version: p.opts.Version}
+	if p.oidc != nil {
+		d.Provider = p.oidc.si.Name
+	}
+	return d
 }
 
 func (p *Panel) loginPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	p.renderPage(w, http.StatusOK, "login", loginData{Next: localPath(r.URL.Query().Get("next")), Version: p.opts.Version})
+	p.renderPage(w, http.StatusOK, "login", p.loginData(r.URL.Query().Get("next")))
 }
 
 // login checks the credential by asking the admin API with it, from the
@@ -267,7 +278,7 @@ func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	next := localPath(r.PostFormValue("next"))
-	data := loginData{Next: next, Version: p.opts.Version}
+	data := p.loginData(next)
 	if token == "" {
 		data.Error = "Enter the admin credential."
 		p.renderPage(w, http.StatusBadRequest, "login", data)

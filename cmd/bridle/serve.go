@@ -171,8 +171,8 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 	}
 	srv, err := gateway.New(cfg, gateway.Options{Version: version(), Redactor: io.f.Redactor(), Logger: log,
 		Memory: mem, Examples: ex, Grace: o.grace, Getenv: io.f.getenv,
-		UI: func(api http.Handler) http.Handler {
-			return panel.New(panel.Options{API: api, Version: version(), Logger: log})
+		UI: func(api http.Handler, signIn *gateway.SignIn) http.Handler {
+			return panel.New(panel.Options{API: api, SignIn: signIn, Version: version(), Logger: log})
 		}})
 	if err != nil {
 		if errors.Is(err, gateway.ErrConfig) {
