@@ -15,7 +15,7 @@ import (
 type OIDCConfig struct {
 	// Issuer is the provider's issuer URL exactly as its discovery
 	// document (ISSUER/.well-known/openid-configuration) names it; Gitea's
-	// is its ROOT_URL, with the trailing slash.
+	// is its ROOT_URL (bridle serve oidc setup reads it from there).
 	Issuer   string `yaml:"issuer"`
 	ClientID string `yaml:"client_id"`
 	// ClientSecret is the vault's secret:NAME; or ClientSecretFile, a file

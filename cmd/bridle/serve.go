@@ -102,7 +102,7 @@ SIGTERM or Ctrl-C stop it gracefully: calls in flight finish (up to --grace).`,
 	fl.StringVar(&o.tlsKey, "tls-key", "", "the TLS private key `file`")
 	fl.StringSliceVar(&o.origins, "allow-origin", nil, "a browser `origin` allowed to call the server (repeatable)")
 	fl.DurationVar(&o.grace, "grace", 10*time.Second, "on shutdown, wait this long for calls in flight")
-	cmd.AddCommand(newServeHealthCmd(io))
+	cmd.AddCommand(newServeHealthCmd(io), newServeOIDCCmd(io))
 	return cmd
 }
 
