@@ -249,6 +249,7 @@ func (p *Panel) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) {
+			p.log.Warn("panel sign-in: the provider refused the code", "error", oneLine(re.ErrorCode, 80), "description", oneLine(re.ErrorDescription, 300))
 			refuse(f.si.Name + " refused the code (used already, expired, or not for this client)")
 			return
 		}
