@@ -677,7 +677,9 @@ type ApproveRequest struct {
 	// only (so Gitea records the approval as theirs) and never stored.
 	// Without it, a Gitea project's approval answers the merge link.
 	GiteaToken string `json:"gitea_token,omitempty"`
-	// Self approves a proposal the admin made (a sole maintainer's choice).
+	// Self approves a proposal of one's own: the sole maintainer's choice
+	// (auth.sole_maintainer; without one, the admin credential's while no
+	// provider is configured). Anyone else is refused (403).
 	Self bool `json:"self,omitempty"`
 }
 
@@ -698,6 +700,11 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 		return
 	}
 	ctx := r.Context()
+	if in.Self && !s.auth.Load().MayApproveOwn(who(ctx)) {
+		s.fail(w, fmt.Errorf("%w: only the sole maintainer (auth.sole_maintainer) approves a proposal of their own; %s is not, so another person must approve it",
+			proposals.ErrSelfApproval, who(ctx)))
+		return
+	}
 	principal := proposals.Principal{Actor: who(ctx), SelfOK: in.Self}
 	if p.gitea != nil {
 		// Never the bot's token: the approval is the person's, in Gitea.

@@ -17,6 +17,9 @@ type Me struct {
 	actor.Actor
 	// Role is what they may do (see Role): decided at every request.
 	Role Role `json:"role,omitempty"`
+	// SelfApprove: they may approve a proposal of their own, choosing to
+	// (auth.sole_maintainer).
+	SelfApprove bool `json:"self_approve,omitempty"`
 	// From says where a break-glass name was read: flag, environment,
 	// configuration or git.
 	From string `json:"from,omitempty"`
@@ -48,7 +51,8 @@ func who(ctx context.Context) actor.Actor {
 // why.
 func (s *Server) me(r *http.Request) Me {
 	a := who(r.Context())
-	m := Me{Actor: a, Role: s.auth.Load().RoleOf(a)}
+	auth := s.auth.Load()
+	m := Me{Actor: a, Role: auth.RoleOf(a), SelfApprove: auth.MayApproveOwn(a)}
 	if a.Via == actor.ViaBreakGlass {
 		m.From = s.cfg.Admin.NameFrom
 	}

@@ -66,6 +66,12 @@ type AuthConfig struct {
 	// identity provider's preferred_username); "*" is everyone signed in.
 	// A person named under several roles has the highest.
 	Roles RolesConfig `yaml:"roles"`
+	// SoleMaintainer names the one person (by the name their sign-in
+	// gives them) who may approve a proposal of their own, by choosing to
+	// (the API's self, the panel's checkbox). Nobody else ever may. Without
+	// it, only the admin credential's holder may, and only while no
+	// provider is configured: such a gateway has one person, admin.name.
+	SoleMaintainer string `yaml:"sole_maintainer"`
 	// BreakGlass is whether the admin credential is accepted ("on", the
 	// default, or "off"). It is the bootstrap and break-glass path, and it
 	// acts as admin; turn it off once people sign in through a provider.
@@ -90,6 +96,9 @@ func (a AuthConfig) validate(bad func(format string, args ...any)) {
 	default:
 		bad("auth.break_glass %q: on or off", a.BreakGlass)
 	}
+	if strings.ContainsAny(a.SoleMaintainer, "\r\n\t") {
+		bad("auth.sole_maintainer: %q is not a name", a.SoleMaintainer)
+	}
 	for _, list := range []struct {
 		role  Role
 		names []string
@@ -100,6 +109,18 @@ func (a AuthConfig) validate(bad func(format string, args ...any)) {
 			}
 		}
 	}
+}
+
+// MayApproveOwn reports whether who may approve a proposal of their own
+// (see SoleMaintainer).
+func (a AuthConfig) MayApproveOwn(who actor.Actor) bool {
+	if !who.IsHuman() || !who.Named() {
+		return false
+	}
+	if sm := strings.TrimSpace(a.SoleMaintainer); sm != "" {
+		return strings.EqualFold(sm, strings.TrimSpace(who.Name))
+	}
+	return who.Via == actor.ViaBreakGlass && a.OIDC == nil
 }
 
 // RoleOf is the role a has: the admin credential's holder is admin; a

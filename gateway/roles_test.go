@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/internal/lazyregexp"
+	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // fillPath gives every path value of a route a value: a served project,
@@ -195,5 +198,66 @@ func TestBreakGlassOff(t *testing.T) {
 	g.api(t, "", "GET", "/readyz", nil, &public)
 	if diff := cmp.Diff(public, rd); diff != "" {
 		t.Errorf("/readyz tells a credential that is off more than anyone (-anyone +credential):\n%s", diff)
+	}
+}
+
+// TestSoleMaintainer: four eyes among people. With a provider configured
+// nobody approves their own proposal, the admin credential's holder
+// included, unless auth.sole_maintainer names them; without a provider
+// the admin credential's holder (the gateway's one person) may, by
+// choosing to.
+func TestSoleMaintainer(t *testing.T) {
+	people := rolePeople()
+	abe, ada := people[RoleApprover], people[RoleAdmin]
+	oidc := &OIDCConfig{Issuer: "https://gitea.example.org", ClientID: "c", ClientSecretFile: "/run/secrets/oidc"}
+	tests := []struct {
+		name     string
+		auth     AuthConfig
+		proposer *actor.Actor // nil: the admin credential
+		self     bool
+		want     int
+	}{
+		{"a person approves their own", AuthConfig{OIDC: oidc}, &abe, false, http.StatusForbidden},
+		{"a person chooses to approve their own", AuthConfig{OIDC: oidc}, &abe, true, http.StatusForbidden},
+		{"the sole maintainer chooses to", AuthConfig{OIDC: oidc, SoleMaintainer: "abe"}, &abe, true, http.StatusOK},
+		{"another is not the sole maintainer", AuthConfig{OIDC: oidc, SoleMaintainer: "ada"}, &abe, true, http.StatusForbidden},
+		{"break-glass with a provider", AuthConfig{OIDC: oidc}, nil, true, http.StatusForbidden},
+		{"break-glass, the gateway's one person", AuthConfig{}, nil, true, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := twoProjects(t)
+			tt.auth.Roles = RolesConfig{Admin: []string{"ada"}, Approver: []string{"abe"}}
+			if err := g.srv.SetAuth(tt.auth); err != nil {
+				t.Fatal(err)
+			}
+			h := g.srv.personAuth(g.srv.api())
+			call := func(who *actor.Actor, method, path string, in any) (int, []byte) {
+				b, _ := json.Marshal(in)
+				req := httptest.NewRequest(method, path, bytes.NewReader(b))
+				if who != nil {
+					req = req.WithContext(actor.With(req.Context(), *who))
+				} else {
+					req.Header.Set("Authorization", "Bearer "+adminToken)
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				return rec.Code, rec.Body.Bytes()
+			}
+			ch := proposals.Change{Kind: proposals.KindGuardrail, Guardrail: &schema.Guardrail{ID: "four-eyes", Statement: "Two people.", Severity: schema.Guidance}, Rationale: "Why."}
+			if code, b := call(tt.proposer, "POST", "/api/v1/projects/alpha/proposals", ProposeRequest{Change: ch}); code != http.StatusCreated {
+				t.Fatalf("propose: %d %s", code, b)
+			}
+			code, b := call(tt.proposer, "POST", "/api/v1/projects/alpha/proposals/1/approve", ApproveRequest{Self: tt.self})
+			if code != tt.want {
+				t.Fatalf("the proposer approves (self %v): %d %s, want %d", tt.self, code, b, tt.want)
+			}
+			if code == http.StatusForbidden {
+				// Another person may.
+				if code, b := call(&ada, "POST", "/api/v1/projects/alpha/proposals/1/approve", ApproveRequest{}); code != http.StatusOK {
+					t.Errorf("another person approves: %d %s", code, b)
+				}
+			}
+		})
 	}
 }

@@ -215,7 +215,7 @@ type proposalData struct {
 	Source   string
 	Change   string // the recorded change as YAML
 	Gitea    bool
-	Own      bool // the admin proposed it
+	Own      bool // the signed-in person proposed it and may approve their own (the sole maintainer)
 	Audit    string
 	MergeURL string
 }
@@ -228,7 +228,9 @@ func (p *Panel) proposal(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	d.Source = sourceOf(d.Origin, d.Labels)
-	d.Own = d.Origin != nil && d.Origin.Source == schema.SourceUser
+	if me, err := c.whoami(); err == nil && d.Origin != nil && d.Origin.Source == schema.SourceUser {
+		d.Own = me.SelfApprove && actor.SamePerson(d.Origin.Actor(), me.Actor)
+	}
 	if d.Recorded != nil {
 		d.Change = proposals.ChangeYAML(*d.Recorded)
 	}

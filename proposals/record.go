@@ -154,11 +154,9 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 		return Proposal{}, fmt.Errorf("approve: %w", err)
 	}
 	if p.Actor.IsZero() {
-		name, err := s.whoami(ctx)
-		if err != nil {
+		if p.Actor, err = s.whoamiActor(ctx); err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
 		}
-		p.Actor = actor.Person("", name, "", false, "")
 	}
 	if !p.Actor.Named() {
 		return Proposal{}, fmt.Errorf("approve #%d: %w: cannot tell who approves; set your name (git config --global user.name, or --as)", n, ErrSelfApproval)
@@ -188,6 +186,21 @@ func (s Service) Reject(ctx context.Context, n int, by, reason string) (Proposal
 		}
 	}
 	return s.Backend.Close(ctx, n, by, reason)
+}
+
+// whoamiActor is the backend's user as a person: git's identity (with its
+// e-mail) locally, the token's user on Gitea.
+func (s Service) whoamiActor(ctx context.Context) (actor.Actor, error) {
+	if w, ok := s.Backend.(interface {
+		WhoamiActor(context.Context) (actor.Actor, error)
+	}); ok {
+		return w.WhoamiActor(ctx)
+	}
+	name, err := s.whoami(ctx)
+	if err != nil || name == "" {
+		return actor.Actor{}, err
+	}
+	return actor.Person("", name, "", false, ""), nil
 }
 
 // whoami is the backend's user, or "" for a backend that cannot tell.
