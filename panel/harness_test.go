@@ -107,7 +107,7 @@ func start(t testing.TB, ids []string, opts ...envOption) *env {
 	o := gateway.Options{Version: "test", Logger: log, Redactor: red, Grace: 5 * time.Second, Refresh: 100 * time.Millisecond,
 		Examples: memory.ExampleOptions{Root: examples},
 		UI: func(api http.Handler, signIn *gateway.SignIn) http.Handler {
-			pn = panel.New(panel.Options{API: api, SignIn: signIn, Version: "test", Logger: log})
+			pn = panel.New(panel.Options{API: api, SignIn: signIn, Version: "test", Logger: slog.New(red.Handler(log.Handler()))})
 			return pn
 		}}
 	for _, f := range opts {

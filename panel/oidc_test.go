@@ -215,6 +215,19 @@ func TestSignInWithTheProvider(t *testing.T) {
 	if q := b.get("/ui/queue"); q.code != http.StatusOK || !strings.Contains(q.body, "abe") {
 		t.Fatalf("the queue as abe: %d", q.code)
 	}
+	// No page abe sees holds the client secret or a token the provider gave.
+	for _, rt := range e.panel.Routes() {
+		method, pattern, _ := strings.Cut(rt.Pattern, " ")
+		if method != "GET" || rt.Public {
+			continue
+		}
+		p := b.get(concrete(pattern))
+		for _, c := range []string{clientSecret, accessCanary, adminToken} {
+			if strings.Contains(p.body, c) || strings.Contains(p.location, c) {
+				t.Errorf("GET %s as abe shows %s…", pattern, c[:12])
+			}
+		}
+	}
 	// abe is an approver: a proposal from the panel is abe's, and the
 	// audit names abe as the provider knows them.
 	pr := b.post("/ui/projects/alpha/propose", url.Values{"kind": {"guardrail"}, "id": {"abe-rule"}, "statement": {"Ask abe."},

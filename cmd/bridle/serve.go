@@ -172,7 +172,9 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 	srv, err := gateway.New(cfg, gateway.Options{Version: version(), Redactor: io.f.Redactor(), Logger: log,
 		Memory: mem, Examples: ex, Grace: o.grace, Getenv: io.f.getenv,
 		UI: func(api http.Handler, signIn *gateway.SignIn) http.Handler {
-			return panel.New(panel.Options{API: api, SignIn: signIn, Version: version(), Logger: log})
+			// The panel logs through the redactor the gateway fills (the
+			// client secret, read per sign-in, is added to it).
+			return panel.New(panel.Options{API: api, SignIn: signIn, Version: version(), Logger: slog.New(io.f.Redactor().Handler(log.Handler()))})
 		}})
 	if err != nil {
 		if errors.Is(err, gateway.ErrConfig) {
