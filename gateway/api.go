@@ -707,8 +707,13 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 	}
 	principal := proposals.Principal{Actor: who(ctx), SelfOK: in.Self}
 	if p.gitea != nil {
-		// Never the bot's token: the approval is the person's, in Gitea.
+		// Never the bot's token: the approval is the person's, in Gitea —
+		// the token they signed in to the panel with, on that same Gitea,
+		// or their own they sent.
 		tok := strings.TrimSpace(in.GiteaToken)
+		if tok == "" {
+			tok = s.providerToken(ctx, p.gitea.URL)
+		}
 		if tok == "" {
 			pr, err := svc.Backend.Get(ctx, n)
 			if err != nil {

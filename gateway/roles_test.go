@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -259,5 +260,31 @@ func TestSoleMaintainer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProviderTokenGoesOnlyToItsGitea: the person's token from the
+// provider is used for a Gitea project only when that Gitea is the
+// provider; another server (another host, scheme or path) never gets it.
+func TestProviderTokenGoesOnlyToItsGitea(t *testing.T) {
+	s := &Server{cfg: Config{Auth: AuthConfig{OIDC: &OIDCConfig{Issuer: "https://gitea.example.org/"}}}}
+	ctx := WithProviderToken(context.Background(), "oauth-token")
+	for gitea, want := range map[string]string{
+		"https://gitea.example.org":       "oauth-token",
+		"https://GITEA.example.org/":      "oauth-token",
+		"http://gitea.example.org":        "",
+		"https://gitea.example.org:8443":  "",
+		"https://evil.example":            "",
+		"https://gitea.example.org/other": "",
+	} {
+		if got := s.providerToken(ctx, gitea); got != want {
+			t.Errorf("providerToken for %s = %q, want %q", gitea, got, want)
+		}
+	}
+	if got := s.providerToken(context.Background(), "https://gitea.example.org"); got != "" {
+		t.Errorf("a context without a token gives %q", got)
+	}
+	if got := (&Server{}).providerToken(ctx, "https://gitea.example.org"); got != "" {
+		t.Errorf("no provider configured, yet %q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -65,6 +66,34 @@ func (o *OIDCConfig) validate(bad func(format string, args ...any)) {
 			bad("auth.oidc.redirect_url %q: the gateway's URL with the path %s", r, CallbackPath)
 		}
 	}
+}
+
+type providerTokenKey struct{}
+
+// WithProviderToken is ctx carrying the OAuth access token the identity
+// provider gave the signed-in person (the panel's session holds it, server
+// side), beside the person (actor.With). The gateway uses it for one thing:
+// approving on a Gitea project of that same Gitea, so that the merge is the
+// person's own, never the bot's and never a pasted token. It is never
+// logged, stored or answered.
+func WithProviderToken(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, providerTokenKey{}, token)
+}
+
+// providerToken is the person's provider token for a Gitea at giteaURL:
+// "" unless ctx carries one and that Gitea is the configured provider.
+func (s *Server) providerToken(ctx context.Context, giteaURL string) string {
+	tok, _ := ctx.Value(providerTokenKey{}).(string)
+	o := s.cfg.Auth.OIDC
+	if tok == "" || o == nil {
+		return ""
+	}
+	a, err1 := url.Parse(strings.TrimSuffix(o.Issuer, "/"))
+	b, err2 := url.Parse(strings.TrimSuffix(giteaURL, "/"))
+	if err1 != nil || err2 != nil || a.Scheme != b.Scheme || !strings.EqualFold(a.Host, b.Host) || a.Path != b.Path {
+		return "" // another server: the person's token never goes there
+	}
+	return tok
 }
 
 // SignIn is what the panel needs to sign people in through the provider.

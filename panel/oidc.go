@@ -285,9 +285,27 @@ func (p *Panel) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		p.sessions.end(ck.Value) // a new id at every sign-in: no fixation
 	}
 	ss := p.sessions.create("", person)
+	p.sessions.setProviderToken(ss, tok.AccessToken, tok.Expiry)
 	p.log.Info("panel sign-in", "addr", r.RemoteAddr, "person", person.Name, "via", string(actor.ViaOIDC))
 	http.SetCookie(w, cookie(r, ss.id, int(p.opts.SessionMax.Seconds())))
 	http.Redirect(w, r, pd.next, http.StatusSeeOther)
+}
+
+// setProviderToken keeps the provider's access token in the session.
+func (s *sessions) setProviderToken(ss *session, tok string, expiry time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss.providerToken, ss.providerExpiry = tok, expiry
+}
+
+// providerToken is the session's provider token while it is good.
+func (s *sessions) providerToken(ss *session) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss.providerToken == "" || (!ss.providerExpiry.IsZero() && !s.now().Before(ss.providerExpiry)) {
+		return ""
+	}
+	return ss.providerToken
 }
 
 // verifyReason says why an ID token failed, without the token.

@@ -212,10 +212,13 @@ func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 
 type proposalData struct {
 	gateway.ProposalView
-	Source   string
-	Change   string // the recorded change as YAML
-	Gitea    bool
-	Own      bool // the signed-in person proposed it and may approve their own (the sole maintainer)
+	Source string
+	Change string // the recorded change as YAML
+	Gitea  bool
+	Own    bool // the signed-in person proposed it and may approve their own (the sole maintainer)
+	// Signed: the person signed in through the provider, whose token the
+	// gateway merges with on its own Gitea: no token to paste.
+	Signed   bool
 	Audit    string
 	MergeURL string
 }
@@ -228,8 +231,11 @@ func (p *Panel) proposal(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	d.Source = sourceOf(d.Origin, d.Labels)
-	if me, err := c.whoami(); err == nil && d.Origin != nil && d.Origin.Source == schema.SourceUser {
-		d.Own = me.SelfApprove && actor.SamePerson(d.Origin.Actor(), me.Actor)
+	if me, err := c.whoami(); err == nil {
+		d.Signed = me.Via == actor.ViaOIDC
+		if d.Origin != nil && d.Origin.Source == schema.SourceUser {
+			d.Own = me.SelfApprove && actor.SamePerson(d.Origin.Actor(), me.Actor)
+		}
 	}
 	if d.Recorded != nil {
 		d.Change = proposals.ChangeYAML(*d.Recorded)

@@ -16,6 +16,7 @@ import (
 	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/internal/giteatest"
 	"github.com/bridle-dev/bridle/proposals"
+	"github.com/bridle-dev/bridle/scaffold"
 )
 
 // giteaSignIn signs a fresh browser in to the panel through the real
@@ -74,20 +75,7 @@ func TestTwoPeopleFromGiteaInTheBrowser(t *testing.T) {
 		c.Auth.OIDC = &gateway.OIDCConfig{Issuer: setup.Issuer, ClientID: setup.ClientID, ClientSecretFile: secretFile}
 		c.Auth.Roles = gateway.RolesConfig{Approver: []string{alice, bob}, Viewer: []string{"*"}}
 	})
-	// The panel's address is known only now: point the application at it.
-	body, _ := json.Marshal(map[string]any{"name": setup.Name, "confidential_client": true, "redirect_uris": []string{e.url + gateway.CallbackPath}})
-	var updated struct {
-		ClientSecret string `json:"client_secret"`
-	}
-	if err := srv.Do("PATCH", "/api/v1/user/applications/oauth2/"+itoa(int(setup.AppID)), srv.AdminToken, body, &updated); err != nil {
-		t.Fatal(err)
-	}
-	if updated.ClientSecret != "" { // Gitea makes a new secret on every update
-		if err := os.WriteFile(secretFile, []byte(updated.ClientSecret+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-
+	pointApp(t, srv, setup, e, secretFile) // the panel's address is known only now
 	a := giteaSignIn(t, e, srv, alice)
 	must(t, a, alice+" proposes a guardrail",
 		chromedp.Navigate(e.url+"/ui/projects/alpha/rules"),
@@ -157,4 +145,96 @@ func firstWith(m map[string]string, sub string) string {
 		}
 	}
 	return ""
+}
+
+// TestApproveOnGiteaAsTheSignedInPerson: on a Gitea rules project (main
+// protected: the bot opens pull requests and cannot merge), a person who
+// signed in to the panel through that Gitea approves in the browser and
+// Gitea merges as them — with the token Gitea gave them at sign-in, never
+// the bot's and never a pasted one; a viewer cannot approve.
+func TestApproveOnGiteaAsTheSignedInPerson(t *testing.T) {
+	chromiumPath(t)
+	srv := giteatest.Shared(t)
+	ctx := context.Background()
+	approver, viewer := "ppl-carol", "ppl-dan"
+	botTok := srv.CreateUser(t, "ppl-bot")
+	srv.CreateUser(t, approver)
+	srv.CreateUser(t, viewer)
+	repo := "ppl-" + itoa(int(time.Now().UnixNano()%1e9))
+	admin, err := proposals.NewGitea(proposals.GiteaOptions{URL: srv.URL, Token: srv.AdminToken, Owner: srv.AdminUser, Repo: repo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := scaffold.Files("runic", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Bootstrap(ctx, proposals.BootstrapOptions{Files: files, Writers: []string{"ppl-bot"}, Approvers: []string{approver}}); err != nil {
+		t.Fatal(err)
+	}
+	botFile := filepath.Join(t.TempDir(), "gitea_token")
+	if err := os.WriteFile(botFile, []byte(botTok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secretFile := filepath.Join(t.TempDir(), "oidc-client-secret")
+	setup, err := gateway.SetupGiteaOIDC(ctx, gateway.OIDCSetupOptions{Gitea: srv.URL, Token: srv.AdminToken,
+		Gateway: "http://127.0.0.1:1", Name: "Bridle merge test", SecretFile: secretFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, nil, func(c *gateway.Config, o *gateway.Options) {
+		c.Projects = map[string]gateway.ProjectConfig{"runic": {Gitea: &gateway.GiteaConfig{URL: srv.URL, Repo: srv.AdminUser + "/" + repo, TokenFile: botFile}}}
+		c.Auth.OIDC = &gateway.OIDCConfig{Issuer: setup.Issuer, ClientID: setup.ClientID, ClientSecretFile: secretFile}
+		c.Auth.Roles = gateway.RolesConfig{Approver: []string{approver}, Viewer: []string{"*"}}
+	})
+	pointApp(t, srv, setup, e, secretFile)
+	cs := e.connect(t, "runic", e.mint(t, "runic", "claude"))
+	tool(t, cs, "propose_guardrail", map[string]any{"id": "merge-as-yourself", "statement": "Merge as yourself.", "severity": "guidance", "why": "Gitea should name who approved."})
+	var list []proposals.Proposal
+	if e.api(t, "GET", "/api/v1/projects/runic/proposals", nil, &list); len(list) != 1 {
+		t.Fatalf("proposals: %+v", list)
+	}
+	path := "/ui/projects/runic/proposals/" + itoa(list[0].Number)
+
+	d := giteaSignIn(t, e, srv, viewer)
+	must(t, d, viewer+" opens the proposal", chromedp.Navigate(e.url+path), chromedp.WaitVisible(chromedp.CSS(".decide")),
+		submit(`form[action$="/approve"] button`, "#needs-role"))
+
+	c := giteaSignIn(t, e, srv, approver)
+	must(t, c, approver+" approves", chromedp.Navigate(e.url+path), chromedp.WaitVisible(chromedp.CSS(".decide")),
+		submit(`form[action$="/approve"] button`, ".flash"))
+	if f := text(t, c, ".flash"); !strings.Contains(f, "Approved proposal") || !strings.Contains(f, approver) {
+		t.Fatalf("after approving: %q", f)
+	}
+	var pull struct {
+		Merged   bool `json:"merged"`
+		MergedBy struct {
+			Login string `json:"login"`
+		} `json:"merged_by"`
+	}
+	if err := srv.Do("GET", "/api/v1/repos/"+srv.AdminUser+"/"+repo+"/pulls/"+itoa(list[0].Number), srv.AdminToken, nil, &pull); err != nil {
+		t.Fatal(err)
+	}
+	if !pull.Merged || pull.MergedBy.Login != approver {
+		t.Errorf("Gitea's pull request: merged %v by %q, want by %s", pull.Merged, pull.MergedBy.Login, approver)
+	}
+}
+
+// pointApp points the test's OAuth2 application at the panel (whose
+// address is known only once it started) and keeps the secret Gitea makes
+// anew at every update.
+func pointApp(t *testing.T, srv *giteatest.Server, setup gateway.OIDCSetup, e *env, secretFile string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"name": setup.Name, "confidential_client": true, "redirect_uris": []string{e.url + gateway.CallbackPath}})
+	var updated struct {
+		ClientSecret string `json:"client_secret"`
+	}
+	if err := srv.Do("PATCH", "/api/v1/user/applications/oauth2/"+itoa(int(setup.AppID)), srv.AdminToken, body, &updated); err != nil {
+		t.Fatal(err)
+	}
+	if updated.ClientSecret != "" {
+		if err := os.WriteFile(secretFile, []byte(updated.ClientSecret+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

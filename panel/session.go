@@ -29,11 +29,16 @@ type session struct {
 	// person is who signed in through an identity provider (token is
 	// empty then): the API acts as them, with the role the configuration
 	// gives them at each request.
-	person  actor.Actor
-	created time.Time
-	seen    time.Time
-	project string // the project last looked at
-	flash   *flash
+	person actor.Actor
+	// providerToken is the OAuth access token the provider gave person
+	// (server side only; never logged or shown), until providerExpiry: the
+	// gateway merges with it on that provider's own Gitea.
+	providerToken  string
+	providerExpiry time.Time
+	created        time.Time
+	seen           time.Time
+	project        string // the project last looked at
+	flash          *flash
 }
 
 // flash is what the last action did, shown once on the next page.
