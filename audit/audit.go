@@ -11,9 +11,11 @@
 //     the decoded strings of the event are masked and the event re-encoded,
 //     so a secret is caught in whatever form JSON escaping gives it and the
 //     line stays valid JSON.
-//   - Every event read names who acted (Actor): an event written before
-//     events carried it (source, agent, session and an admin event's
-//     detail "by") is read as the same actor, so old logs read unchanged.
+//   - Every event names who acted (Actor): Append writes it (from the
+//     source, agent and session when the caller gave none), and an event
+//     written before events carried it (source, agent, session and an admin
+//     event's detail "by") is read as the same actor, so old logs read
+//     unchanged.
 package audit
 
 import (
@@ -55,8 +57,9 @@ type Event struct {
 	Project string    `json:"project"`
 	Kind    string    `json:"kind"`
 	// Actor is who acted. Append fills Source, Agent and Session from it
-	// when they are empty (they are what Filter selects by); Read and
-	// Newest fill it from them for an event written without one.
+	// when they are empty (they are what Filter selects by), and it from
+	// them when it is nil; Read and Newest fill it for an event written
+	// without one.
 	Actor      *actor.Actor   `json:"actor,omitempty"`
 	Source     string         `json:"source,omitempty"` // user, agent or vendor
 	Agent      string         `json:"agent"`
@@ -133,6 +136,9 @@ func cut(s string) string {
 func (l *Log) Append(e Event) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
+	}
+	if e.Actor == nil {
+		e.fill() // an event made the older way names its actor on disk too
 	}
 	if a := e.Actor; a != nil {
 		if e.Source == "" {

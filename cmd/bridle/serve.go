@@ -41,8 +41,8 @@ func newServeCmd(io *streams) *cobra.Command {
 memory, the audit log and every credential, out of the agents' reach. Each
 project is served at /p/PROJECT/mcp over MCP's streamable HTTP transport; an
 agent authenticates with its own bearer token (bridle agents add), and the
-token is its identity. The web panel is at / (sign in with the admin
-credential). The admin API is under /api/v1 (its OpenAPI document
+token is its identity. The web panel is at / (sign in through the identity
+provider of auth.oidc, or with the admin credential, the break-glass admin). The admin API is under /api/v1 (its OpenAPI document
 at /api/v1/openapi.json), authenticated by the admin credential. /healthz says
 the server is alive, /readyz whether every project's rules are loaded and
 every backend answers, /metrics is Prometheus.
@@ -59,8 +59,15 @@ BRIDLE_CONFIG), the environment, then flags.
   admin credential   admin.token_file    BRIDLE_ADMIN_TOKEN_FILE    generated: STATE/gateway/admin-token
   admin's name       admin.name          BRIDLE_ADMIN_NAME          git's committer identity of the
   and e-mail         admin.email         BRIDLE_ADMIN_EMAIL         serving user (git config user.name)
-                     (proposals, approvals and rejections made through the API and the panel
+                     (proposals, approvals and rejections made with the admin credential
                      are attributed to this person; the start-up log says who it is)
+  sign-in            auth.oidc {issuer, client_id, client_secret: secret:NAME or
+                     client_secret_file}: people sign in to the panel through Gitea
+                     (bridle serve oidc setup) or any OpenID Connect provider
+  roles              auth.roles {admin, approver, viewer}: lists of names ("*": everyone);
+                     auth.sole_maintainer: the one person who may approve their own;
+                     auth.break_glass: off turns the admin credential off. SIGHUP
+                     reads auth: again
   TLS                tls.cert_file/key_file  BRIDLE_TLS_CERT_FILE/_KEY_FILE  off
   browser origins    allowed_origins     BRIDLE_ALLOWED_ORIGINS     none (same origin only)
   request size       max_body_bytes                                 1048576
