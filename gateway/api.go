@@ -705,6 +705,23 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 			proposals.ErrSelfApproval, who(ctx)))
 		return
 	}
+	if a, auth := who(ctx), s.auth.Load(); a.Via == actor.ViaBreakGlass && !(auth.SoleMaintainer != "" && auth.MayApproveOwn(a)) {
+		// The credential cannot tell who holds it, so it approves no
+		// proposal of a person who signs in as themselves (through the
+		// provider; with one configured, no person's at all) — its holder
+		// could be that person (four eyes).
+		pr, err := svc.Backend.Get(ctx, n)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		o, provider := pr.Draft, auth.OIDC
+		if person := o == nil || o.Origin.Source == schema.SourceUser; person && (provider != nil || o != nil && signedIn(o.Origin.Subject)) {
+			s.fail(w, fmt.Errorf("%w: people sign in as themselves here, and the admin credential approves no person's proposal (it cannot tell who holds it, who may be its author); sign in as yourself",
+				proposals.ErrSelfApproval))
+			return
+		}
+	}
 	principal := proposals.Principal{Actor: who(ctx), SelfOK: in.Self}
 	if p.gitea != nil {
 		// Never the bot's token: the approval is the person's, in Gitea —
@@ -1184,4 +1201,10 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 		out = out[:limit]
 	}
 	s.ok(w, http.StatusOK, out)
+}
+
+// signedIn reports whether subject is a person known by their sign-in (an
+// identity provider's), not by git's identity or the admin credential.
+func signedIn(subject string) bool {
+	return subject != "" && subject != actor.BreakGlassSubject && !strings.HasPrefix(subject, "git:") && !strings.HasPrefix(subject, "git-name:")
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bridle-dev/bridle/actor"
 )
@@ -118,7 +119,7 @@ func (a AuthConfig) MayApproveOwn(who actor.Actor) bool {
 		return false
 	}
 	if sm := strings.TrimSpace(a.SoleMaintainer); sm != "" {
-		return strings.EqualFold(sm, strings.TrimSpace(who.Name))
+		return SameName(sm, strings.TrimSpace(who.Name))
 	}
 	return who.Via == actor.ViaBreakGlass && a.OIDC == nil
 }
@@ -138,12 +139,47 @@ func (a AuthConfig) RoleOf(who actor.Actor) Role {
 	name := strings.TrimSpace(who.Name)
 	for _, r := range slices.Backward(Roles) {
 		for _, n := range a.Roles.of(r) {
-			if n = strings.TrimSpace(n); n == "*" || (name != "" && strings.EqualFold(n, name)) {
+			if n = strings.TrimSpace(n); n == "*" || (name != "" && SameName(n, name)) {
 				return r
 			}
 		}
 	}
 	return RoleSignedIn
+}
+
+// SameName reports whether two sign-in names are the same person's: equal
+// but for the case of ASCII letters (Gitea's names are ASCII and its
+// logins case-insensitive), and otherwise byte for byte — Unicode case
+// folding would make "\u212Aate" (a Kelvin sign) kate.
+func SameName(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x >= utf8.RuneSelf || y >= utf8.RuneSelf {
+			if x != y {
+				return false
+			}
+			continue
+		}
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// empty reports whether a says nothing at all (no auth: section).
+func (a AuthConfig) empty() bool {
+	return a.OIDC == nil && len(a.Roles.Admin)+len(a.Roles.Approver)+len(a.Roles.Viewer) == 0 &&
+		a.SoleMaintainer == "" && a.BreakGlass == ""
 }
 
 func (c RolesConfig) of(r Role) []string {
@@ -163,6 +199,12 @@ func (c RolesConfig) of(r Role) []string {
 // holds from every request that follows, a person's own included. A bad
 // one is refused and the one in force kept.
 func (s *Server) SetAuth(a AuthConfig) error {
+	if cur := s.auth.Load(); cur != nil && a.empty() && !cur.empty() {
+		// A reload that reads an emptied or half-written file (an editor's
+		// truncate-then-write) must not turn break-glass back on and drop
+		// every role: say so in the file to mean it.
+		return fmt.Errorf("%w: the new configuration has no auth: section, the running one has; kept the running one (write auth: {break_glass: on} to drop every role)", ErrConfig)
+	}
 	var errs []error
 	a.validate(func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrConfig}, args...)...))

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -33,11 +34,17 @@ const SignInCookie = "bridle_signin"
 // signInTTL is how long a sign-in may take at the provider.
 const signInTTL = 10 * time.Minute
 
-// maxPending bounds the pending sign-ins: beyond it the oldest is dropped.
-const maxPending = 1000
+// maxPending bounds the pending sign-ins: beyond it a new one is refused.
+// perAddress bounds one client address's: beyond it that address's oldest
+// is dropped, so one client cannot fill the store and push out others'.
+const (
+	maxPending = 1000
+	perAddress = 8
+)
 
 type pending struct {
 	state, nonce, verifier, next string
+	addr                         string // the client's address (clientAddr)
 	created                      time.Time
 }
 
@@ -117,20 +124,28 @@ func (f *oidcFlow) config(pv *oidc.Provider, r *http.Request, secret string) *oa
 		Scopes: []string{oidc.ScopeOpenID, "profile", "email"}}
 }
 
-// start records a pending sign-in and answers its id.
+// start records a pending sign-in and answers its id; "" when the store is
+// full of other addresses' sign-ins.
 func (f *oidcFlow) start(p pending) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var oldest string
+	var oldest string // of p's address
+	mine := 0
 	for id, q := range f.pending {
-		if f.now().Sub(q.created) > signInTTL {
+		switch {
+		case f.now().Sub(q.created) > signInTTL:
 			delete(f.pending, id)
-		} else if oldest == "" || q.created.Before(f.pending[oldest].created) {
-			oldest = id
+		case q.addr == p.addr:
+			mine++
+			if oldest == "" || q.created.Before(f.pending[oldest].created) {
+				oldest = id
+			}
 		}
 	}
-	if len(f.pending) >= maxPending {
+	if mine >= perAddress {
 		delete(f.pending, oldest)
+	} else if len(f.pending) >= maxPending {
+		return ""
 	}
 	id := randomID()
 	f.pending[id] = p
@@ -149,11 +164,13 @@ func (f *oidcFlow) take(id string) (pending, bool) {
 	return p, true
 }
 
-func signInCookie(r *http.Request, value string, maxAge int) *http.Cookie {
+func (f *oidcFlow) signInCookie(r *http.Request, value string, maxAge int) *http.Cookie {
 	// Lax, not Strict: the provider's redirect back is a navigation from
-	// another site, and a Strict cookie would not come with it.
+	// another site, and a Strict cookie would not come with it. Secure over
+	// TLS, the gateway's own or a proxy's in front of it (an https
+	// redirect_url says there is one).
 	return &http.Cookie{Name: SignInCookie, Value: value, Path: "/auth/", MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil}
+		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil || strings.HasPrefix(f.si.RedirectURL, "https://")}
 }
 
 // oidcLogin sends the browser to the provider.
@@ -174,11 +191,23 @@ func (p *Panel) oidcLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	verifier := oauth2.GenerateVerifier()
-	pd := pending{state: randomID(), nonce: randomID(), verifier: verifier, next: localPath(r.URL.Query().Get("next")), created: f.now()}
+	pd := pending{state: randomID(), nonce: randomID(), verifier: verifier, next: localPath(r.URL.Query().Get("next")), created: f.now(), addr: clientAddr(r)}
 	id := f.start(pd)
-	http.SetCookie(w, signInCookie(r, id, int(signInTTL.Seconds())))
+	if id == "" {
+		p.signInProblem(w, http.StatusServiceUnavailable, "Too many sign-ins are in progress right now; try again in a few minutes.")
+		return
+	}
+	http.SetCookie(w, f.signInCookie(r, id, int(signInTTL.Seconds())))
 	to := f.config(pv, r, "").AuthCodeURL(pd.state, oidc.Nonce(pd.nonce), oauth2.S256ChallengeOption(verifier))
 	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// clientAddr is r's client address without its port.
+func clientAddr(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
 }
 
 func providerDown(si *gateway.SignIn) string {
@@ -211,7 +240,7 @@ func (p *Panel) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		refuse("this browser started no sign-in here, or it took longer than " + signInTTL.String())
 		return
 	}
-	http.SetCookie(w, signInCookie(r, "", -1))
+	http.SetCookie(w, f.signInCookie(r, "", -1))
 	pd, ok := f.take(ck.Value)
 	if !ok {
 		refuse("this sign-in was already used, or it expired")
@@ -276,15 +305,30 @@ func (p *Panel) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		refuse("the ID token's claims do not decode")
 		return
 	}
+	// Roles are given by the provider's user name, never by the display
+	// name, which anyone sets to anything.
 	name := strings.TrimSpace(c.PreferredUsername)
 	if name == "" {
-		name = strings.TrimSpace(c.Name)
+		refuse(f.si.Name + " gave no user name (preferred_username): roles are given by it, so nobody signs in without one")
+		return
 	}
 	person := actor.Person("oidc:"+idt.Issuer+"|"+idt.Subject, oneLine(name, 200), oneLine(c.Email, 320), c.EmailVerified, actor.ViaOIDC)
 	if ck, err := r.Cookie(CookieName); err == nil {
 		p.sessions.end(ck.Value) // a new id at every sign-in: no fixation
 	}
 	ss := p.sessions.create("", person)
+	// A person with no role gets no session: sessions are few (the oldest
+	// goes), and anyone the provider lets register could sign in.
+	if me, err := (&call{p: p, r: r, ss: ss}).whoami(); err != nil || !me.Role.Allows(gateway.RoleViewer) {
+		p.sessions.end(ss.id)
+		if err != nil {
+			refuse("the gateway could not say what " + person.Name + " may do")
+			return
+		}
+		p.log.Info("panel sign-in refused: no role", "addr", r.RemoteAddr, "person", person.Name)
+		p.signInProblem(w, http.StatusForbidden, person.Name+" signed in through "+f.si.Name+", but has no role on this gateway: an admin gives roles in its configuration (auth.roles).")
+		return
+	}
 	p.sessions.setProviderToken(ss, tok.AccessToken, tok.Expiry)
 	p.log.Info("panel sign-in", "addr", r.RemoteAddr, "person", person.Name, "via", string(actor.ViaOIDC))
 	http.SetCookie(w, cookie(r, ss.id, int(p.opts.SessionMax.Seconds())))

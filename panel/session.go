@@ -72,20 +72,46 @@ func (s *sessions) create(token string, person actor.Actor) *session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	var oldest *session
+	// A person (or the credential) keeps at most perPerson sessions, their
+	// own least recently used going first; only when every person's fill
+	// the store does anyone else's go — signing in a thousand times does
+	// not end the others' sessions.
+	var oldest, oldestMine *session
+	mine := 0
 	for id, ss := range s.byID {
-		if s.expired(ss, now) {
+		switch {
+		case s.expired(ss, now):
 			delete(s.byID, id)
-		} else if oldest == nil || ss.seen.Before(oldest.seen) {
+		case samePrincipal(ss, token, person):
+			mine++
+			if oldestMine == nil || ss.seen.Before(oldestMine.seen) {
+				oldestMine = ss
+			}
+		case oldest == nil || ss.seen.Before(oldest.seen):
 			oldest = ss
 		}
 	}
-	if len(s.byID) >= maxSessions && oldest != nil {
+	if mine >= perPerson {
+		delete(s.byID, oldestMine.id)
+	} else if len(s.byID) >= maxSessions && oldest != nil {
 		delete(s.byID, oldest.id)
 	}
 	ss := &session{id: randomID(), csrf: randomID(), token: token, person: person, created: now, seen: now}
 	s.byID[ss.id] = ss
 	return ss
+}
+
+// perPerson is the most sessions one person (or the admin credential)
+// holds at once.
+const perPerson = 16
+
+// samePrincipal reports whether ss is a session of the credential token,
+// or of person.
+func samePrincipal(ss *session, token string, person actor.Actor) bool {
+	if token != "" || ss.token != "" {
+		return token != "" && ss.token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(ss.token)) == 1
+	}
+	return ss.person.Subject != "" && ss.person.Subject == person.Subject
 }
 
 func (s *sessions) expired(ss *session, now time.Time) bool {
