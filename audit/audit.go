@@ -11,6 +11,11 @@
 //     the decoded strings of the event are masked and the event re-encoded,
 //     so a secret is caught in whatever form JSON escaping gives it and the
 //     line stays valid JSON.
+//   - Every event names who acted (Actor): Append writes it (from the
+//     source, agent and session when the caller gave none), and an event
+//     written before events carried it (source, agent, session and an admin
+//     event's detail "by") is read as the same actor, so old logs read
+//     unchanged.
 package audit
 
 import (
@@ -29,6 +34,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/internal/lazyregexp"
 	"github.com/bridle-dev/bridle/internal/lines"
 	"github.com/bridle-dev/bridle/redact"
@@ -47,9 +53,14 @@ const (
 
 // Event is one entry of the log.
 type Event struct {
-	Time       time.Time      `json:"time"`
-	Project    string         `json:"project"`
-	Kind       string         `json:"kind"`
+	Time    time.Time `json:"time"`
+	Project string    `json:"project"`
+	Kind    string    `json:"kind"`
+	// Actor is who acted. Append fills Source, Agent and Session from it
+	// when they are empty (they are what Filter selects by), and it from
+	// them when it is nil; Read and Newest fill it for an event written
+	// without one.
+	Actor      *actor.Actor   `json:"actor,omitempty"`
 	Source     string         `json:"source,omitempty"` // user, agent or vendor
 	Agent      string         `json:"agent"`
 	Client     string         `json:"client,omitempty"`  // the MCP client's clientInfo.name
@@ -126,6 +137,25 @@ func (l *Log) Append(e Event) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
+	if e.Actor == nil {
+		e.fill() // an event made the older way names its actor on disk too
+	}
+	if a := e.Actor; a != nil {
+		if e.Source == "" {
+			e.Source = sourceOf(a.Kind)
+		}
+		if e.Agent == "" {
+			e.Agent = a.Agent
+		}
+		if e.Session == "" {
+			e.Session = a.Session
+		}
+		c := *a
+		for _, f := range []*string{&c.Subject, &c.Name, &c.Email, &c.Project, &c.Agent, &c.Session} {
+			*f = cut(*f)
+		}
+		e.Actor = &c
+	}
 	for _, f := range []*string{&e.Project, &e.Kind, &e.Source, &e.Agent, &e.Client, &e.Session, &e.Tool, &e.Permission, &e.ID, &e.Summary} {
 		*f = cut(*f)
 	}
@@ -157,6 +187,53 @@ func (l *Log) Append(e Event) error {
 		return fmt.Errorf("audit append: %w", err)
 	}
 	return f.Close()
+}
+
+// sourceOf is the source an event of a kind of actor is filed under.
+func sourceOf(k actor.Kind) string {
+	switch k {
+	case actor.Human:
+		return "user"
+	case actor.Agent:
+		return "agent"
+	case actor.Vendor:
+		return "vendor"
+	case actor.Bridle:
+		return "bridle"
+	}
+	return ""
+}
+
+// fill names the actor of an event written without one, from what older
+// events said: the source, the agent and session, and the person an admin
+// event's detail named ("by").
+func (e *Event) fill() {
+	if e.Actor != nil {
+		return
+	}
+	var a actor.Actor
+	by, _ := e.Detail["by"].(string)
+	switch {
+	case by == "bridle serve": // the gateway's scheduled vendor sync
+		a = actor.Self(by)
+	case e.Source == "user":
+		switch {
+		case e.Kind == KindAdmin:
+			a = actor.BreakGlass(by, "") // the admin credential was the gateway's only way in
+		default:
+			a = actor.Person("", by, "", false, actor.ViaGit) // bridle secrets, on the CLI
+		}
+	case e.Source == "vendor":
+		a = actor.VendorOf(e.Agent)
+	case e.Source == "agent" || e.Source == "":
+		if e.Agent == "" {
+			return
+		}
+		a = actor.AgentOf(e.Project, e.Agent, e.Session)
+	default:
+		return // the rules' history (git): Combine names its people in Detail
+	}
+	e.Actor = &a
 }
 
 // Filter selects events; zero fields match everything.
@@ -257,6 +334,7 @@ func (l *Log) Read(f Filter) ([]Event, int, error) {
 			bad++
 			continue
 		}
+		e.fill()
 		if f.match(e) {
 			out = append(out, e)
 		}
@@ -303,6 +381,7 @@ func (l *Log) Newest(f Filter, limit int) ([]Event, int, error) {
 			bad++
 			return
 		}
+		e.fill()
 		if f.match(e) {
 			out = append(out, e)
 		}

@@ -4,12 +4,17 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/redact"
 )
 
@@ -118,5 +123,59 @@ func TestOversizedEventsDoNotBreakTheLog(t *testing.T) {
 	events, bad, err := l.Read(Filter{})
 	if err != nil || bad != 1 || len(events) != 2 || events[1].Summary != "after" || len(events[0].Client) > MaxField+len("…") {
 		t.Errorf("read: %d events, %d bad, %v", len(events), bad, err)
+	}
+}
+
+// TestOldLinesNameTheirActor: lines written before events carried an actor
+// (copied from logs of the release before) read unchanged, and each names
+// who acted as a new line would.
+func TestOldLinesNameTheirActor(t *testing.T) {
+	dir := t.TempDir()
+	l := Open(dir, "web", nil)
+	old := `{"time":"2026-11-20T09:00:00Z","project":"web","kind":"write","agent":"claude","client":"claude-code","session":"s1","tool":"remember","summary":"remembered 1"}
+{"time":"2026-11-20T09:01:00Z","project":"web","kind":"admin","source":"user","agent":"","summary":"approved proposal #3","id":"3","detail":{"by":"Mira Okafor","merge_commit":"abc","merged_by":"Mira Okafor"}}
+{"time":"2026-11-20T09:02:00Z","project":"","kind":"admin","source":"vendor","agent":"","summary":"scheduled sync of the vendors' guidance: 1 proposals","detail":{"by":"bridle serve"}}
+{"time":"2026-11-20T09:03:00Z","project":"web","kind":"vault","source":"user","agent":"","summary":"secret db: set","id":"db","detail":{"by":"Mira Okafor","op":"set"}}
+{"time":"2026-11-20T09:04:00Z","project":"web","kind":"admin","source":"vendor","agent":"claude","summary":"suggested"}
+`
+	if err := os.MkdirAll(filepath.Dir(l.Path()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.Path(), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := []actor.Actor{
+		actor.AgentOf("web", "claude", "s1"),
+		actor.BreakGlass("Mira Okafor", ""),
+		actor.Self("bridle serve"),
+		actor.Person("", "Mira Okafor", "", false, actor.ViaGit),
+		actor.VendorOf("claude"),
+	}
+	for name, read := range map[string]func() ([]Event, error){
+		"Read":   func() ([]Event, error) { e, _, err := l.Read(Filter{}); return e, err },
+		"Newest": func() ([]Event, error) { e, _, err := l.Newest(Filter{}, 0); slices.Reverse(e); return e, err },
+	} {
+		events, err := read()
+		if err != nil || len(events) != len(want) {
+			t.Fatalf("%s: %d events, err %v", name, len(events), err)
+		}
+		for i, e := range events {
+			if e.Actor == nil {
+				t.Errorf("%s: event %d names no actor", name, i)
+				continue
+			}
+			if diff := cmp.Diff(want[i], *e.Actor); diff != "" {
+				t.Errorf("%s: event %d's actor (-want +got):\n%s", name, i, diff)
+			}
+		}
+	}
+	// A new event names its actor and stays selectable as before.
+	bob := actor.Person("https://gitea|2", "bob", "bob@x", true, actor.ViaOIDC)
+	if err := l.Append(Event{Kind: KindAdmin, Actor: &bob, Summary: "approved proposal #4"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := l.Newest(Filter{Source: "user"}, 1)
+	if err != nil || len(got) != 1 || got[0].Actor == nil || *got[0].Actor != bob {
+		t.Fatalf("new event read back as %+v, %v", got, err)
 	}
 }

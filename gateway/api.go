@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/mcp"
@@ -41,28 +42,51 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
 // APIError is every error the admin API answers, with its HTTP status.
 type APIError struct {
 	Error    string `json:"error"`
-	Code     string `json:"code"` // bad_request, unauthorized, not_found, conflict, forbidden, unavailable, internal
+	Code     string `json:"code"` // bad_request, unauthorized, not_found, conflict, forbidden, role (the caller's role is below the route's), unavailable, internal
 	MergeURL string `json:"merge_url,omitempty"`
 }
 
 // MaxAPIBody is the largest admin API request body.
 const MaxAPIBody = 64 << 10
 
-// adminAuth admits the admin credential only.
+// adminAuth admits the admin credential only (unless auth.break_glass is
+// off), as the break-glass person: the request's context carries that
+// actor from here on, whatever it carried before.
 func (s *Server) adminAuth(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if tok := bearer(r); tok == "" || !s.admin.Check(tok) {
+		if !s.adminCredential(bearer(r)) {
 			s.refuse(w, r, "admin")
 			return
 		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(actor.With(r.Context(), s.breakGlass())))
+	})
+}
+
+// adminCredential reports whether tok is the admin credential and it is
+// accepted.
+func (s *Server) adminCredential(tok string) bool {
+	return tok != "" && !s.auth.Load().breakGlassOff() && s.admin.Check(tok)
+}
+
+// personAuth is the panel's way into the admin API, in process: a request
+// whose context carries a person the panel signed in (never one a client
+// could send: no header makes a context value) acts as that person; any
+// other needs the admin credential.
+func (s *Server) personAuth(h http.Handler) http.Handler {
+	admin := s.adminAuth(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a, ok := actor.From(r.Context()); ok && a.IsHuman() && a.Via != actor.ViaBreakGlass && bearer(r) == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		admin.ServeHTTP(w, r)
 	})
 }
 
 func (s *Server) api() http.Handler {
 	mux := http.NewServeMux()
 	for _, rt := range s.routes() {
-		mux.HandleFunc(rt.Method+" "+rt.Path, rt.handle)
+		mux.HandleFunc(rt.Method+" "+rt.Path, s.allow(rt.Role, rt.handle))
 	}
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, fmt.Errorf("%w: no endpoint %s %s (see /api/v1/openapi.json)", errNotFound, r.Method, r.URL.Path))
@@ -79,52 +103,55 @@ type route struct {
 	Code         int      // the success status
 	Query        []string // query parameters
 	Stream       bool     // the response is NDJSON lines of Out
-	handle       http.HandlerFunc
+	// Role is the least role the route needs (see Role); a route that
+	// declares none is refused to everyone.
+	Role   Role
+	handle http.HandlerFunc
 }
 
 func (s *Server) routes() []route {
 	type obj = map[string]any
 	return []route{
-		{Method: "GET", Path: "/api/v1/openapi.json", Summary: "This document", Out: obj{}, handle: s.openAPI},
-		{Method: "GET", Path: "/api/v1/me", Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Human{}, handle: s.getHuman},
-		{Method: "GET", Path: "/api/v1/projects", Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
-		{Method: "GET", Path: "/api/v1/projects/{project}", Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/agents", Summary: "Mint a new agent's token (shown once)", In: AddAgentRequest{}, Out: Minted{}, Code: http.StatusCreated, handle: s.project(s.addAgent)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/agents/{agent}/rotate", Summary: "Replace an agent's token (shown once)", Out: Minted{}, handle: s.project(s.rotateAgent)},
-		{Method: "DELETE", Path: "/api/v1/projects/{project}/agents/{agent}", Summary: "Revoke an agent's token", Out: TokenInfo{}, handle: s.project(s.revokeAgent)},
-		{Method: "GET", Path: "/api/v1/sessions", Summary: "Open MCP sessions", Query: []string{"project"}, Out: []Session{}, handle: s.listSessions},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules", Summary: "The served rules: status and compiled snapshot", Out: Rules{}, handle: s.project(s.getRules)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}/explain", Summary: "What one agent receives: sections, guardrails per tier, size, permissions, what its harness enforces", Out: renderers.Explanation{}, handle: s.project(s.explain)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/rules/source", Summary: "Main's bridle.yaml as written (comments and all) and its commit: what an edit is made from", Out: RulesSource{}, handle: s.project(s.rulesSource)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Summary: "Proposals (open by default), filtered by source (agent, vendor, user) and text (q, in title and author), in number order or newest first (order=newest), paged with limit and offset; X-Total-Count is the number before paging", Query: []string{"state", "source", "q", "order", "limit", "offset"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/proposals", Summary: "Propose a change to the rules as the admin (a guardrail, a section, a pattern, a promotion, dismissing vendor suggestions or an edit): a proposal, never a direct write", In: ProposeRequest{}, Out: proposals.Proposal{}, Code: http.StatusCreated, handle: s.project(s.propose)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Summary: "Pattern examples, their chunks and last index", Out: []memory.ExampleStatus{}, handle: s.project(s.listPatterns)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/patterns/search", Summary: "Search the pattern examples' indexed chunks (hybrid; ?q=, arch_tag=, limit=)", Query: []string{"q", "arch_tag", "limit"}, Out: []mcp.PatternHit{}, handle: s.project(s.searchPatterns)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/patterns/reindex", Summary: "Re-index the pattern examples (or ?tag=), streaming progress as NDJSON", Query: []string{"tag"}, Out: Progress{}, Stream: true, handle: s.project(s.reindex)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
-		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/upstreams/{name}/restart", Summary: "Restart an upstream MCP server (its secrets are read again: after rotating one)", Out: upstream.Status{}, handle: s.project(s.restartUpstream)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/vendor/sync", Summary: "Sync the vendors' published guidance: one proposal of suggestions per vendor (?agent= for one)", Query: []string{"agent"}, Out: []vendorsync.Result{}, handle: s.project(s.vendorSync)},
-		{Method: "GET", Path: "/api/v1/secrets", Summary: "The server-wide vault's secrets: where each lives, its keyed fingerprint, dates and consumers, never a value", Out: []vault.Info{}, handle: s.scoped(false, s.listSecrets)},
-		{Method: "POST", Path: "/api/v1/secrets/{name}", Summary: "Store a new server-wide secret (encrypted in its SOPS file, committed)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(false, s.putSecret("set"))},
-		{Method: "POST", Path: "/api/v1/secrets/{name}/rotate", Summary: "Replace a server-wide secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(false, s.putSecret("rotate"))},
-		{Method: "DELETE", Path: "/api/v1/secrets/{name}", Summary: "Revoke a server-wide secret: consumers answer \"secret NAME was revoked\"", Out: vault.Info{}, handle: s.scoped(false, s.revokeSecret)},
-		{Method: "GET", Path: "/api/v1/vault", Summary: "The server-wide vault itself: its SOPS file, recipients and helper, and whether it can store secrets now (never a value)", Out: vault.Status{}, handle: s.scoped(false, s.vaultStatus)},
-		{Method: "POST", Path: "/api/v1/vault/rekey", Summary: "Re-encrypt the server-wide SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(false, s.rekey)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/secrets", Summary: "The project's secrets (its rules repository's SOPS file, Docker secrets, the ones it uses from the server), never a value", Out: []vault.Info{}, handle: s.scoped(true, s.listSecrets)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}", Summary: "Store a new secret in the project's SOPS file (committed to its rules repository)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(true, s.putSecret("set"))},
-		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}/rotate", Summary: "Replace a project secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(true, s.putSecret("rotate"))},
-		{Method: "DELETE", Path: "/api/v1/projects/{project}/secrets/{name}", Summary: "Revoke a project secret", Out: vault.Info{}, handle: s.scoped(true, s.revokeSecret)},
-		{Method: "GET", Path: "/api/v1/projects/{project}/vault", Summary: "The project's vault itself: its SOPS file, recipients and helper, and whether it can store secrets now", Out: vault.Status{}, handle: s.scoped(true, s.vaultStatus)},
-		{Method: "POST", Path: "/api/v1/projects/{project}/vault/rekey", Summary: "Re-encrypt the project's SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(true, s.rekey)},
-		{Method: "GET", Path: "/api/v1/integrations", Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
-		{Method: "GET", Path: "/api/v1/audit", Summary: "The audit timeline, newest first: the logs' events and the rules' history (merges, unreviewed changes), as bridle audit shows them", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
+		{Method: "GET", Path: "/api/v1/openapi.json", Role: RoleSignedIn, Summary: "This document", Out: obj{}, handle: s.openAPI},
+		{Method: "GET", Path: "/api/v1/me", Role: RoleSignedIn, Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Me{}, handle: s.getMe},
+		{Method: "GET", Path: "/api/v1/projects", Role: RoleViewer, Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
+		{Method: "GET", Path: "/api/v1/projects/{project}", Role: RoleViewer, Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Role: RoleViewer, Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/agents", Role: RoleAdmin, Summary: "Mint a new agent's token (shown once)", In: AddAgentRequest{}, Out: Minted{}, Code: http.StatusCreated, handle: s.project(s.addAgent)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/agents/{agent}/rotate", Role: RoleAdmin, Summary: "Replace an agent's token (shown once)", Out: Minted{}, handle: s.project(s.rotateAgent)},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/agents/{agent}", Role: RoleAdmin, Summary: "Revoke an agent's token", Out: TokenInfo{}, handle: s.project(s.revokeAgent)},
+		{Method: "GET", Path: "/api/v1/sessions", Role: RoleViewer, Summary: "Open MCP sessions", Query: []string{"project"}, Out: []Session{}, handle: s.listSessions},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules", Role: RoleViewer, Summary: "The served rules: status and compiled snapshot", Out: Rules{}, handle: s.project(s.getRules)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}", Role: RoleViewer, Summary: "One agent's rendered instruction file and its size", Out: Render{}, handle: s.project(s.getRender)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/{agent}/explain", Role: RoleViewer, Summary: "What one agent receives: sections, guardrails per tier, size, permissions, what its harness enforces", Out: renderers.Explanation{}, handle: s.project(s.explain)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/rules/source", Role: RoleViewer, Summary: "Main's bridle.yaml as written (comments and all) and its commit: what an edit is made from", Out: RulesSource{}, handle: s.project(s.rulesSource)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/proposals", Role: RoleViewer, Summary: "Proposals (open by default), filtered by source (agent, vendor, user) and text (q, in title and author), in number order or newest first (order=newest), paged with limit and offset; X-Total-Count is the number before paging", Query: []string{"state", "source", "q", "order", "limit", "offset"}, Out: []proposals.Proposal{}, handle: s.project(s.listProposals)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals", Role: RoleApprover, Summary: "Propose a change to the rules as the admin (a guardrail, a section, a pattern, a promotion, dismissing vendor suggestions or an edit): a proposal, never a direct write", In: ProposeRequest{}, Out: proposals.Proposal{}, Code: http.StatusCreated, handle: s.project(s.propose)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/proposals/{number}", Role: RoleViewer, Summary: "A proposal, its recorded change and the diff of each agent's render", Out: ProposalView{}, handle: s.project(s.getProposal)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/approve", Role: RoleApprover, Summary: "Approve (merge) a proposal as the admin; on Gitea with the admin's own Gitea token, else the merge link (409)", In: ApproveRequest{}, Out: proposals.Proposal{}, handle: s.project(s.approveProposal)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/proposals/{number}/reject", Role: RoleApprover, Summary: "Reject (close) a proposal with a reason", In: RejectRequest{}, Out: proposals.Proposal{}, handle: s.project(s.rejectProposal)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/patterns", Role: RoleViewer, Summary: "Pattern examples, their chunks and last index", Out: []memory.ExampleStatus{}, handle: s.project(s.listPatterns)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/patterns/search", Role: RoleViewer, Summary: "Search the pattern examples' indexed chunks (hybrid; ?q=, arch_tag=, limit=)", Query: []string{"q", "arch_tag", "limit"}, Out: []mcp.PatternHit{}, handle: s.project(s.searchPatterns)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/patterns/reindex", Role: RoleAdmin, Summary: "Re-index the pattern examples (or ?tag=), streaming progress as NDJSON", Query: []string{"tag"}, Out: Progress{}, Stream: true, handle: s.project(s.reindex)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/memory", Role: RoleViewer, Summary: "Browse (no q) or search (q) the project's memory", Query: []string{"q", "kind", "agent", "tag", "limit"}, Out: []MemoryView{}, handle: s.project(s.listMemory)},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/memory/{id}", Role: RoleAdmin, Summary: "Forget one memory", Out: Forgotten{}, handle: s.project(s.forget)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/memory/purge", Role: RoleAdmin, Summary: "Delete the memories a filter matches; confirm must be their number", In: PurgeRequest{}, Out: Purged{}, handle: s.project(s.purge)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/upstreams/{name}/restart", Role: RoleAdmin, Summary: "Restart an upstream MCP server (its secrets are read again: after rotating one)", Out: upstream.Status{}, handle: s.project(s.restartUpstream)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/vendor/sync", Role: RoleApprover, Summary: "Sync the vendors' published guidance: one proposal of suggestions per vendor (?agent= for one)", Query: []string{"agent"}, Out: []vendorsync.Result{}, handle: s.project(s.vendorSync)},
+		{Method: "GET", Path: "/api/v1/secrets", Role: RoleViewer, Summary: "The server-wide vault's secrets: where each lives, its keyed fingerprint, dates and consumers, never a value", Out: []vault.Info{}, handle: s.scoped(false, s.listSecrets)},
+		{Method: "POST", Path: "/api/v1/secrets/{name}", Role: RoleAdmin, Summary: "Store a new server-wide secret (encrypted in its SOPS file, committed)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(false, s.putSecret("set"))},
+		{Method: "POST", Path: "/api/v1/secrets/{name}/rotate", Role: RoleAdmin, Summary: "Replace a server-wide secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(false, s.putSecret("rotate"))},
+		{Method: "DELETE", Path: "/api/v1/secrets/{name}", Role: RoleAdmin, Summary: "Revoke a server-wide secret: consumers answer \"secret NAME was revoked\"", Out: vault.Info{}, handle: s.scoped(false, s.revokeSecret)},
+		{Method: "GET", Path: "/api/v1/vault", Role: RoleViewer, Summary: "The server-wide vault itself: its SOPS file, recipients and helper, and whether it can store secrets now (never a value)", Out: vault.Status{}, handle: s.scoped(false, s.vaultStatus)},
+		{Method: "POST", Path: "/api/v1/vault/rekey", Role: RoleAdmin, Summary: "Re-encrypt the server-wide SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(false, s.rekey)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/secrets", Role: RoleViewer, Summary: "The project's secrets (its rules repository's SOPS file, Docker secrets, the ones it uses from the server), never a value", Out: []vault.Info{}, handle: s.scoped(true, s.listSecrets)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}", Role: RoleAdmin, Summary: "Store a new secret in the project's SOPS file (committed to its rules repository)", In: SecretValue{}, Out: vault.Info{}, Code: http.StatusCreated, handle: s.scoped(true, s.putSecret("set"))},
+		{Method: "POST", Path: "/api/v1/projects/{project}/secrets/{name}/rotate", Role: RoleAdmin, Summary: "Replace a project secret's value; every consumer uses the new one when this returns", In: SecretValue{}, Out: vault.Info{}, handle: s.scoped(true, s.putSecret("rotate"))},
+		{Method: "DELETE", Path: "/api/v1/projects/{project}/secrets/{name}", Role: RoleAdmin, Summary: "Revoke a project secret", Out: vault.Info{}, handle: s.scoped(true, s.revokeSecret)},
+		{Method: "GET", Path: "/api/v1/projects/{project}/vault", Role: RoleViewer, Summary: "The project's vault itself: its SOPS file, recipients and helper, and whether it can store secrets now", Out: vault.Status{}, handle: s.scoped(true, s.vaultStatus)},
+		{Method: "POST", Path: "/api/v1/projects/{project}/vault/rekey", Role: RoleAdmin, Summary: "Re-encrypt the project's SOPS file to new age recipients", In: RekeyRequest{}, Out: Rekeyed{}, handle: s.scoped(true, s.rekey)},
+		{Method: "GET", Path: "/api/v1/integrations", Role: RoleViewer, Summary: "Each backend: up or down, and since when", Out: []BackendStatus{}, handle: s.integrations},
+		{Method: "GET", Path: "/api/v1/audit", Role: RoleViewer, Summary: "The audit timeline, newest first: the logs' events and the rules' history (merges, unreviewed changes), as bridle audit shows them", Query: []string{"project", "source", "agent", "kind", "since", "until", "limit"}, Out: []audit.Event{}, handle: s.listAudit},
 	}
 }
 
@@ -219,15 +246,11 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	return nil
 }
 
-// record appends an admin event (source user) to the project's log.
+// record appends an admin event, by the request's actor, to the project's
+// log.
 func (s *Server) record(r *http.Request, p *Project, summary, id string, detail map[string]any) {
-	e := audit.Event{Kind: audit.KindAdmin, Source: "user", Agent: "", Summary: summary, ID: id, Detail: detail, Project: p.ID}
-	if h := s.human(r); h.Name != "" {
-		if e.Detail == nil {
-			e.Detail = map[string]any{}
-		}
-		e.Detail["by"] = h.Name
-	}
+	a := who(r.Context())
+	e := audit.Event{Kind: audit.KindAdmin, Actor: &a, Summary: summary, ID: id, Detail: detail, Project: p.ID}
 	if err := p.audit.Append(e); err != nil {
 		s.log.Warn("audit event not written", "project", p.ID, "err", err)
 	}
@@ -639,7 +662,7 @@ func (s *Server) propose(w http.ResponseWriter, r *http.Request, p *Project) {
 		s.fail(w, err)
 		return
 	}
-	pr, err := svc.Propose(r.Context(), proposals.Draft{Change: in.Change, Origin: proposals.Origin{Source: schema.SourceUser, Author: who.Name}})
+	pr, err := svc.Propose(r.Context(), proposals.Draft{Change: in.Change, Origin: proposals.OriginOf(who)})
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -654,7 +677,9 @@ type ApproveRequest struct {
 	// only (so Gitea records the approval as theirs) and never stored.
 	// Without it, a Gitea project's approval answers the merge link.
 	GiteaToken string `json:"gitea_token,omitempty"`
-	// Self approves a proposal the admin made (a sole maintainer's choice).
+	// Self approves a proposal of one's own: the sole maintainer's choice
+	// (auth.sole_maintainer; without one, the admin credential's while no
+	// provider is configured). Anyone else is refused (403).
 	Self bool `json:"self,omitempty"`
 }
 
@@ -675,10 +700,37 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 		return
 	}
 	ctx := r.Context()
-	principal := proposals.Principal{Human: s.human(r).Name, SelfOK: in.Self}
+	if in.Self && !s.auth.Load().MayApproveOwn(who(ctx)) {
+		s.fail(w, fmt.Errorf("%w: only the sole maintainer (auth.sole_maintainer) approves a proposal of their own; %s is not, so another person must approve it",
+			proposals.ErrSelfApproval, who(ctx)))
+		return
+	}
+	if a, auth := who(ctx), s.auth.Load(); a.Via == actor.ViaBreakGlass && !(auth.SoleMaintainer != "" && auth.MayApproveOwn(a)) {
+		// The credential cannot tell who holds it, so it approves no
+		// proposal of a person who signs in as themselves (through the
+		// provider; with one configured, no person's at all) — its holder
+		// could be that person (four eyes).
+		pr, err := svc.Backend.Get(ctx, n)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		o, provider := pr.Draft, auth.OIDC
+		if person := o == nil || o.Origin.Source == schema.SourceUser; person && (provider != nil || o != nil && signedIn(o.Origin.Subject)) {
+			s.fail(w, fmt.Errorf("%w: people sign in as themselves here, and the admin credential approves no person's proposal (it cannot tell who holds it, who may be its author); sign in as yourself",
+				proposals.ErrSelfApproval))
+			return
+		}
+	}
+	principal := proposals.Principal{Actor: who(ctx), SelfOK: in.Self}
 	if p.gitea != nil {
-		// Never the bot's token: the approval is the person's, in Gitea.
+		// Never the bot's token: the approval is the person's, in Gitea —
+		// the token they signed in to the panel with, on that same Gitea,
+		// or their own they sent.
 		tok := strings.TrimSpace(in.GiteaToken)
+		if tok == "" {
+			tok = s.providerToken(ctx, p.gitea.URL)
+		}
 		if tok == "" {
 			pr, err := svc.Backend.Get(ctx, n)
 			if err != nil {
@@ -698,7 +750,7 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 			return
 		}
 		svc.Backend = b
-		principal.Human = "" // Gitea says who the token's user is
+		principal.Actor = actor.Actor{} // Gitea says who the token's user is
 	} else if _, err := s.needHuman(r); err != nil {
 		s.fail(w, err)
 		return
@@ -735,13 +787,13 @@ func (s *Server) rejectProposal(w http.ResponseWriter, r *http.Request, p *Proje
 		s.fail(w, err)
 		return
 	}
-	who := s.human(r)
-	if who.Name == "" && p.gitea == nil {
+	by := who(r.Context())
+	if !by.Named() && p.gitea == nil {
 		// On Gitea the pull request is closed as the token's user.
-		s.fail(w, fmt.Errorf("%w: %s", errBadRequest, who.Missing))
+		s.fail(w, fmt.Errorf("%w: %s", errBadRequest, humanMissing))
 		return
 	}
-	pr, err := svc.Reject(r.Context(), n, who.Name, in.Reason)
+	pr, err := svc.Reject(r.Context(), n, by.Name, in.Reason)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -1070,7 +1122,7 @@ func (s *Server) restartUpstream(w http.ResponseWriter, r *http.Request, p *Proj
 func (s *Server) vendorSync(w http.ResponseWriter, r *http.Request, p *Project) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Minute)
 	defer cancel()
-	origin := proposals.Origin{Source: schema.SourceUser, Author: s.human(r).Name}
+	origin := proposals.OriginOf(who(r.Context()))
 	results, err := s.syncVendors(ctx, p, r.URL.Query().Get("agent"), origin)
 	if err != nil {
 		s.fail(w, err)
@@ -1149,4 +1201,10 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 		out = out[:limit]
 	}
 	s.ok(w, http.StatusOK, out)
+}
+
+// signedIn reports whether subject is a person known by their sign-in (an
+// identity provider's), not by git's identity or the admin credential.
+func signedIn(subject string) bool {
+	return subject != "" && subject != actor.BreakGlassSubject && !strings.HasPrefix(subject, "git:") && !strings.HasPrefix(subject, "git-name:")
 }

@@ -32,6 +32,7 @@ type Config struct {
 	Log            LogConfig                `yaml:"log"`
 	TLS            TLSConfig                `yaml:"tls"`
 	Admin          AdminConfig              `yaml:"admin"`
+	Auth           AuthConfig               `yaml:"auth"`
 	AllowedOrigins []string                 `yaml:"allowed_origins"` // BRIDLE_ALLOWED_ORIGINS, comma separated
 	MaxBodyBytes   int64                    `yaml:"max_body_bytes"`  // per request; 1 MiB
 	Vendor         VendorConfig             `yaml:"vendor"`
@@ -400,6 +401,7 @@ func (c Config) Validate() error {
 	if _, err := c.Vendor.Interval(); err != nil {
 		errs = append(errs, err)
 	}
+	c.Auth.validate(bad)
 	if len(c.Projects) == 0 {
 		bad("no projects: add one under projects: in the configuration file, or serve one with --rules DIR")
 	}

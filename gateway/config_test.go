@@ -17,6 +17,9 @@ func TestParseConfig(t *testing.T) {
 listen: 0.0.0.0:7777
 log: {format: json}
 admin: {name: Mira Rossi}
+auth:
+  break_glass: "off"
+  roles: {admin: [alice], approver: [bob, carol], viewer: ["*"]}
 projects:
   alpha: {rules: /srv/alpha}
   beta:
@@ -29,7 +32,8 @@ projects:
 		"BRIDLE_ALLOWED_ORIGINS": "https://panel.example, https://other.example"}
 	c = c.Env(func(k string) string { return env[k] })
 	if c.Listen != "127.0.0.1:9000" || c.Log.Format != "json" || c.Projects["beta"].Gitea.URL != "https://gitea.example" ||
-		c.Projects["beta"].Gitea.TokenFile != "/run/secrets/gitea_token" || len(c.AllowedOrigins) != 2 {
+		c.Projects["beta"].Gitea.TokenFile != "/run/secrets/gitea_token" || len(c.AllowedOrigins) != 2 ||
+		!c.Auth.breakGlassOff() || len(c.Auth.Roles.Approver) != 2 || c.Auth.Roles.Viewer[0] != "*" {
 		t.Errorf("config = %+v", c)
 	}
 	if c, err = c.Defaults(func(string) string { return "" }); err != nil || c.StateDir == "" || c.MaxBodyBytes != DefaultMaxBodyBytes {
@@ -47,6 +51,7 @@ func TestParseConfigErrorsArePositioned(t *testing.T) {
 		{"projects:\n  a:\n    gitea: {rpo: a/b}\n", `serve.yaml:3:13: bad configuration: unknown key "rpo" (did you mean "repo"?)`},
 		{"listen: [1\n", "serve.yaml"},
 		{"projects: 3\n", "serve.yaml"},
+		{"auth:\n  roles: {approvers: [bob]}\n", `serve.yaml:2:11: bad configuration: unknown key "approvers" (did you mean "approver"?)`},
 	} {
 		_, err := ParseConfig("serve.yaml", []byte(tc.doc))
 		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
@@ -63,14 +68,21 @@ func TestParseConfigErrorsArePositioned(t *testing.T) {
 
 func TestValidateSaysEveryProblem(t *testing.T) {
 	c := Config{Log: LogConfig{Format: "xml"}, TLS: TLSConfig{CertFile: "c"}, AllowedOrigins: []string{"panel.example"},
+		Auth: AuthConfig{BreakGlass: "maybe", Roles: RolesConfig{Viewer: []string{""}},
+			OIDC: &OIDCConfig{Issuer: "http://gitea.example", ClientSecret: "gto_the-value-itself", RedirectURL: "https://b.example/callback"}},
 		Projects: map[string]ProjectConfig{"Bad ID": {Rules: "x"}, "both": {Rules: "x", Gitea: &GiteaConfig{Repo: "a/b", URL: "u"}},
 			"none": {}, "g": {Gitea: &GiteaConfig{Repo: "nope"}}}}
 	err := c.Validate()
 	for _, want := range []string{`project "Bad ID"`, "project both: set rules: or gitea:, not both", "project none: set rules:",
-		"project g: gitea: no url", `gitea.repo "nope"`, `log.format "xml"`, "tls: set both", `"panel.example" is not an origin`} {
+		"project g: gitea: no url", `gitea.repo "nope"`, `log.format "xml"`, "tls: set both", `"panel.example" is not an origin`,
+		`auth.break_glass "maybe"`, `auth.roles.viewer: "" is not a name`, `auth.oidc.issuer "http://gitea.example"`,
+		"auth.oidc.client_id: set", "auth.oidc.client_secret: a value never goes in the configuration", `auth.oidc.redirect_url "https://b.example/callback"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want %q in it", err, want)
 		}
+	}
+	if err != nil && strings.Contains(err.Error(), "gto_the-value-itself") {
+		t.Errorf("Validate() echoes a client secret written in the configuration: %v", err)
 	}
 	if err := (Config{Log: LogConfig{Format: "text"}}).Validate(); err == nil || !strings.Contains(err.Error(), "no projects") {
 		t.Errorf("no projects: %v", err)
@@ -81,6 +93,7 @@ func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("listen: x\nprojects: {a: {rules: /x}}\n"))
 	f.Add([]byte("projects:\n  a:\n    gitea: {repo: a/b}\n"))
 	f.Add([]byte("admin: [1, 2]\n"))
+	f.Add([]byte("auth: {break_glass: off, roles: {admin: [a], viewer: ['*']}}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		c, err := ParseConfig("f.yaml", b)
 		if err != nil {

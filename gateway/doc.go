@@ -24,7 +24,17 @@
 //     rotating a token closes its sessions.
 //   - The admin API (/api/v1) takes a separate admin credential, held as a
 //     hash (a generated one is handed over in a file and only its hash is
-//     kept); every mutating call is an audit event with source "user".
+//     kept); its holder is the break-glass person (actor.BreakGlass, named
+//     by admin.name). The request's context carries the actor it was
+//     authenticated as, and every mutating call is an audit event naming
+//     that actor (source "user"); proposals record it as their origin.
+//     Every route declares the least role it needs (viewer, approver,
+//     admin; routes()), enforced from the request's actor by one
+//     middleware; roles come from auth.roles at every request (SetAuth).
+//     The panel reaches the API in process as the person it signed in
+//     (actor.With); no HTTP request can be that person. Nobody approves a
+//     proposal of their own but auth.sole_maintainer (and, with no
+//     provider configured, the admin credential's holder).
 //     /readyz says details only to the admin credential.
 //   - Tokens (by their shape, even after a restart), the admin credential
 //     and every known secret never appear in a response, a log line or a

@@ -1,23 +1,27 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"net/http"
-	"strings"
+
+	"github.com/bridle-dev/bridle/actor"
 )
 
-// Human is the person the admin API acts for: whom a proposal, an
-// approval, a rejection and a secret's commit are attributed to. Until
-// sign-in through an identity provider exists it is one person per
-// gateway, the configuration's admin.name (or --admin-name,
-// BRIDLE_ADMIN_NAME, else the serving user's git identity, which
-// bridle serve fills in). Every attribution goes through (*Server).human,
-// the one place a per-request identity will replace.
-type Human struct {
-	Name  string `json:"name,omitempty"`
-	Email string `json:"email,omitempty"`
-	// From says where the name was read: flag, environment, configuration
-	// or git.
+// Me is who the admin API acts for: the actor a request was authenticated
+// as, whom a proposal, an approval, a rejection and a secret's change are
+// attributed to. The admin credential is the break-glass person, named by
+// the configuration's admin.name (or --admin-name, BRIDLE_ADMIN_NAME,
+// else the serving user's git identity, which bridle serve fills in).
+type Me struct {
+	actor.Actor
+	// Role is what they may do (see Role): decided at every request.
+	Role Role `json:"role,omitempty"`
+	// SelfApprove: they may approve a proposal of their own, choosing to
+	// (auth.sole_maintainer).
+	SelfApprove bool `json:"self_approve,omitempty"`
+	// From says where a break-glass name was read: flag, environment,
+	// configuration or git.
 	From string `json:"from,omitempty"`
 	// Missing, with no name, says why actions attributed to a person
 	// (propose, approve, reject, storing a secret) are refused and how
@@ -31,26 +35,43 @@ const humanMissing = "actions are attributed to the human who makes them and thi
 	"restart it with --admin-name \"Your Name\" (or BRIDLE_ADMIN_NAME, or admin.name in the configuration), " +
 	"or tell git your name for the user running it (git config --global user.name \"Your Name\")"
 
-// human is who the request acts for; with no one named, Name is empty and
-// Missing says why.
-func (s *Server) human(*http.Request) Human {
-	a := s.cfg.Admin
-	if strings.TrimSpace(a.Name) == "" {
-		return Human{Missing: humanMissing}
+// breakGlass is the holder of the admin credential.
+func (s *Server) breakGlass() actor.Actor {
+	return actor.BreakGlass(s.cfg.Admin.Name, s.cfg.Admin.Email)
+}
+
+// who is the actor ctx was authenticated as (the admin API's middleware
+// puts it there); a context without one is no one.
+func who(ctx context.Context) actor.Actor {
+	a, _ := actor.From(ctx)
+	return a
+}
+
+// me is who r acts for; with no one named, Name is empty and Missing says
+// why.
+func (s *Server) me(r *http.Request) Me {
+	a := who(r.Context())
+	auth := s.auth.Load()
+	m := Me{Actor: a, Role: auth.RoleOf(a), SelfApprove: auth.MayApproveOwn(a)}
+	if a.Via == actor.ViaBreakGlass {
+		m.From = s.cfg.Admin.NameFrom
 	}
-	return Human{Name: strings.TrimSpace(a.Name), Email: strings.TrimSpace(a.Email), From: a.NameFrom}
+	if !a.Named() {
+		m.Missing = humanMissing
+	}
+	return m
 }
 
 // needHuman is the person r acts for, or the refusal to return when none
 // is named.
-func (s *Server) needHuman(r *http.Request) (Human, error) {
-	h := s.human(r)
-	if h.Name == "" {
-		return h, fmt.Errorf("%w: %s", errBadRequest, h.Missing)
+func (s *Server) needHuman(r *http.Request) (actor.Actor, error) {
+	m := s.me(r)
+	if !m.IsHuman() || !m.Named() {
+		return m.Actor, fmt.Errorf("%w: %s", errBadRequest, humanMissing)
 	}
-	return h, nil
+	return m.Actor, nil
 }
 
-func (s *Server) getHuman(w http.ResponseWriter, r *http.Request) {
-	s.ok(w, http.StatusOK, s.human(r))
+func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
+	s.ok(w, http.StatusOK, s.me(r))
 }

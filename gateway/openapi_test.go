@@ -90,7 +90,7 @@ func openAPIFor(routes []route) ([]byte, error) {
 	errRef := ref(APIError{})
 	for _, rt := range routes {
 		op := map[string]any{"summary": rt.Summary, "operationId": strings.ToLower(rt.Method) + opName(rt.Path),
-			"security": []any{map[string]any{"admin": []any{}}}}
+			"security": []any{map[string]any{"admin": []any{}}}, "x-bridle-role": string(rt.Role)}
 		var params []any
 		for _, m := range pathParam.FindAllStringSubmatch(rt.Path, -1) {
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
@@ -115,6 +115,7 @@ func openAPIFor(routes []route) ([]byte, error) {
 		op["responses"] = map[string]any{
 			fmt.Sprint(code): map[string]any{"description": http.StatusText(code), "content": map[string]any{ct: map[string]any{"schema": ref(rt.Out)}}},
 			"401":            map[string]any{"description": "no admin credential, or a wrong one (no detail)"},
+			"403":            map[string]any{"description": "the caller's role is below x-bridle-role (the admin credential is admin)", "content": map[string]any{"application/json": map[string]any{"schema": errRef}}},
 			"429":            map[string]any{"description": "too many failed authentications from this address"},
 			"default":        map[string]any{"description": "an error", "content": map[string]any{"application/json": map[string]any{"schema": errRef}}},
 		}
@@ -126,7 +127,7 @@ func openAPIFor(routes []route) ([]byte, error) {
 	doc := map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{"title": "Bridle gateway admin API", "version": "1",
-			"description": "The admin API of bridle serve: the CLI's --server verbs and the web panel use it. Every mutating call is an audit event with source user."},
+			"description": "The admin API of bridle serve: the CLI's --server verbs and the web panel use it. Every mutating call is an audit event naming who made it. Each operation's x-bridle-role is the least role it needs: signed-in, viewer, approver or admin (the admin credential is admin)."},
 		"paths": paths,
 		"components": map[string]any{
 			"schemas":         schemas,

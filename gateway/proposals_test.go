@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"github.com/bridle-dev/bridle/actor"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -85,6 +86,12 @@ func TestProposalsThroughTheAdminAPI(t *testing.T) {
 	joined := strings.Join(sums, "|")
 	if !strings.Contains(joined, "approved proposal #1") || !strings.Contains(joined, "rejected proposal #2") {
 		t.Errorf("audit (user) = %v", sums)
+	}
+	// Each names who acted: the admin credential's holder, as break-glass.
+	for _, e := range events {
+		if e.Actor == nil || *e.Actor != actor.BreakGlass("Mira Rossi", "") {
+			t.Errorf("audit event %q names %+v, want the break-glass admin", e.Summary, e.Actor)
+		}
 	}
 	// The agent sees the approved rule within a refresh.
 	deadline := time.Now().Add(5 * time.Second)

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -59,12 +60,17 @@ type Options struct {
 	HeaderTimeout time.Duration
 	Now           func() time.Time
 	// UI, when set, builds the web panel from the admin API's handler
-	// (authenticated by the admin credential, audited, as over HTTP): the
-	// panel is a client of that handler and has no other way in. Its
+	// (authenticated by the admin credential, or by a person the panel
+	// signed in and put in the request's context; role-checked and audited
+	// as over HTTP): the panel is a client of that handler and has no other
+	// way in. Its
 	// handler is mounted at / behind the same host check and cross-origin
 	// protection as every endpoint; /api/v1, /p/…/mcp, /healthz, /readyz and
 	// /metrics keep their own.
-	UI func(api http.Handler) http.Handler
+	//
+	// signIn is the identity provider people sign in with (auth.oidc), nil
+	// when none is configured.
+	UI func(api http.Handler, signIn *SignIn) http.Handler
 	// Getenv lets the vault read NAME_FILE and NAME (development); nil: the
 	// environment is no source of secrets.
 	Getenv func(string) string
@@ -90,8 +96,11 @@ type Server struct {
 	now   func() time.Time
 	start time.Time
 
-	tokens   *Tokens
-	admin    *Admin
+	tokens *Tokens
+	admin  *Admin
+	// auth is the configuration's auth: (roles, break-glass), swapped
+	// whole by SetAuth; read at every request.
+	auth     atomic.Pointer[AuthConfig]
 	vault    *vault.Scope // server-wide; each project's falls back to it
 	vaultKey []byte
 	// serverAudit records server-wide vault changes.
@@ -160,6 +169,8 @@ func New(cfg Config, opts Options) (*Server, error) {
 	log = slog.New(opts.Redactor.Handler(log.Handler()))
 	s := &Server{cfg: cfg, opts: opts, log: log, red: opts.Redactor, now: opts.Now, start: opts.Now(),
 		projects: map[string]*Project{}, sessions: newSessions(), opening: map[string]int{}, limiter: newLimiter(opts.Now, opts.MaxFailures)}
+	auth := cfg.Auth
+	s.auth.Store(&auth)
 	s.dl = newDownloads(opts.Now, opts.Executable, opts.DownloadRate, opts.DownloadGrace)
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var err error
@@ -196,7 +207,12 @@ func New(cfg Config, opts Options) (*Server, error) {
 	s.sessions.live = s.openSessions
 	s.metrics = newMetrics(s)
 	if opts.UI != nil {
-		s.ui = opts.UI(s.adminAPI())
+		si, err := s.signIn()
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.ui = opts.UI(s.track(s.personAuth(s.api())), si)
 	}
 	go s.watchVaults()
 	return s, nil
@@ -538,7 +554,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if !rd.Ready {
 		code = http.StatusServiceUnavailable
 	}
-	if tok := bearer(r); tok != "" && s.admin.Check(tok) {
+	if s.adminCredential(bearer(r)) {
 		s.ok(w, code, rd)
 		return
 	}

@@ -68,7 +68,7 @@ func (s *Server) vaultOptions(scope, dir string, log *audit.Log, parent *vault.S
 	o := vault.Options{Scope: scope, Dir: dir, DockerDir: s.cfg.Secrets.DockerDir, Getenv: s.opts.Getenv, Key: s.vaultKey,
 		Redactor: s.red, Parent: parent, Now: s.now, NewCodec: s.opts.NewCodec,
 		Warn:     func(m string) { s.log.Warn(m, "scope", scope) },
-		OnChange: func(c vault.Change) { s.recordVault(log, c) },
+		OnChange: func(ctx context.Context, c vault.Change) { s.recordVault(ctx, log, c) },
 	}
 	if o.NewCodec == nil {
 		getenv := s.opts.Getenv
@@ -84,8 +84,8 @@ func (s *Server) vaultOptions(scope, dir string, log *audit.Log, parent *vault.S
 		}
 	}
 	if dir != "" {
-		o.Commit = func(_ context.Context, files map[string][]byte, message string) (string, error) {
-			h := s.human(nil) // the vault's callbacks carry no request: the gateway's one person
+		o.Commit = func(ctx context.Context, files map[string][]byte, message string) (string, error) {
+			h := who(ctx) // the person whose request changed the vault
 			name, email := h.Name, h.Email
 			if name == "" {
 				name, email = "Bridle admin", "admin@bridle.invalid"
@@ -102,7 +102,7 @@ func (s *Server) vaultOptions(scope, dir string, log *audit.Log, parent *vault.S
 }
 
 // recordVault writes a vault change to log as an admin event (source user).
-func (s *Server) recordVault(log *audit.Log, c vault.Change) {
+func (s *Server) recordVault(ctx context.Context, log *audit.Log, c vault.Change) {
 	summary := "secret " + c.Name + ": " + c.Op
 	if c.Op == "rekey" {
 		summary = "vault re-keyed"
@@ -114,14 +114,12 @@ func (s *Server) recordVault(log *audit.Log, c vault.Change) {
 	if c.Commit != "" {
 		d["commit"] = c.Commit
 	}
-	if h := s.human(nil); h.Name != "" {
-		d["by"] = h.Name
-	}
 	project := c.Scope
 	if project == "server" {
 		project = ""
 	}
-	if err := log.Append(audit.Event{Kind: audit.KindAdmin, Source: "user", Summary: summary, ID: c.Name, Detail: d, Project: project}); err != nil {
+	a := who(ctx)
+	if err := log.Append(audit.Event{Kind: audit.KindAdmin, Actor: &a, Source: "user", Summary: summary, ID: c.Name, Detail: d, Project: project}); err != nil {
 		s.log.Warn("audit event not written", "scope", c.Scope, "err", err)
 	}
 }

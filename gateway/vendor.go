@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bridle-dev/bridle/actor"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,9 +135,9 @@ func (s *Server) scheduledVendorSync(ctx context.Context, p *Project) {
 		return
 	}
 	s.log.Info("scheduled vendor sync", "project", p.ID, "proposals", opened(results))
-	e := audit.Event{Kind: audit.KindAdmin, Source: string(schema.SourceVendor), Project: p.ID,
-		Summary: fmt.Sprintf("scheduled sync of the vendors' guidance: %d proposals", opened(results)),
-		Detail:  map[string]any{"by": "bridle serve"}}
+	self := actor.Self("bridle serve")
+	e := audit.Event{Kind: audit.KindAdmin, Actor: &self, Source: string(schema.SourceVendor), Project: p.ID,
+		Summary: fmt.Sprintf("scheduled sync of the vendors' guidance: %d proposals", opened(results))}
 	if err := p.audit.Append(e); err != nil {
 		s.log.Warn("audit event not written", "project", p.ID, "err", err)
 	}

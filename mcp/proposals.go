@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bridle-dev/bridle/actor"
 	"strings"
 	"sync"
 
@@ -54,7 +55,7 @@ func (d proposalDeps) open() (proposals.Service, error) {
 // origin is who proposes, from the session alone: whatever an agent puts in
 // its arguments never reaches provenance.
 func origin(c call) proposals.Origin {
-	return proposals.Origin{Source: schema.SourceAgent, Agent: c.id.Agent, Session: c.session}
+	return proposals.OriginOf(actor.AgentOf("", c.id.Agent, c.session))
 }
 
 // proposalError turns a proposal failure into a message for the model.
@@ -270,7 +271,7 @@ func approveProposal(d proposalDeps) Tool {
 		if err != nil {
 			return nil, ProposalView{}, err
 		}
-		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Agent: c.id.Agent, Session: c.session})
+		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Actor: actor.AgentOf("", c.id.Agent, c.session)})
 		switch {
 		case errors.Is(err, proposals.ErrSelfApproval):
 			c.audit(audit.Event{Kind: audit.KindRefusal, Tool: "approve_proposal",

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/gateway"
 )
 
@@ -48,12 +49,22 @@ func (c *call) request(method, path string, in any) (*http.Request, error) {
 		}
 		body = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(c.r.Context(), method, path, body)
+	ctx := c.r.Context()
+	if c.ss.token == "" && c.ss.person.IsHuman() {
+		// A person signed in through a provider: the API acts as them.
+		ctx = actor.With(ctx, c.ss.person)
+		if tok := c.p.sessions.providerToken(c.ss); tok != "" {
+			ctx = gateway.WithProviderToken(ctx, tok)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, body)
 	if err != nil {
 		return nil, fmt.Errorf("panel: %s %s: %w", method, path, err)
 	}
 	req.RemoteAddr, req.Host, req.TLS = c.r.RemoteAddr, c.r.Host, c.r.TLS
-	req.Header.Set("Authorization", "Bearer "+c.ss.token)
+	if c.ss.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.ss.token)
+	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/memory"
 	"github.com/bridle-dev/bridle/panel"
@@ -60,6 +61,7 @@ func (s *syncBuffer) String() string {
 // repositories.
 type env struct {
 	srv      *gateway.Server
+	panel    *panel.Panel
 	url      string
 	logs     *syncBuffer
 	examples string // the examples root: a pattern example lives in it
@@ -93,6 +95,7 @@ func start(t testing.TB, ids []string, opts ...envOption) *env {
 		t.Fatal(err)
 	}
 	examples := t.TempDir()
+	var pn *panel.Panel
 	cfg := gateway.Config{StateDir: state, Admin: gateway.AdminConfig{TokenFile: adminFile, Name: "Mira Rossi"}, Projects: map[string]gateway.ProjectConfig{}}
 	for _, id := range ids {
 		cfg.Projects[id] = gateway.ProjectConfig{Rules: newRules(t, id)}
@@ -103,8 +106,9 @@ func start(t testing.TB, ids []string, opts ...envOption) *env {
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	o := gateway.Options{Version: "test", Logger: log, Redactor: red, Grace: 5 * time.Second, Refresh: 100 * time.Millisecond,
 		Examples: memory.ExampleOptions{Root: examples},
-		UI: func(api http.Handler) http.Handler {
-			return panel.New(panel.Options{API: api, Version: "test", Logger: log})
+		UI: func(api http.Handler, signIn *gateway.SignIn) http.Handler {
+			pn = panel.New(panel.Options{API: api, SignIn: signIn, Version: "test", Logger: slog.New(red.Handler(log.Handler()))})
+			return pn
 		}}
 	for _, f := range opts {
 		f(&cfg, &o)
@@ -124,7 +128,7 @@ func start(t testing.TB, ids []string, opts ...envOption) *env {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
-	e := &env{srv: s, url: "http://" + ln.Addr().String(), logs: logs, examples: examples, state: cfg.StateDir}
+	e := &env{srv: s, panel: pn, url: "http://" + ln.Addr().String(), logs: logs, examples: examples, state: cfg.StateDir}
 	var once sync.Once
 	e.stop = func() { once.Do(func() { cancel(); <-done }) }
 	t.Cleanup(e.stop)
@@ -275,6 +279,17 @@ func (b *browser) do(method, path string, form url.Values) page {
 		b.csrf = m[1]
 	}
 	return p
+}
+
+// as makes b a browser signed in as person (through a provider, as the
+// panel's sign-in would make it).
+func (b *browser) as(e *env, person actor.Actor) *browser {
+	u, _ := url.Parse(e.url)
+	b.c.Jar.SetCookies(u, []*http.Cookie{{Name: panel.CookieName, Value: e.panel.SignInAs(person), Path: "/"}})
+	if ov := b.get("/"); ov.code != 200 && ov.code != http.StatusForbidden {
+		b.t.Fatalf("the overview as %s: %d", person, ov.code)
+	}
+	return b
 }
 
 func (b *browser) get(path string) page { b.t.Helper(); return b.do("GET", path, nil) }

@@ -25,7 +25,7 @@ func TestPanelOffersOnlyActionsItCanDo(t *testing.T) {
 			e := start(t, []string{"alpha"}, func(c *gateway.Config, _ *gateway.Options) { c.Admin.Name, c.Admin.NameFrom = tc.admin, "" })
 			cs := e.connect(t, "alpha", e.mint(t, "alpha", "claude"))
 			tool(t, cs, "propose_guardrail", map[string]any{"id": "tests-first", "severity": "guidance", "statement": "Write the test first.", "why": "Fewer regressions."})
-			var me gateway.Human
+			var me gateway.Me
 			if code := e.api(t, "GET", "/api/v1/me", nil, &me); code != http.StatusOK || me.Name != tc.admin || (me.Missing == "") == (tc.admin == "") {
 				t.Fatalf("GET /api/v1/me: %d %+v", code, me)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/gateway"
@@ -211,10 +212,13 @@ func (p *Panel) queue(w http.ResponseWriter, r *http.Request, c *call) {
 
 type proposalData struct {
 	gateway.ProposalView
-	Source   string
-	Change   string // the recorded change as YAML
-	Gitea    bool
-	Own      bool // the admin proposed it
+	Source string
+	Change string // the recorded change as YAML
+	Gitea  bool
+	Own    bool // the signed-in person proposed it and may approve their own (the sole maintainer)
+	// Signed: the person signed in through the provider, whose token the
+	// gateway merges with on its own Gitea: no token to paste.
+	Signed   bool
 	Audit    string
 	MergeURL string
 }
@@ -227,7 +231,12 @@ func (p *Panel) proposal(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	d.Source = sourceOf(d.Origin, d.Labels)
-	d.Own = d.Origin != nil && d.Origin.Source == schema.SourceUser
+	if me, err := c.whoami(); err == nil {
+		d.Signed = me.Via == actor.ViaOIDC
+		if d.Origin != nil && d.Origin.Source == schema.SourceUser {
+			d.Own = me.SelfApprove && actor.SamePerson(d.Origin.Actor(), me.Actor)
+		}
+	}
 	if d.Recorded != nil {
 		d.Change = proposals.ChangeYAML(*d.Recorded)
 	}
@@ -766,8 +775,12 @@ func parseTime(v string) (time.Time, error) {
 // merge commit, the session.
 func auditRowOf(e audit.Event) auditRow {
 	row := auditRow{Event: e, Who: e.Agent}
-	if by, ok := e.Detail["by"].(string); ok && row.Who == "" {
-		row.Who = by
+	switch a := e.Actor; {
+	case a == nil || row.Who != "":
+	case a.IsHuman() && a.Named():
+		row.Who = a.String() // "Mira (break-glass)" for the admin credential
+	case a.Kind == actor.Bridle:
+		row.Who = a.Name
 	}
 	if n, err := strconv.Atoi(e.ID); err == nil && n > 0 && e.Project != "" &&
 		(strings.Contains(e.Summary, "proposal") || strings.Contains(e.Summary, "proposed") || strings.HasPrefix(e.Tool, "propose")) {

@@ -1,12 +1,15 @@
 package panel
 
 import (
+	"cmp"
 	"embed"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/bridle-dev/bridle/gateway"
 )
 
 //go:embed templates/*.html
@@ -19,7 +22,10 @@ var staticFS embed.FS
 type Options struct {
 	// API is the gateway's admin API handler (gateway.Options.UI is given
 	// it); every page is built from its answers.
-	API     http.Handler
+	API http.Handler
+	// SignIn is the identity provider people sign in with (nil: the admin
+	// credential only).
+	SignIn  *gateway.SignIn
 	Version string
 	Logger  *slog.Logger // discarded when nil
 	Now     func() time.Time
@@ -35,6 +41,7 @@ type Panel struct {
 	now      func() time.Time
 	api      http.Handler
 	sessions *sessions
+	oidc     *oidcFlow // nil without a provider
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
 }
@@ -55,7 +62,7 @@ func New(o Options) *Panel {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Panel{opts: o, log: log, now: o.Now, api: o.API, sessions: newSessions(o.Now, o.SessionIdle, o.SessionMax)}
+	p := &Panel{opts: o, log: log, now: o.Now, api: o.API, sessions: newSessions(o.Now, o.SessionIdle, o.SessionMax), oidc: newOIDCFlow(o.SignIn, o.Now)}
 	p.pages = parsePages()
 	p.mux = p.routes()
 	return p
@@ -78,51 +85,86 @@ func (p *Panel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mux.ServeHTTP(w, r)
 }
 
-func (p *Panel) routes() *http.ServeMux {
-	mux := http.NewServeMux()
+// route is one panel address: its pattern, the least role it needs (the
+// API's role for what it does: see gateway.Role), and its handler. Public
+// routes (the stylesheet, the sign-in) need no session; every other one
+// needs a session whose person has Role, checked at every request.
+type route struct {
+	Pattern string
+	Role    gateway.Role
+	Public  http.Handler
+	handle  func(http.ResponseWriter, *http.Request, *call)
+	limit   int64 // the largest form it takes; gateway.MaxAPIBody when 0
+}
+
+// table is every panel address; routes() serves exactly these.
+func (p *Panel) table() []route {
 	static, _ := fs.Sub(staticFS, "static")
 	files := http.StripPrefix("/ui/static/", http.FileServerFS(static))
-	mux.Handle("GET /ui/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		files.ServeHTTP(w, r)
-	}))
-	mux.HandleFunc("GET /login", p.loginPage)
-	mux.HandleFunc("POST /login", p.login)
-	mux.Handle("POST /logout", p.auth(p.logout))
-
-	mux.Handle("GET /{$}", p.auth(p.overview))
-	mux.Handle("GET /ui/queue", p.auth(p.queue))
-	mux.Handle("GET /ui/audit", p.auth(p.audit))
+	const (
+		viewer   = gateway.RoleViewer
+		approver = gateway.RoleApprover
+		admin    = gateway.RoleAdmin
+	)
+	rs := []route{
+		{Pattern: "GET /ui/static/", Public: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "public, max-age=3600")
+			files.ServeHTTP(w, r)
+		})},
+		{Pattern: "GET /login", Public: http.HandlerFunc(p.loginPage)},
+		{Pattern: "POST /login", Public: http.HandlerFunc(p.login)},
+		{Pattern: "GET " + gateway.SignInPath, Public: http.HandlerFunc(p.oidcLogin)},
+		{Pattern: "GET " + gateway.CallbackPath, Public: http.HandlerFunc(p.oidcCallback)},
+		{Pattern: "POST /logout", Role: gateway.RoleSignedIn, handle: p.logout},
+		{Pattern: "GET /{$}", Role: viewer, handle: p.overview},
+		{Pattern: "GET /ui/queue", Role: viewer, handle: p.queue},
+		{Pattern: "GET /ui/audit", Role: viewer, handle: p.audit},
+	}
 	for _, base := range []string{"/ui", "/ui/projects/{project}"} {
-		mux.Handle("GET "+base+"/secrets", p.auth(p.secrets))
-		mux.Handle("POST "+base+"/secrets", p.authLimit(secretFormLimit, p.addSecret))
-		mux.Handle("POST "+base+"/secrets/{name}/rotate", p.authLimit(secretFormLimit, p.rotateSecret))
-		mux.Handle("POST "+base+"/secrets/{name}/revoke", p.auth(p.revokeSecret))
+		rs = append(rs,
+			route{Pattern: "GET " + base + "/secrets", Role: viewer, handle: p.secrets},
+			route{Pattern: "POST " + base + "/secrets", Role: admin, handle: p.addSecret, limit: secretFormLimit},
+			route{Pattern: "POST " + base + "/secrets/{name}/rotate", Role: admin, handle: p.rotateSecret, limit: secretFormLimit},
+			route{Pattern: "POST " + base + "/secrets/{name}/revoke", Role: admin, handle: p.revokeSecret})
 	}
 	for _, page := range []string{"rules", "patterns", "memory", "agents"} {
-		mux.Handle("GET /ui/"+page, p.auth(p.toProject(page)))
+		rs = append(rs, route{Pattern: "GET /ui/" + page, Role: viewer, handle: p.toProject(page)})
 	}
 	pr := "/ui/projects/{project}"
-	mux.Handle("GET "+pr+"/proposals/{number}", p.auth(p.proposal))
-	mux.Handle("POST "+pr+"/proposals/{number}/approve", p.auth(p.approve))
-	mux.Handle("POST "+pr+"/proposals/{number}/reject", p.auth(p.reject))
-	mux.Handle("GET "+pr+"/rules", p.auth(p.rules))
-	mux.Handle("GET "+pr+"/rules/{agent}", p.auth(p.agentRender))
-	mux.Handle("POST "+pr+"/propose", p.auth(p.propose))
-	mux.Handle("POST "+pr+"/guardrails/{id}/edit", p.auth(p.editGuardrailForm))
-	mux.Handle("POST "+pr+"/vendor/sync", p.auth(p.vendorSync))
-	mux.Handle("POST "+pr+"/upstreams/{name}/restart", p.auth(p.restartUpstream))
-	mux.Handle("GET "+pr+"/patterns", p.auth(p.patterns))
-	mux.Handle("POST "+pr+"/patterns/reindex", p.auth(p.reindex))
-	mux.Handle("GET "+pr+"/memory", p.auth(p.memory))
-	mux.Handle("POST "+pr+"/memory/{id}/forget", p.auth(p.forget))
-	mux.Handle("POST "+pr+"/memory/purge", p.auth(p.purge))
-	mux.Handle("GET "+pr+"/agents", p.auth(p.agents))
-	mux.Handle("POST "+pr+"/agents", p.auth(p.mint))
-	mux.Handle("POST "+pr+"/agents/{agent}/rotate", p.auth(p.rotate))
-	mux.Handle("POST "+pr+"/agents/{agent}/revoke", p.auth(p.revoke))
-	mux.Handle("/", p.auth(func(w http.ResponseWriter, r *http.Request, c *call) {
-		p.problem(w, r, c, http.StatusNotFound, "No such page", "There is no page at this address.")
-	}))
+	rs = append(rs,
+		route{Pattern: "GET " + pr + "/proposals/{number}", Role: viewer, handle: p.proposal},
+		route{Pattern: "POST " + pr + "/proposals/{number}/approve", Role: approver, handle: p.approve},
+		route{Pattern: "POST " + pr + "/proposals/{number}/reject", Role: approver, handle: p.reject},
+		route{Pattern: "GET " + pr + "/rules", Role: viewer, handle: p.rules},
+		route{Pattern: "GET " + pr + "/rules/{agent}", Role: viewer, handle: p.agentRender},
+		route{Pattern: "POST " + pr + "/propose", Role: approver, handle: p.propose},
+		route{Pattern: "POST " + pr + "/guardrails/{id}/edit", Role: approver, handle: p.editGuardrailForm},
+		route{Pattern: "POST " + pr + "/vendor/sync", Role: approver, handle: p.vendorSync},
+		route{Pattern: "POST " + pr + "/upstreams/{name}/restart", Role: admin, handle: p.restartUpstream},
+		route{Pattern: "GET " + pr + "/patterns", Role: viewer, handle: p.patterns},
+		route{Pattern: "POST " + pr + "/patterns/reindex", Role: admin, handle: p.reindex},
+		route{Pattern: "GET " + pr + "/memory", Role: viewer, handle: p.memory},
+		route{Pattern: "POST " + pr + "/memory/{id}/forget", Role: admin, handle: p.forget},
+		route{Pattern: "POST " + pr + "/memory/purge", Role: admin, handle: p.purge},
+		route{Pattern: "GET " + pr + "/agents", Role: viewer, handle: p.agents},
+		route{Pattern: "POST " + pr + "/agents", Role: admin, handle: p.mint},
+		route{Pattern: "POST " + pr + "/agents/{agent}/rotate", Role: admin, handle: p.rotate},
+		route{Pattern: "POST " + pr + "/agents/{agent}/revoke", Role: admin, handle: p.revoke},
+		route{Pattern: "/", Role: gateway.RoleSignedIn, handle: func(w http.ResponseWriter, r *http.Request, c *call) {
+			p.problem(w, r, c, http.StatusNotFound, "No such page", "There is no page at this address.")
+		}},
+	)
+	return rs
+}
+
+func (p *Panel) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range p.table() {
+		if rt.Public != nil {
+			mux.Handle(rt.Pattern, rt.Public)
+			continue
+		}
+		mux.Handle(rt.Pattern, p.authLimit(rt.Role, cmp.Or(rt.limit, gateway.MaxAPIBody), rt.handle))
+	}
 	return mux
 }

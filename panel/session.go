@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/internal/lazyregexp"
 )
@@ -24,11 +25,20 @@ const maxSessions = 1000
 
 type session struct {
 	id, csrf string
-	token    string // the admin credential: server side only
-	created  time.Time
-	seen     time.Time
-	project  string // the project last looked at
-	flash    *flash
+	token    string // the admin credential (a break-glass session): server side only
+	// person is who signed in through an identity provider (token is
+	// empty then): the API acts as them, with the role the configuration
+	// gives them at each request.
+	person actor.Actor
+	// providerToken is the OAuth access token the provider gave person
+	// (server side only; never logged or shown), until providerExpiry: the
+	// gateway merges with it on that provider's own Gitea.
+	providerToken  string
+	providerExpiry time.Time
+	created        time.Time
+	seen           time.Time
+	project        string // the project last looked at
+	flash          *flash
 }
 
 // flash is what the last action did, shown once on the next page.
@@ -56,25 +66,52 @@ func randomID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// create starts a session holding token.
-func (s *sessions) create(token string) *session {
+// create starts a session holding the admin credential token, or one of
+// person.
+func (s *sessions) create(token string, person actor.Actor) *session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	var oldest *session
+	// A person (or the credential) keeps at most perPerson sessions, their
+	// own least recently used going first; only when every person's fill
+	// the store does anyone else's go — signing in a thousand times does
+	// not end the others' sessions.
+	var oldest, oldestMine *session
+	mine := 0
 	for id, ss := range s.byID {
-		if s.expired(ss, now) {
+		switch {
+		case s.expired(ss, now):
 			delete(s.byID, id)
-		} else if oldest == nil || ss.seen.Before(oldest.seen) {
+		case samePrincipal(ss, token, person):
+			mine++
+			if oldestMine == nil || ss.seen.Before(oldestMine.seen) {
+				oldestMine = ss
+			}
+		case oldest == nil || ss.seen.Before(oldest.seen):
 			oldest = ss
 		}
 	}
-	if len(s.byID) >= maxSessions && oldest != nil {
+	if mine >= perPerson {
+		delete(s.byID, oldestMine.id)
+	} else if len(s.byID) >= maxSessions && oldest != nil {
 		delete(s.byID, oldest.id)
 	}
-	ss := &session{id: randomID(), csrf: randomID(), token: token, created: now, seen: now}
+	ss := &session{id: randomID(), csrf: randomID(), token: token, person: person, created: now, seen: now}
 	s.byID[ss.id] = ss
 	return ss
+}
+
+// perPerson is the most sessions one person (or the admin credential)
+// holds at once.
+const perPerson = 16
+
+// samePrincipal reports whether ss is a session of the credential token,
+// or of person.
+func samePrincipal(ss *session, token string, person actor.Actor) bool {
+	if token != "" || ss.token != "" {
+		return token != "" && ss.token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(ss.token)) == 1
+	}
+	return ss.person.Subject != "" && ss.person.Subject == person.Subject
 }
 
 func (s *sessions) expired(ss *session, now time.Time) bool {
@@ -137,24 +174,22 @@ func cookie(r *http.Request, value string, maxAge int) *http.Cookie {
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil}
 }
 
-// call is one request of a signed-in admin: the session and the API.
+// call is one request of a signed-in person: the session and the API.
 type call struct {
 	p  *Panel
 	r  *http.Request
 	ss *session
+	me *gateway.Me // who the API says the session is, asked once a request
 }
 
-// auth admits a request with a live session; without one a GET is sent to
-// /login (and back), anything else is 401. Every POST must carry the
-// session's CSRF token (403 without).
-func (p *Panel) auth(h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
-	return p.authLimit(gateway.MaxAPIBody, h)
-}
-
-// authLimit is auth for a form that may be up to limit bytes (a secret's
-// value, form-encoded, is larger than the API's own limit on the wire).
-// A larger form is refused, saying so, before anything reads it.
-func (p *Panel) authLimit(limit int64, h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
+// authLimit admits a request with a live session whose person has role
+// (asked of the API at every request: a change of the configuration holds
+// at once); without a session a GET is sent to /login (and back), anything
+// else is 401; below role it is 403. Every POST must carry the session's
+// CSRF token (403 without), and a form may be up to limit bytes (a
+// secret's value, form-encoded, is larger than the API's own limit on the
+// wire): a larger one is refused, saying so, before anything reads it.
+func (p *Panel) authLimit(role gateway.Role, limit int64, h func(http.ResponseWriter, *http.Request, *call)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ss *session
 		if ck, err := r.Cookie(CookieName); err == nil {
@@ -183,6 +218,16 @@ func (p *Panel) authLimit(limit int64, h func(http.ResponseWriter, *http.Request
 			}
 		}
 		c := &call{p: p, r: r, ss: ss}
+		me, err := c.whoami()
+		if err != nil {
+			c.failed(w, "Who you are", err)
+			return
+		}
+		if !me.Role.Allows(role) {
+			p.log.Info("panel: refused for role", "method", r.Method, "path", r.URL.Path, "actor", me.String(), "role", string(me.Role), "needs", string(role))
+			p.refusedRole(w, r, c, role)
+			return
+		}
 		if !p.pathValuesOK(c) {
 			p.problem(w, r, c, http.StatusNotFound, "No such page", "There is no page at this address.")
 			return
@@ -238,11 +283,22 @@ func localPath(next string) string {
 type loginData struct {
 	Next, Error string
 	Version     string
+	// Provider is the identity provider's name (Gitea) when people sign
+	// in with one: the page offers it beside the admin credential.
+	Provider string
+}
+
+func (p *Panel) loginData(next string) loginData {
+	d := loginData{Next: localPath(next), Version: p.opts.Version}
+	if p.oidc != nil {
+		d.Provider = p.oidc.si.Name
+	}
+	return d
 }
 
 func (p *Panel) loginPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	p.renderPage(w, http.StatusOK, "login", loginData{Next: localPath(r.URL.Query().Get("next")), Version: p.opts.Version})
+	p.renderPage(w, http.StatusOK, "login", p.loginData(r.URL.Query().Get("next")))
 }
 
 // login checks the credential by asking the admin API with it, from the
@@ -253,7 +309,7 @@ func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
 	token := strings.TrimSpace(r.PostFormValue("token"))
 	next := localPath(r.PostFormValue("next"))
-	data := loginData{Next: next, Version: p.opts.Version}
+	data := p.loginData(next)
 	if token == "" {
 		data.Error = "Enter the admin credential."
 		p.renderPage(w, http.StatusBadRequest, "login", data)
@@ -281,7 +337,7 @@ func (p *Panel) login(w http.ResponseWriter, r *http.Request) {
 	if ck, err := r.Cookie(CookieName); err == nil {
 		p.sessions.end(ck.Value) // a new id at every sign-in: no fixation
 	}
-	ss := p.sessions.create(token)
+	ss := p.sessions.create(token, actor.Actor{})
 	if len(projects) > 0 {
 		p.sessions.setProject(ss, projects[0].ID)
 	}

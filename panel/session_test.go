@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bridle-dev/bridle/actor"
 )
 
 // fakeAPI admits one credential, as the gateway's admin API does.
@@ -18,6 +20,10 @@ func fakeAPI(token string) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/api/v1/me" {
+			w.Write([]byte(`{"kind":"human","subject":"break-glass","name":"Mira","via":"break-glass","role":"admin"}`))
+			return
+		}
 		w.Write([]byte(`[{"id":"alpha","source":"x","backend":"local","loaded":true,"approved":true,"stale":false,"age_seconds":1,"agents":0,"sessions":0}]`))
 	})
 }
@@ -40,7 +46,7 @@ func TestTheSessionCookieIsSecureUnderTLS(t *testing.T) {
 func TestSessionsExpire(t *testing.T) {
 	now := time.Unix(1e9, 0)
 	s := newSessions(func() time.Time { return now }, time.Hour, 3*time.Hour)
-	a := s.create("tok")
+	a := s.create("tok", actor.Actor{})
 	now = now.Add(59 * time.Minute)
 	if s.get(a.id) == nil {
 		t.Fatal("a session used within the idle time ended")
@@ -49,7 +55,7 @@ func TestSessionsExpire(t *testing.T) {
 	if s.get(a.id) != nil {
 		t.Error("an idle session lives on")
 	}
-	b := s.create("tok")
+	b := s.create("tok", actor.Actor{})
 	for range 4 {
 		now = now.Add(50 * time.Minute)
 		s.get(b.id)

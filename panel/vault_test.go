@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/bridle-dev/bridle/gateway"
+	"github.com/bridle-dev/bridle/internal/giteatest"
 	"github.com/bridle-dev/bridle/scaffold"
 	"github.com/bridle-dev/bridle/vault"
 )
@@ -26,6 +27,7 @@ var (
 // TestMain removes the SOPS helper the tests built.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	giteatest.StopShared()
 	if helperDir != "" {
 		os.RemoveAll(helperDir)
 	}

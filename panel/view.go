@@ -127,7 +127,7 @@ type page struct {
 	// Human is whom the admin API attributes this admin's proposals,
 	// approvals and rejections to; with none, Human.Missing says why
 	// those actions are refused, and pages say so instead of offering them.
-	Human gateway.Human
+	Human gateway.Me
 	Data  any
 }
 
@@ -158,8 +158,10 @@ func (c *call) page(title, nav, project string, data any) page {
 	if err := c.get("/api/v1/projects", &pg.Projects); err != nil {
 		c.p.log.Warn("panel: projects", "err", err)
 	}
-	if err := c.get("/api/v1/me", &pg.Human); err != nil {
+	if me, err := c.whoami(); err != nil {
 		c.p.log.Warn("panel: who acts", "err", err)
+	} else {
+		pg.Human = *me
 	}
 	if project != "" {
 		c.p.sessions.setProject(c.ss, project)
@@ -171,7 +173,35 @@ func (c *call) render(w http.ResponseWriter, name, title, nav, project string, d
 	c.p.renderPage(w, http.StatusOK, name, c.page(title, nav, project, data))
 }
 
-type problemData struct{ Heading, Detail string }
+type problemData struct {
+	Heading, Detail string
+	Role            gateway.Role // the role a refused page needs
+}
+
+// whoami is who the API says the session is, asked once per request.
+func (c *call) whoami() (*gateway.Me, error) {
+	if c.me != nil {
+		return c.me, nil
+	}
+	var me gateway.Me
+	if err := c.get("/api/v1/me", &me); err != nil {
+		return nil, err
+	}
+	c.me = &me
+	return c.me, nil
+}
+
+// refusedRole answers a page or form that needs a role the person does not
+// have (403): what it needs, and that an admin can give it.
+func (p *Panel) refusedRole(w http.ResponseWriter, r *http.Request, c *call, need gateway.Role) {
+	who := "You"
+	if c.me != nil && c.me.Name != "" {
+		who = c.me.Name
+	}
+	p.renderPage(w, http.StatusForbidden, "problem", c.page("Not allowed", "", "", problemData{Heading: "Not allowed",
+		Detail: fmt.Sprintf("%s may not do this: it needs the %s role. An admin gives roles in the gateway's configuration (auth.roles).", who, need),
+		Role:   need}))
+}
 
 // problem answers a page saying what went wrong (the API's message, which
 // the API has masked).

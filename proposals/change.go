@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bridle-dev/bridle/actor"
 	"slices"
 	"strings"
 	"unicode"
@@ -83,17 +84,53 @@ type VendorUpdate struct {
 // MaxVendorAdd is the most suggestions one vendor proposal adds.
 const MaxVendorAdd = 200
 
-// Origin is who proposes. The server fills it from the session; values an
-// agent supplies elsewhere are ignored.
+// Origin is who proposes, as a proposal's commit records it: OriginOf the
+// actor the server authenticated; values an agent supplies elsewhere are
+// ignored. Its fields are the commit's trailers (and the draft's JSON), so
+// they stay as proposals already made record them.
 type Origin struct {
 	Source  schema.Source `json:"source"`
 	Agent   string        `json:"agent,omitempty"`   // proposing agent (source agent), or the vendor's profile
 	Session string        `json:"session,omitempty"` // agent session
 	Author  string        `json:"author,omitempty"`  // the human, for source user
+	// Subject, Email and EmailVerified are the proposing person's, as
+	// their sign-in knew them (actor.Actor); a proposal made before they
+	// were recorded has none.
+	Subject       string `json:"subject,omitempty"`
+	Email         string `json:"email,omitempty"`
+	EmailVerified bool   `json:"email_verified,omitempty"`
 	// TriggeredBy is who started the vendor sync that found a vendor's
 	// suggestions (source vendor): a human, or the scheduled sync. It is
 	// not the proposer, so it does not stop them approving the vendor's text.
 	TriggeredBy string `json:"triggered_by,omitempty"`
+}
+
+// OriginOf is the origin of a proposal a makes.
+func OriginOf(a actor.Actor) Origin {
+	switch a.Kind {
+	case actor.Agent:
+		return Origin{Source: schema.SourceAgent, Agent: a.Agent, Session: a.Session}
+	case actor.Vendor:
+		return Origin{Source: schema.SourceVendor, Agent: a.Agent}
+	case actor.Bridle:
+		return Origin{Source: schema.SourceUser, Author: a.String()}
+	}
+	o := Origin{Source: schema.SourceUser, Author: a.Name, Email: a.Email, EmailVerified: a.EmailVerified}
+	if a.Subject != actor.BreakGlassSubject {
+		o.Subject = a.Subject // the admin credential is held by whoever has it: its name is the person
+	}
+	return o
+}
+
+// Actor is who proposed: the agent, the vendor, or the person.
+func (o Origin) Actor() actor.Actor {
+	switch o.Source {
+	case schema.SourceAgent:
+		return actor.AgentOf("", o.Agent, o.Session)
+	case schema.SourceVendor:
+		return actor.VendorOf(o.Agent)
+	}
+	return actor.Actor{Kind: actor.Human, Subject: o.Subject, Name: o.Author, Email: o.Email, EmailVerified: o.EmailVerified}
 }
 
 // Errors a proposal can fail with, for errors.Is.

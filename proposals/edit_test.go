@@ -3,6 +3,7 @@ package proposals
 import (
 	"context"
 	"errors"
+	"github.com/bridle-dev/bridle/actor"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,10 +37,10 @@ func TestEditGrantsOnceApproved(t *testing.T) {
 	if !strings.HasPrefix(p.Title, "Edit the rules") || !strings.Contains(p.Body, "+    memory: {read: true, write: true, forget: true}") {
 		t.Errorf("title %q, body:\n%s", p.Title, p.Body)
 	}
-	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "jonas"}); !errors.Is(err, ErrSelfApproval) {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Actor: actor.Git("jonas", "")}); !errors.Is(err, ErrSelfApproval) {
 		t.Errorf("self-approval of an edit: %v", err)
 	}
-	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); err != nil {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Actor: actor.Git("mira", "")}); err != nil {
 		t.Fatal(err)
 	}
 	snap, diags, err := compiler.Compile(compiler.Options{Rules: dir, Ref: "main", BridleVersion: "test"})
@@ -72,10 +73,10 @@ func TestEditMadeFromAnOldMain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Approve(ctx, other.Number, Principal{Human: "mira"}); err != nil {
+	if _, err := svc.Approve(ctx, other.Number, Principal{Actor: actor.Git("mira", "")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Approve(ctx, edit.Number, Principal{Human: "mira"}); !errors.Is(err, ErrConflict) {
+	if _, err := svc.Approve(ctx, edit.Number, Principal{Actor: actor.Git("mira", "")}); !errors.Is(err, ErrConflict) {
 		t.Errorf("approving an edit of an old main: %v", err)
 	}
 }
@@ -118,13 +119,13 @@ func TestApproveRefusesADirtyCheckout(t *testing.T) {
 	clean, _ := os.ReadFile(path)
 	os.WriteFile(path, append(append([]byte(nil), clean...), "# my notes\n"...), 0o644)
 	before, _ := repo.Head()
-	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); !errors.Is(err, ErrDirty) || !strings.Contains(err.Error(), "bridle.yaml") {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Actor: actor.Git("mira", "")}); !errors.Is(err, ErrDirty) || !strings.Contains(err.Error(), "bridle.yaml") {
 		t.Fatalf("approve over an edited bridle.yaml: %v", err)
 	}
 	// Staged, not just edited: refused too.
 	wt, _ := repo.Worktree()
 	wt.Add("bridle.yaml")
-	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); !errors.Is(err, ErrDirty) {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Actor: actor.Git("mira", "")}); !errors.Is(err, ErrDirty) {
 		t.Fatalf("approve over a staged bridle.yaml: %v", err)
 	}
 	if after, _ := repo.Head(); after.Hash() != before.Hash() {
@@ -132,7 +133,7 @@ func TestApproveRefusesADirtyCheckout(t *testing.T) {
 	}
 	os.WriteFile(path, clean, 0o644)
 	wt.Add("bridle.yaml")
-	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); err != nil {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Actor: actor.Git("mira", "")}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := wt.Status(); !st.IsClean() {

@@ -2,6 +2,7 @@ package proposals
 
 import (
 	"context"
+	"github.com/bridle-dev/bridle/actor"
 	"testing"
 )
 
@@ -51,7 +52,7 @@ func TestLocalListSeesEveryChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	// And approves #1: main moves, so #3 (the same guardrail) conflicts.
-	if _, err := (Service{Backend: other}).Approve(ctx, 1, Principal{Human: "Mira"}); err != nil {
+	if _, err := (Service{Backend: other}).Approve(ctx, 1, Principal{Actor: actor.Git("Mira", "")}); err != nil {
 		t.Fatal(err)
 	}
 	after := list()

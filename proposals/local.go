@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/bridle-dev/bridle/actor"
 	"io"
 	"io/fs"
 	"os"
@@ -234,6 +235,16 @@ func (l *Local) OnMain(_ context.Context, commit string) (bool, error) {
 func (l *Local) Whoami(context.Context) (string, error) {
 	p, err := identity.Of(identity.Committer, l.repo)
 	return p.Name, err
+}
+
+// WhoamiActor is Whoami with git's e-mail: the person, as four eyes
+// compares people (actor.SamePerson).
+func (l *Local) WhoamiActor(context.Context) (actor.Actor, error) {
+	p, err := identity.Of(identity.Committer, l.repo)
+	if err != nil {
+		return actor.Actor{}, err
+	}
+	return actor.Git(p.Name, p.Email), nil
 }
 
 // signature signs what a person does here in role. With name given (--as,

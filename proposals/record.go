@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/compiler"
 	"github.com/bridle-dev/bridle/schema"
 )
@@ -123,9 +124,10 @@ func recorded(msg string, before, after []byte) (Draft, error) {
 // Principal is who approves: a human. An agent (through the MCP tool) is
 // named so that its refusal can say who tried: Approve refuses it.
 type Principal struct {
-	Agent   string // an agent trying to approve, through the MCP tool
-	Session string // its session
-	Human   string // the approving human (CLI); "" when the forge decides
+	// Actor approves: a person, or an agent (through the MCP tool) to be
+	// refused. No one (the zero Actor): the forge decides, as the backend's
+	// user (the Gitea token's).
+	Actor actor.Actor
 	// SelfOK lets a human approve a proposal of their own: a sole
 	// maintainer's explicit choice. Agents never may.
 	SelfOK bool
@@ -151,12 +153,12 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 	if err != nil {
 		return Proposal{}, fmt.Errorf("approve: %w", err)
 	}
-	if p.Agent == "" && p.Human == "" {
-		if p.Human, err = s.whoami(ctx); err != nil {
+	if p.Actor.IsZero() {
+		if p.Actor, err = s.whoamiActor(ctx); err != nil {
 			return Proposal{}, fmt.Errorf("approve #%d: %w", n, err)
 		}
 	}
-	if p.Agent == "" && strings.TrimSpace(p.Human) == "" {
+	if !p.Actor.Named() {
 		return Proposal{}, fmt.Errorf("approve #%d: %w: cannot tell who approves; set your name (git config --global user.name, or --as)", n, ErrSelfApproval)
 	}
 	if err := p.mayApprove(rec.Draft.Origin); err != nil {
@@ -167,10 +169,10 @@ func (s Service) Approve(ctx context.Context, n int, p Principal) (Proposal, err
 		if b, ok := s.Backend.(interface {
 			MergeOwn(ctx context.Context, n int, approver, head string) (Proposal, error)
 		}); ok {
-			return b.MergeOwn(ctx, n, p.Human, pr.Head)
+			return b.MergeOwn(ctx, n, p.Actor.Name, pr.Head)
 		}
 	}
-	return s.Backend.Merge(ctx, n, p.Human, pr.Head)
+	return s.Backend.Merge(ctx, n, p.Actor.Name, pr.Head)
 }
 
 // Reject closes proposal n without merging it, as by; with by empty, as the
@@ -186,6 +188,21 @@ func (s Service) Reject(ctx context.Context, n int, by, reason string) (Proposal
 	return s.Backend.Close(ctx, n, by, reason)
 }
 
+// whoamiActor is the backend's user as a person: git's identity (with its
+// e-mail) locally, the token's user on Gitea.
+func (s Service) whoamiActor(ctx context.Context) (actor.Actor, error) {
+	if w, ok := s.Backend.(interface {
+		WhoamiActor(context.Context) (actor.Actor, error)
+	}); ok {
+		return w.WhoamiActor(ctx)
+	}
+	name, err := s.whoami(ctx)
+	if err != nil || name == "" {
+		return actor.Actor{}, err
+	}
+	return actor.Person("", name, "", false, ""), nil
+}
+
 // whoami is the backend's user, or "" for a backend that cannot tell.
 func (s Service) whoami(ctx context.Context) (string, error) {
 	w, ok := s.Backend.(interface {
@@ -198,18 +215,19 @@ func (s Service) whoami(ctx context.Context) (string, error) {
 }
 
 func (p Principal) mayApprove(o Origin) error {
+	a := p.Actor
 	switch {
-	case p.Agent != "" && o.Source == schema.SourceAgent && o.Agent == p.Agent:
-		return fmt.Errorf("%w: agent %s proposed it, so a person must approve it", ErrSelfApproval, p.Agent)
-	case p.Agent != "" && p.Session != "" && o.Session == p.Session:
-		return fmt.Errorf("%w: it was proposed in this session (%s)", ErrSelfApproval, p.Session)
-	case p.Agent != "":
+	case a.Kind == actor.Agent && o.Source == schema.SourceAgent && o.Agent == a.Agent:
+		return fmt.Errorf("%w: agent %s proposed it, so a person must approve it", ErrSelfApproval, a.Agent)
+	case a.Kind == actor.Agent && a.Session != "" && o.Session == a.Session:
+		return fmt.Errorf("%w: it was proposed in this session (%s)", ErrSelfApproval, a.Session)
+	case !a.IsHuman():
 		// Only a person changes the rules: an agent approving another
 		// agent's proposal is agents changing their own rules, rules.approve
 		// or not.
-		return fmt.Errorf("%w (agent %s): only a person approves, by merging it (bridle approve, the gateway's admin API or panel, or a merge in Gitea)", ErrAgentApproval, p.Agent)
-	case p.Human != "" && !p.SelfOK && o.Source != schema.SourceAgent && strings.EqualFold(o.Author, p.Human):
-		return fmt.Errorf("%w: %s proposed it; another maintainer must approve it (a sole maintainer may pass --self)", ErrSelfApproval, p.Human)
+		return fmt.Errorf("%w (%s): only a person approves, by merging it (bridle approve, the gateway's admin API or panel, or a merge in Gitea)", ErrAgentApproval, a)
+	case !p.SelfOK && actor.SamePerson(o.Actor(), a):
+		return fmt.Errorf("%w: %s proposed it; another maintainer must approve it (a sole maintainer may pass --self)", ErrSelfApproval, a.Name)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package proposals
 import (
 	"context"
 	"errors"
+	"github.com/bridle-dev/bridle/actor"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,16 +30,28 @@ func TestNoSelfApproval(t *testing.T) {
 		by     Principal
 		want   error // nil: approved
 	}{
-		{"same agent, another session", agentOrigin(), Principal{Agent: "claude", Session: "s-999"}, ErrSelfApproval},
-		{"another agent, same session", agentOrigin(), Principal{Agent: "codex", Session: "s-123"}, ErrSelfApproval},
-		{"another agent and session", agentOrigin(), Principal{Agent: "codex", Session: "s-999"}, ErrAgentApproval},
-		{"a human, an agent's proposal", agentOrigin(), Principal{Human: "claude"}, nil},
-		{"the proposing human", Origin{Source: schema.SourceUser, Author: "Ann"}, Principal{Human: "ann"}, ErrSelfApproval},
-		{"the proposing human, sole maintainer", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "ann", SelfOK: true}, nil},
-		{"an agent may not use SelfOK", agentOrigin(), Principal{Agent: "claude", Session: "s-1", SelfOK: true}, ErrSelfApproval},
-		{"another agent may not use SelfOK", agentOrigin(), Principal{Agent: "codex", Session: "s-1", SelfOK: true}, ErrAgentApproval},
-		{"another human", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Human: "bob"}, nil},
-		{"an agent, a human's proposal", Origin{Source: schema.SourceUser, Author: "alice"}, Principal{Agent: "claude", Session: "s-9"}, ErrAgentApproval},
+		{"same agent, another session", agentOrigin(), Principal{Actor: actor.AgentOf("", "claude", "s-999")}, ErrSelfApproval},
+		{"another agent, same session", agentOrigin(), Principal{Actor: actor.AgentOf("", "codex", "s-123")}, ErrSelfApproval},
+		{"another agent and session", agentOrigin(), Principal{Actor: actor.AgentOf("", "codex", "s-999")}, ErrAgentApproval},
+		{"a human, an agent's proposal", agentOrigin(), Principal{Actor: actor.Git("claude", "")}, nil},
+		{"the proposing human", Origin{Source: schema.SourceUser, Author: "Ann"}, Principal{Actor: actor.Git("ann", "")}, ErrSelfApproval},
+		{"the proposing human, sole maintainer", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Actor: actor.Git("ann", ""), SelfOK: true}, nil},
+		{"an agent may not use SelfOK", agentOrigin(), Principal{Actor: actor.AgentOf("", "claude", "s-1"), SelfOK: true}, ErrSelfApproval},
+		{"another agent may not use SelfOK", agentOrigin(), Principal{Actor: actor.AgentOf("", "codex", "s-1"), SelfOK: true}, ErrAgentApproval},
+		{"another human", Origin{Source: schema.SourceUser, Author: "ann"}, Principal{Actor: actor.Git("bob", "")}, nil},
+		{"an agent, a human's proposal", Origin{Source: schema.SourceUser, Author: "alice"}, Principal{Actor: actor.AgentOf("", "claude", "s-9")}, ErrAgentApproval},
+		// One person reaching Bridle two ways: the provider's verified
+		// e-mail is git's.
+		{"signed in through the provider, approving on the CLI", OriginOf(actor.Person("oidc:https://gitea|7", "alice", "alice@example.org", true, actor.ViaOIDC)),
+			Principal{Actor: actor.Git("Alice Liddell", "Alice@example.org")}, ErrSelfApproval},
+		{"proposed on the CLI, approving in the panel", OriginOf(actor.Git("Alice Liddell", "alice@example.org")),
+			Principal{Actor: actor.Person("oidc:https://gitea|7", "alice", "alice@example.org", true, actor.ViaOIDC)}, ErrSelfApproval},
+		{"the same provider subject under another name", OriginOf(actor.Person("oidc:https://gitea|7", "alice", "", false, actor.ViaOIDC)),
+			Principal{Actor: actor.Person("oidc:https://gitea|7", "alice-renamed", "", false, actor.ViaOIDC)}, ErrSelfApproval},
+		{"an e-mail the provider does not vouch for is no one's", OriginOf(actor.Git("Alice Liddell", "alice@example.org")),
+			Principal{Actor: actor.Person("oidc:https://idp|9", "mallory", "alice@example.org", false, actor.ViaOIDC)}, nil},
+		{"another person from the provider", OriginOf(actor.Person("oidc:https://gitea|7", "alice", "alice@example.org", true, actor.ViaOIDC)),
+			Principal{Actor: actor.Person("oidc:https://gitea|8", "bob", "bob@example.org", true, actor.ViaOIDC)}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +114,7 @@ func TestRecordIgnoresEditableData(t *testing.T) {
 	}
 	// Main moves, so approving re-applies: the commit's change, not the forged one.
 	commitOnMain(t, repo, dir, func(s string) string { return s + "# a later edit\n" })
-	merged, err := svc.Approve(ctx, pr.Number, Principal{Human: "mira"})
+	merged, err := svc.Approve(ctx, pr.Number, Principal{Actor: actor.Git("mira", "")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +136,7 @@ func TestRecordIgnoresEditableData(t *testing.T) {
 	l.save(m2)
 	repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(m2.Branch), extra))
 	pr2.Head = extra.String()
-	if _, err := svc.Approve(ctx, pr2.Number, Principal{Human: "mira"}); !errors.Is(err, ErrTampered) {
+	if _, err := svc.Approve(ctx, pr2.Number, Principal{Actor: actor.Git("mira", "")}); !errors.Is(err, ErrTampered) {
 		t.Errorf("approve of a hand-pushed branch: %v, want ErrTampered", err)
 	}
 	if _, err := svc.Rebase(ctx, pr2.Number); !errors.Is(err, ErrTampered) {
@@ -375,8 +388,37 @@ func TestRecordRefusesHiddenCommits(t *testing.T) {
 		m.Head, m.Base = on.String(), claimedBase
 		l.save(m)
 		repo.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(m.Branch), on))
-		if _, err := svc.Approve(ctx, pr.Number, Principal{Human: "mira"}); !errors.Is(err, ErrTampered) {
+		if _, err := svc.Approve(ctx, pr.Number, Principal{Actor: actor.Git("mira", "")}); !errors.Is(err, ErrTampered) {
 			t.Errorf("base %s: approve of a proposal on a hidden commit: %v, want ErrTampered", claimedBase[:8], err)
 		}
+	}
+}
+
+// TestGitCommitterIsThePersonOfTheirEmail: bridle approve with no --as
+// approves as git's committer, e-mail and all, so a person who proposed
+// in the panel (the provider vouching for their e-mail) cannot approve it
+// on the CLI under git's other spelling of their name.
+func TestGitCommitterIsThePersonOfTheirEmail(t *testing.T) {
+	t.Setenv("GIT_COMMITTER_NAME", "Alice Liddell")
+	t.Setenv("GIT_COMMITTER_EMAIL", "alice@example.org")
+	dir, _ := rulesRepo(t)
+	l, err := OpenLocal(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := Service{Backend: l}
+	ctx := context.Background()
+	pr, err := svc.Propose(ctx, Draft{Change: guardrail("pin-go-version"),
+		Origin: OriginOf(actor.Person("oidc:https://gitea|7", "alice", "alice@example.org", true, actor.ViaOIDC))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Approve(ctx, pr.Number, Principal{}); !errors.Is(err, ErrSelfApproval) {
+		t.Fatalf("approve as git's committer of the same e-mail: %v, want ErrSelfApproval", err)
+	}
+	t.Setenv("GIT_COMMITTER_NAME", "Bob")
+	t.Setenv("GIT_COMMITTER_EMAIL", "bob@example.org")
+	if _, err := svc.Approve(ctx, pr.Number, Principal{}); err != nil {
+		t.Fatalf("another person approves: %v", err)
 	}
 }

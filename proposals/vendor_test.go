@@ -3,6 +3,7 @@ package proposals
 import (
 	"context"
 	"errors"
+	"github.com/bridle-dev/bridle/actor"
 	"strings"
 	"testing"
 
@@ -33,10 +34,10 @@ func TestVendorUpdate(t *testing.T) {
 	if !strings.Contains(p.Title, "Vendor suggestions for claude: 2 new") || !strings.Contains(p.Body, "Ask before large changes.") {
 		t.Errorf("title %q, body:\n%s", p.Title, p.Body)
 	}
-	if _, err := svc.Approve(ctx, p.Number, Principal{Agent: "codex"}); !errors.Is(err, ErrAgentApproval) {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Actor: actor.AgentOf("", "codex", "")}); !errors.Is(err, ErrAgentApproval) {
 		t.Errorf("an agent approved a vendor proposal: %v", err)
 	}
-	if _, err := svc.Approve(ctx, p.Number, Principal{Human: "mira"}); err != nil {
+	if _, err := svc.Approve(ctx, p.Number, Principal{Actor: actor.Git("mira", "")}); err != nil {
 		t.Fatal(err)
 	}
 	snap, _, err := compiler.Compile(compiler.Options{Rules: dir, Ref: "main"})
@@ -66,7 +67,7 @@ func TestVendorUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Approve(ctx, d.Number, Principal{Human: "jonas"}); err != nil {
+	if _, err := svc.Approve(ctx, d.Number, Principal{Actor: actor.Git("jonas", "")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.Propose(ctx, Draft{Change: Change{Kind: KindPromote, Promote: &Promotion{Agent: "claude", Suggestion: "keep-tests-green"}}, Origin: user}); !errors.Is(err, ErrBadInput) {
@@ -76,7 +77,7 @@ func TestVendorUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Approve(ctx, pr.Number, Principal{Human: "jonas"}); err != nil {
+	if _, err := svc.Approve(ctx, pr.Number, Principal{Actor: actor.Git("jonas", "")}); err != nil {
 		t.Fatal(err)
 	}
 	snap, _, _ = compiler.Compile(compiler.Options{Rules: dir, Ref: "main"})

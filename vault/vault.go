@@ -63,7 +63,9 @@ type Options struct {
 	// nil: the file is written only.
 	Commit func(ctx context.Context, files map[string][]byte, message string) (commit string, err error)
 	// OnChange is told of every change after it is made (the audit log).
-	OnChange func(Change)
+	// ctx is the one the change was made with (who made it, in the
+	// gateway).
+	OnChange func(ctx context.Context, c Change)
 	// Parent is looked in after this vault's own sources (server-wide).
 	Parent *Scope
 	Now    func() time.Time

@@ -54,7 +54,7 @@ func TestSetRotateRevoke(t *testing.T) {
 	ctx := context.Background()
 	red := redact.New()
 	var changes []vault.Change
-	v := newVault(t, vault.Options{Redactor: red, OnChange: func(c vault.Change) { changes = append(changes, c) }})
+	v := newVault(t, vault.Options{Redactor: red, OnChange: func(_ context.Context, c vault.Change) { changes = append(changes, c) }})
 	const canary = "canary-value-1f3a9c"
 	if _, err := v.Set(ctx, "gitea-bot", canary+"\n"); err != nil {
 		t.Fatal(err)

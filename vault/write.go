@@ -209,7 +209,7 @@ func (v *Scope) write(ctx context.Context, op, name string, change func(*File) e
 		v.notify(name)
 	}
 	if v.o.OnChange != nil {
-		v.o.OnChange(ch)
+		v.o.OnChange(ctx, ch)
 	}
 	in := v.info(name)
 	if commitErr != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bridle-dev/bridle/actor"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -209,7 +210,7 @@ func TestSyncProposalIsTheVendors(t *testing.T) {
 		if !strings.Contains(pr.Body, "a sync started by `"+tc.want+"`") || strings.Contains(pr.Author, "Mira") {
 			t.Errorf("sync by %+v: author %q, body:\n%s", tc.by, pr.Author, pr.Body)
 		}
-		if _, err := svc.Approve(ctx, pr.Number, proposals.Principal{Human: "Mira Rossi"}); err != nil {
+		if _, err := svc.Approve(ctx, pr.Number, proposals.Principal{Actor: actor.Git("Mira Rossi", "")}); err != nil {
 			t.Errorf("Mira approves the vendor's proposal of a sync %s started: %v", tc.want, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bridle-dev/bridle/actor"
 	"os"
 	"strconv"
 	"strings"
@@ -69,12 +70,12 @@ func proposalErr(io *streams, err error) error {
 // identity for role, read in the repository at rules (package identity:
 // GIT_AUTHOR_* or GIT_COMMITTER_*, then git config). Without a name it
 // fails, saying how to set one.
-func person(as string, role identity.Role, rules string) (string, error) {
+func person(as string, role identity.Role, rules string) (actor.Actor, error) {
 	if as = strings.TrimSpace(as); as != "" {
-		return as, nil
+		return actor.Git(as, ""), nil
 	}
 	p, err := identity.At(role, rules)
-	return p.Name, err
+	return actor.Git(p.Name, p.Email), err
 }
 
 // identityHelp is what the Long help of every command that records a
@@ -541,11 +542,11 @@ replaces changed since) is reported as a conflict, and nothing changes.`,
 func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
 	v := io.f.AgentSession()
 	if v == "" {
-		name, err := person(as, identity.Author, rules)
+		who, err := person(as, identity.Author, rules)
 		if err != nil {
 			return proposals.Origin{}, fmt.Errorf("propose: %w", err)
 		}
-		return proposals.Origin{Source: schema.SourceUser, Author: name}, nil
+		return proposals.OriginOf(who), nil
 	}
 	agent := io.f.BoundAgent()
 	if agent == "" {
@@ -555,7 +556,7 @@ func cliOrigin(io *streams, as, rules string) (proposals.Origin, error) {
 		agent = "unknown"
 	}
 	fmt.Fprintf(io.errOut, "note: %s is set, so this runs inside an agent's session: proposing as agent %s (--as is ignored)\n", v, agent)
-	return proposals.Origin{Source: schema.SourceAgent, Agent: agent, Session: "shell"}, nil
+	return proposals.OriginOf(actor.AgentOf("", agent, "shell")), nil
 }
 
 func newApproveCmd(io *streams) *cobra.Command {
@@ -620,7 +621,11 @@ for you to merge in Gitea.`,
 				return printProposal(io, p, b.json, "approved")
 			}
 			return onProposal(io, &b, args, func(ctx context.Context, svc proposals.Service, n int) error {
-				p, err := svc.Approve(ctx, n, proposals.Principal{Human: as, SelfOK: self})
+				var who actor.Actor // no one: the backend's user (git's committer, the Gitea token's)
+				if as = strings.TrimSpace(as); as != "" {
+					who = actor.Git(as, "")
+				}
+				p, err := svc.Approve(ctx, n, proposals.Principal{Actor: who, SelfOK: self})
 				if err != nil {
 					return proposalErr(io, err)
 				}

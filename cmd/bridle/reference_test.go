@@ -473,11 +473,13 @@ func apiReference(t *testing.T) string {
 	var b strings.Builder
 	b.WriteString(generatedBy)
 	fmt.Fprintf(&b, "# The admin API\n\n%s, version %s: the gateway's (`bridle serve`) API for people and the web panel,\n", doc.get("info").get("title").str(), doc.get("info").get("version").str())
-	b.WriteString("authenticated by the admin credential (`Authorization: Bearer …`). The OpenAPI 3.1 document is\n")
+	b.WriteString("authenticated by the admin credential (`Authorization: Bearer …`, the break-glass admin) or, in the panel, by a\n")
+	b.WriteString("person's sign-in. Each operation needs a role (its `x-bridle-role`): signed-in, viewer, approver or admin, each\n")
+	b.WriteString("allowed what the ones before it are ([people and roles](../guides/people.md)). The OpenAPI 3.1 document is\n")
 	b.WriteString("[`gateway/openapi.json`](../../gateway/openapi.json) (generated from the gateway's route table and drift-tested;\n")
 	b.WriteString("a running gateway serves it at `/api/v1/openapi.json`): the request and response schemas are there.\n")
 	b.WriteString("The CLI's admin verbs and the panel use this API: [the gateway guide](../guides/gateway.md).\n\n")
-	b.WriteString("| method | path | what it does | query | body |\n|---|---|---|---|---|\n")
+	b.WriteString("| method | path | role | what it does | query | body |\n|---|---|---|---|---|---|\n")
 	methods := []string{"get", "post", "put", "patch", "delete"}
 	for _, p := range keys {
 		item := paths.get(p)
@@ -499,7 +501,7 @@ func apiReference(t *testing.T) string {
 					body = schemaName(s)
 				}
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", strings.ToUpper(m), p, mdCell(op.get("summary").str()), strings.Join(query, ", "), body)
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", strings.ToUpper(m), p, op.get("x-bridle-role").str(), mdCell(op.get("summary").str()), strings.Join(query, ", "), body)
 		}
 	}
 	return b.String()

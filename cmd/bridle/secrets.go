@@ -151,7 +151,7 @@ func (f *factory) Vault(rules string) (*vault.Scope, error) {
 			}
 			return commitIn(dir, files, sig, message)
 		},
-		OnChange: func(c vault.Change) { f.auditVault(dir, c) },
+		OnChange: func(_ context.Context, c vault.Change) { f.auditVault(dir, c) },
 	}), nil
 }
 

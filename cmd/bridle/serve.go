@@ -41,8 +41,8 @@ func newServeCmd(io *streams) *cobra.Command {
 memory, the audit log and every credential, out of the agents' reach. Each
 project is served at /p/PROJECT/mcp over MCP's streamable HTTP transport; an
 agent authenticates with its own bearer token (bridle agents add), and the
-token is its identity. The web panel is at / (sign in with the admin
-credential). The admin API is under /api/v1 (its OpenAPI document
+token is its identity. The web panel is at / (sign in through the identity
+provider of auth.oidc, or with the admin credential, the break-glass admin). The admin API is under /api/v1 (its OpenAPI document
 at /api/v1/openapi.json), authenticated by the admin credential. /healthz says
 the server is alive, /readyz whether every project's rules are loaded and
 every backend answers, /metrics is Prometheus.
@@ -59,8 +59,15 @@ BRIDLE_CONFIG), the environment, then flags.
   admin credential   admin.token_file    BRIDLE_ADMIN_TOKEN_FILE    generated: STATE/gateway/admin-token
   admin's name       admin.name          BRIDLE_ADMIN_NAME          git's committer identity of the
   and e-mail         admin.email         BRIDLE_ADMIN_EMAIL         serving user (git config user.name)
-                     (proposals, approvals and rejections made through the API and the panel
+                     (proposals, approvals and rejections made with the admin credential
                      are attributed to this person; the start-up log says who it is)
+  sign-in            auth.oidc {issuer, client_id, client_secret: secret:NAME or
+                     client_secret_file}: people sign in to the panel through Gitea
+                     (bridle serve oidc setup) or any OpenID Connect provider
+  roles              auth.roles {admin, approver, viewer}: lists of names ("*": everyone);
+                     auth.sole_maintainer: the one person who may approve their own;
+                     auth.break_glass: off turns the admin credential off. SIGHUP
+                     reads auth: again
   TLS                tls.cert_file/key_file  BRIDLE_TLS_CERT_FILE/_KEY_FILE  off
   browser origins    allowed_origins     BRIDLE_ALLOWED_ORIGINS     none (same origin only)
   request size       max_body_bytes                                 1048576
@@ -102,7 +109,7 @@ SIGTERM or Ctrl-C stop it gracefully: calls in flight finish (up to --grace).`,
 	fl.StringVar(&o.tlsKey, "tls-key", "", "the TLS private key `file`")
 	fl.StringSliceVar(&o.origins, "allow-origin", nil, "a browser `origin` allowed to call the server (repeatable)")
 	fl.DurationVar(&o.grace, "grace", 10*time.Second, "on shutdown, wait this long for calls in flight")
-	cmd.AddCommand(newServeHealthCmd(io))
+	cmd.AddCommand(newServeHealthCmd(io), newServeOIDCCmd(io))
 	return cmd
 }
 
@@ -171,8 +178,10 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 	}
 	srv, err := gateway.New(cfg, gateway.Options{Version: version(), Redactor: io.f.Redactor(), Logger: log,
 		Memory: mem, Examples: ex, Grace: o.grace, Getenv: io.f.getenv,
-		UI: func(api http.Handler) http.Handler {
-			return panel.New(panel.Options{API: api, Version: version(), Logger: log})
+		UI: func(api http.Handler, signIn *gateway.SignIn) http.Handler {
+			// The panel logs through the redactor the gateway fills (the
+			// client secret, read per sign-in, is added to it).
+			return panel.New(panel.Options{API: api, SignIn: signIn, Version: version(), Logger: slog.New(io.f.Redactor().Handler(log.Handler()))})
 		}})
 	if err != nil {
 		if errors.Is(err, gateway.ErrConfig) {
@@ -201,7 +210,34 @@ func runServe(cmd *cobra.Command, io *streams, o serveOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.config != "" {
+		go authOnHangup(ctx, srv, o.config, log)
+	}
 	return srv.Serve(ctx, ln)
+}
+
+// authOnHangup reads the configuration file again at each SIGHUP and puts
+// its auth: section (roles, break-glass) in force from the next request.
+func authOnHangup(ctx context.Context, srv *gateway.Server, path string, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		c, err := gateway.LoadConfig(path)
+		if err == nil {
+			err = srv.SetAuth(c.Auth)
+		}
+		if err != nil {
+			log.Warn("SIGHUP: auth not reloaded; the roles in force stay", "err", err)
+			continue
+		}
+		log.Info("SIGHUP: auth reloaded", "file", path)
+	}
 }
 
 // apply sets the flags that were given over the file's and the

@@ -38,6 +38,7 @@ type Server struct {
 	log        *os.File
 	mu         sync.Mutex
 	users      map[string]string // user → token
+	passwords  map[string]string // user → password, for signing in through Gitea's pages
 }
 
 // paths returns the binary and the module source (for locale files).
@@ -292,10 +293,18 @@ func (s *Server) CreateUser(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	if s.users == nil {
-		s.users = map[string]string{}
+		s.users, s.passwords = map[string]string{}, map[string]string{}
 	}
-	s.users[name] = tok
+	s.users[name], s.passwords[name] = tok, pass
 	return tok
+}
+
+// Password is the password of a user CreateUser made ("" for another), to
+// sign in through Gitea's own login page.
+func (s *Server) Password(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.passwords[name]
 }
 
 // Do calls the API with token; out, if non-nil, receives the JSON answer.
