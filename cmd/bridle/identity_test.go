@@ -100,12 +100,14 @@ func TestIdentityRule(t *testing.T) {
 		asPerson(t, "Mira Okafor")
 		dir := rulesInit(t)
 		t.Setenv("GIT_AUTHOR_NAME", "Ann Author")
+		t.Setenv("GIT_AUTHOR_EMAIL", "ann@example.org") // one e-mail is one person: Ann and Carl are two
 		code, p, stderr := proposeGuardrail(t, dir, "from-env")
 		if code != 0 || p.Author != "Ann Author" || p.Branch != "bridle/user/ann-author/guardrail-from-env" {
 			t.Fatalf("propose with GIT_AUTHOR_NAME: exit %d, %+v; %s", code, p, stderr)
 		}
 		// The committer variables name the approver; the author's do not.
 		t.Setenv("GIT_COMMITTER_NAME", "Carl Committer")
+		t.Setenv("GIT_COMMITTER_EMAIL", "carl@example.org")
 		code, out, stderr := bridle(t, "approve", "1", "--rules", dir, "--json")
 		json.Unmarshal([]byte(out), &p)
 		if code != 0 || p.MergedBy != "Carl Committer" {

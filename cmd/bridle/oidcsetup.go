@@ -20,7 +20,7 @@ type oidcSetupOptions struct {
 func newServeOIDCCmd(io *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "oidc",
-		Short: "Sign people in to the panel through an OpenID Connect provider (Gitea)",
+		Short: "Sign people in to the panel through an OIDC provider (Gitea)",
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(newServeOIDCSetupCmd(io))
@@ -31,7 +31,7 @@ func newServeOIDCSetupCmd(io *streams) *cobra.Command {
 	var o oidcSetupOptions
 	cmd := &cobra.Command{
 		Use:   "setup",
-		Short: "Make the gateway's OAuth2 application on Gitea and print the configuration to paste",
+		Short: "Make the gateway's OAuth2 app on Gitea; print its configuration",
 		Long: `Setup makes a confidential OAuth2 application on Gitea, owned by the person
 whose token GITEA_TOKEN_FILE (or GITEA_TOKEN) holds (it needs the write:user
 scope), with the redirect URI --gateway + /auth/callback. It writes the
