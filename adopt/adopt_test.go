@@ -474,6 +474,8 @@ func TestFindEachHarnessFile(t *testing.T) {
 	for file, want := range map[string]string{
 		".rules": "zed", "CRUSH.md": "crush", ".goosehints": "goose", ".kiro/steering/tech.md": "kiro",
 		".kilo/rules/style.md": "kilo", ".clinerules/style.md": "cline", ".clinerules": "cline", "WARP.md": "warp",
+		// Amp reads AGENTS.md too, but shares it: the file is Codex's.
+		"AGENTS.md": "codex",
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, filepath.FromSlash(file))

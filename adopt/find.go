@@ -268,7 +268,7 @@ func skipDir(base string) bool {
 // whose own instruction file (or directory of rules) or enforcement file
 // it is, else the harness that reads it (.github/copilot-instructions.md
 // is Copilot's). A file several harnesses render (AGENTS.md) picks the
-// reference-style ones. Sorted; nil when none.
+// reference-style ones that do not share it (Codex's, not Amp's). Sorted; nil when none.
 func AgentsFor(paths []string) []string {
 	var out []string
 	for _, p := range paths {
@@ -279,7 +279,8 @@ func AgentsFor(paths []string) []string {
 				continue
 			}
 			dir, base := path.Split(h.Instructions)
-			mine := h.Instructions == p && a.Style == agents.Reference
+			// A file the harness shares (Amp's AGENTS.md) is the other's.
+			mine := h.Instructions == p && a.Style == agents.Reference && len(h.Shares) == 0
 			if dir != "" && strings.HasPrefix(base, "bridle") {
 				mine = mine || strings.HasPrefix(p, dir) && strings.HasSuffix(p, strings.TrimPrefix(base, "bridle"))
 			}

@@ -147,6 +147,16 @@ type Harness struct {
 	// ReadsFirst: the harness reads only the first of Reads that exists
 	// (OpenCode: AGENTS.md, else CLAUDE.md).
 	ReadsFirst bool
+	// Shares names the harnesses whose default render is this harness's
+	// instruction file too, for a harness that reads no file Bridle could
+	// render for it apart (Amp reads the first of AGENTS.md, AGENT.md and
+	// CLAUDE.md in a directory, and no file a setting names): its profile
+	// and theirs would write one file. A project keeps one of those
+	// profiles, and the other harnesses read its render (explain says
+	// whose); validation says so when it has both, and import never takes
+	// the shared file for this harness's. nil for a harness with a file of
+	// its own.
+	Shares []string
 	// Pointer names how Bridle points the harness at its own render when
 	// Instructions is not a file the harness reads unasked: "" for none;
 	// the native renderings that do it say so (OpenCode's instructions).
@@ -243,6 +253,37 @@ var list = []Agent{
 		},
 		// The AGENTS.md documentation in OpenAI's Codex repository.
 		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/openai/codex/main/docs/agents_md.md", Format: "markdown"}},
+	},
+	{
+		Name: "amp", DisplayName: "Amp", Vendor: "Amp",
+		// Its sessions' and its mcp doctor's client are both
+		// amp-mcp-client (seen with @ampcode/cli 0.0.1790142911).
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"amp-mcp-client"},
+		Harness: &Harness{
+			// Amp reads, in each directory, the first of AGENTS.md,
+			// Agents.md, agents.md, AGENT.md, Agent.md, agent.md,
+			// CLAUDE.md that exists (its binary's guidance-file list), and
+			// no file a setting names: its file is AGENTS.md, Codex's
+			// render too.
+			Instructions: AgentsMD,
+			Shares:       []string{"codex"},
+			// .amp/settings.json (or .jsonc), found upward to the
+			// repository's root, over the user's; the key is the dotted
+			// "amp.mcpServers". ${VAR} is expanded from the environment;
+			// url without a type is streamable HTTP (SSE as fallback); a
+			// stdio server gets Amp's whole environment.
+			Config: &Config{Format: JSON, Project: ".amp/settings.json", ProjectAlso: []string{".amp/settings.jsonc"}, User: ".config/amp/settings.json", Servers: "amp.mcpServers",
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "url", Header: "Bearer ${%s}"}},
+			// Its shell commands get AGENT=amp and AI_AGENT=amp (which
+			// other harnesses set too) and the thread's id.
+			SessionEnv: []string{"AMP_CURRENT_THREAD_ID"},
+			Trust:      "Amp runs a project's MCP server only once approved: run amp mcp approve bridle (the approval, kept in your ~/.config/amp/settings.json, is bound to the entry as written: approve again after bridle install changes it)",
+			// Amp's amp.permissions rules (and their delegate action, a
+			// program answering by exit code) are not rendered: its rules
+			// are prose.
+			Client: "@ampcode/cli@0.0.1790142911-g7618fb",
+		},
 	},
 	{
 		Name: "gemini", DisplayName: "Gemini CLI", Vendor: "Google",
@@ -612,6 +653,17 @@ func Output(name, harness, format, style string) string {
 	}
 }
 
+// Share reports whether the harnesses a and b read one instruction file
+// that neither has apart (one's registry entry lists the other in Shares):
+// a project keeps one profile rendering it, and the other harness reads
+// that render.
+func Share(a, b string) bool {
+	x, okx := Lookup(a)
+	y, oky := Lookup(b)
+	return okx && oky && x.Harness != nil && y.Harness != nil &&
+		(slices.Contains(x.Harness.Shares, b) || slices.Contains(y.Harness.Shares, a))
+}
+
 // TokenEnv is the environment variable a harness's gateway entry reads the
 // agent's bearer token from: one per agent (BRIDLE_TOKEN_CLAUDE), so no
 // two agents' configurations share a token, and exporting one agent's
@@ -674,6 +726,7 @@ func (a Agent) clone() Agent {
 	if a.Harness != nil {
 		h := *a.Harness
 		h.Reads = slices.Clone(h.Reads)
+		h.Shares = slices.Clone(h.Shares)
 		h.SessionEnv = slices.Clone(h.SessionEnv)
 		if h.Config != nil {
 			c := *h.Config

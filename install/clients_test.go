@@ -194,6 +194,20 @@ type realClient struct {
 	// status reads the bridle entry's state from the health check's
 	// output: "connected", "failed", or "" when it is not there.
 	status func(out string) string
+	// check is the health check's arguments; nil for mcp list.
+	check []string
+	// vars is what the client needs in its environment besides the home
+	// and the tokens (a stand-in API key, so that it does not ask to log
+	// in).
+	vars []string
+}
+
+// healthCheck is the client's health check's arguments.
+func (c realClient) healthCheck() []string {
+	if c.check == nil {
+		return []string{"mcp", "list"}
+	}
+	return c.check
 }
 
 func lineStatus(connected, failed string) func(string) string {
@@ -238,6 +252,17 @@ func realClients() []realClient {
 			status:  lineStatus(`(?m)^✓ bridle: .* - Connected$`, `(?m)^✗ bridle: .* - Disconnected$`),
 		},
 		{
+			// amp mcp list reads the files only; mcp doctor connects (it
+			// wants an API key to be there, not to be valid). A project's
+			// server waits for its approval, bound to the entry as written.
+			agent: "amp", cli: "amp", env: "BRIDLE_AMP_BIN",
+			trust:   func(*testing.T, string, string) {},
+			approve: []string{"mcp", "approve", ServerName},
+			check:   []string{"mcp", "doctor"},
+			vars:    []string{"AMP_API_KEY=not-a-key-no-model-is-called"},
+			status:  lineStatus(`(?m)^bridle \(workspace: [a-z]+\): connected`, `(?m)^bridle \(workspace: [a-z]+\): error`),
+		},
+		{
 			agent: "opencode", cli: "opencode", env: "BRIDLE_OPENCODE_BIN",
 			trust:  func(*testing.T, string, string) {}, // none in 1.18.33
 			status: lineStatus(`✓ bridle connected`, `✗ bridle failed`),
@@ -246,7 +271,7 @@ func realClients() []realClient {
 }
 
 // TestInstallRealClients: for each CLI whose health check connects (Gemini
-// CLI, Qwen Code, OpenCode), what install writes connects: the project's
+// CLI, Qwen Code, Amp, OpenCode), what install writes connects: the project's
 // stdio entry launching the built bridle on real rules (and, for a client
 // that does not pass its environment on, a stdio entry with Gitea rules
 // hands the server GITEA_TOKEN); the gateway entry
@@ -274,6 +299,7 @@ func TestInstallRealClients(t *testing.T) {
 				for _, name := range []string{"GITEA_TOKEN", "SOME_OTHER_TOKEN"} {
 					vars = append(vars, name+"="+env[name])
 				}
+				vars = append(vars, c.vars...)
 				out, errOut, err := agentclients.Run(t, proj, vars, "", cli, args...)
 				if err != nil {
 					t.Fatalf("%s %s: %v\n%s\n%s", c.cli, strings.Join(args, " "), err, out, errOut)
@@ -285,9 +311,9 @@ func TestInstallRealClients(t *testing.T) {
 				if c.approve != nil {
 					run(env, c.approve...)
 				}
-				out := run(env, "mcp", "list")
+				out := run(env, c.healthCheck()...)
 				if got := c.status(out); got != want {
-					t.Errorf("%s: %s mcp list says %q, want %q:\n%s", what, c.cli, got, want, out)
+					t.Errorf("%s: %s %s says %q, want %q:\n%s", what, c.cli, strings.Join(c.healthCheck(), " "), got, want, out)
 				}
 				return out
 			}
@@ -309,7 +335,7 @@ func TestInstallRealClients(t *testing.T) {
 			if c.approve != nil {
 				run(env, c.approve...)
 			}
-			out := run(env, "mcp", "list")
+			out := run(env, c.healthCheck()...)
 			cfg, _ := clientConfig(c.agent)
 			if b, err := os.ReadFile(dump); err != nil || !strings.Contains(string(b), "GITEA_TOKEN=gitea-token-for-the-sidecar\n") || cfg.Stdio.EnvKey != "" && strings.Contains(string(b), "SOME_OTHER_TOKEN") {
 				t.Errorf("the server's environment (%v):\n%s\n%s mcp list:\n%s", err, b, c.cli, out)

@@ -240,6 +240,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"crush":    {"agents-md", "CRUSH.md"},
 		"kilo":     {"agents-md", ".kilo/rules/bridle.md"},
 		"warp":     {"agents-md", "WARP.md"},
+		"amp":      {"agents-md", "AGENTS.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
