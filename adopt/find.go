@@ -315,7 +315,7 @@ func AgentsFor(paths []string) []string {
 func mcpServers(f File, r *Result) {
 	d, err := jsonc.Parse(f.Path, f.Data)
 	if err != nil {
-		r.lose(Pos{f.Path, 1}, "MCP servers", "the MCP servers of this configuration (not JSON Bridle reads: Codex's TOML, or a broken file) are not rules: they stay in it", "")
+		r.lose(Pos{f.Path, 1}, "MCP servers", "the MCP servers of this configuration (not JSON Bridle reads: Codex's TOML, Continue's YAML, or a broken file) are not rules: they stay in it", "")
 		return
 	}
 	if raw, ok := d.Get("hooks"); ok {

@@ -49,6 +49,9 @@ const (
 	JSON ConfigFormat = "json"
 	// TOML is TOML with [mcp_servers.NAME] tables (Codex).
 	TOML ConfigFormat = "toml"
+	// YAML is YAML whose servers are a list of entries, each named by its
+	// name key (Continue's mcpServers: [{name: bridle, command: …}]).
+	YAML ConfigFormat = "yaml"
 )
 
 // JSONServers and TOMLServers are the former names of JSON and TOML.
@@ -79,8 +82,13 @@ type Config struct {
 	// directory.
 	User string
 	// Servers is the key of the object that maps server names to entries
-	// (mcpServers, servers, mcp); for TOML the table prefix (mcp_servers).
+	// (mcpServers, servers, mcp); for TOML the table prefix (mcp_servers);
+	// for YAML the key of the list of entries.
 	Servers string
+	// Preamble is what a file install creates starts with, before the
+	// servers: keys the client requires of every such file (a Continue
+	// block's name, version and schema); "" for none.
+	Preamble string
 	// Stdio spells an entry that launches a command.
 	Stdio Stdio
 	// HTTP spells a streamable-HTTP entry with a bearer token taken from an
@@ -126,6 +134,9 @@ type HTTP struct {
 	// BearerEnv is the key whose value names the variable holding the
 	// token (Codex: bearer_token_env_var); "" when Header is used.
 	BearerEnv string
+	// HeadersUnder is the key of the object the headers object is in
+	// (Continue: requestOptions); "" when headers is the entry's own key.
+	HeadersUnder string
 	// Extra are constant keys the entry also needs.
 	Extra map[string]any
 }
@@ -447,6 +458,39 @@ var list = []Agent{
 			// Crush's PreToolUse hooks (Claude Code-compatible, in
 			// crush.json) are not wired yet: its rules are prose.
 			NoClient: "the Crush CLI is not pinned yet: its files are tested against the configuration its source parses (charmbracelet/crush internal/config/config.go, load.go)",
+		},
+	},
+	{
+		Name: "continue", DisplayName: "Continue", Vendor: "Continue",
+		// The CLI's (cn) MCP client; the IDE extensions' name is not
+		// known here.
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"continue-cli-client"},
+		Harness: &Harness{
+			// Every .continue/rules/**/*.md that applies always (no globs,
+			// or alwaysApply: true) goes into the system prompt, beside the
+			// first of AGENTS.md, AGENT.md, CLAUDE.md, CODEX.md at the
+			// root.
+			Instructions: ".continue/rules/bridle.md",
+			FrontMatter:  "---\nname: Bridle\nalwaysApply: true\n---\n",
+			Reads:        []string{AgentsMD, ClaudeMD},
+			ReadsFirst:   true,
+			// A project's .continue/mcpServers/*.yaml are blocks the IDE
+			// extensions load, and cn loads with --mcp FILE; cn's own
+			// servers are the user's ~/.continue/config.yaml's. Both are a
+			// YAML list of entries; a block needs name, version and
+			// schema. ${{ secrets.NAME }} is read from the environment
+			// first (then .env files, then the Continue hub), and a stdio
+			// server gets cn's whole environment.
+			Config: &Config{Format: YAML, Project: ".continue/mcpServers/bridle.yaml", User: ".continue/config.yaml", Servers: "mcpServers",
+				Preamble: "name: Bridle\nversion: 0.0.1\nschema: v1\n",
+				Stdio:    Stdio{},
+				HTTP:     &HTTP{Type: "streamable-http", URL: "url", Header: "Bearer ${{ secrets.%s }}", HeadersUnder: "requestOptions"}},
+			// cn 1.5.47 loads Claude Code-style hooks (.continue/settings.json
+			// and Claude Code's .claude/settings.json) but never fires them:
+			// its rules are prose.
+			// cn has no offline MCP check: the tests run headless
+			// sessions against a stand-in model.
+			Client: "@continuedev/cli@1.5.47",
 		},
 	},
 	{

@@ -57,7 +57,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: a harness needs its instruction file, and either a real client the tests run or the reason none runs here", a.Name)
 		}
 		if c := h.Config; c != nil {
-			if (c.Project == "" && c.User == "") || (c.Format != JSON && c.Format != TOML) || c.Servers == "" {
+			if (c.Project == "" && c.User == "") || !slices.Contains([]ConfigFormat{JSON, TOML, YAML}, c.Format) || c.Servers == "" {
 				t.Errorf("%s: incomplete client config %+v", a.Name, c)
 			}
 			if x := c.HTTP; x != nil && (x.URL == "" || (x.Header == "") == (x.BearerEnv == "") || x.Header != "" && strings.Count(x.Header, "%s") != 1) {

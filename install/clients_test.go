@@ -572,3 +572,89 @@ func TestClientsPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallRealContinue: Continue's cn, in headless sessions against a
+// stand-in model (it has no offline MCP check), connects with what install
+// writes: the stdio entry in the user's ~/.continue/config.yaml, merged
+// beside the person's model (Bridle's tools reach the model); the
+// gateway's entry there with the agent's own token, read as
+// ${{ secrets.BRIDLE_TOKEN_CONTINUE }} from the environment, as a session
+// the gateway holds under continue, and not with a wrong token and
+// claude's exported; and the project's block .continue/mcpServers/
+// bridle.yaml, which cn loads with --mcp.
+func TestInstallRealContinue(t *testing.T) {
+	cli := agentclients.Bin(t, "BRIDLE_CONTINUE_BIN", "cn")
+	bin := bridleBinary(t)
+	g := startGateway(t, "continue", "claude")
+	proj := t.TempDir()
+	rules := rulesRepo(t, filepath.Join(proj, "rules"))
+	model := agentclients.NewFakeModel(t)
+	newHome := func() string {
+		home := t.TempDir()
+		config := "# the person's own\nname: Mine\nversion: 0.0.1\nschema: v1\nmodels:\n  - name: stand-in\n    provider: openai\n    model: gpt-4o\n    apiKey: not-a-key\n    apiBase: " + model.URL + "/v1\n"
+		if err := os.MkdirAll(filepath.Join(home, ".continue"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".continue", "config.yaml"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return home
+	}
+	run := func(home string, env []string, args ...string) (string, error) {
+		t.Helper()
+		vars := append([]string{"HOME=" + home, "NO_COLOR=1", "CONTINUE_CLI_ENABLE_TELEMETRY=0"}, env...)
+		out, errOut, err := agentclients.Run(t, proj, vars, "", cli, append([]string{"-p", "say DONE"}, args...)...)
+		return out + errOut, err
+	}
+	// session runs one headless session and reports whether Bridle's
+	// get_rules tool was offered to the model.
+	session := func(home string, env []string, args ...string) bool {
+		t.Helper()
+		before := len(model.Requests())
+		out, err := run(home, env, args...)
+		if err != nil {
+			t.Fatalf("cn: %v\n%s", err, out)
+		}
+		reqs := model.Requests()[before:]
+		if len(reqs) == 0 {
+			t.Fatalf("cn asked the model nothing:\n%s", out)
+		}
+		return strings.Contains(reqs[0], `"get_rules"`)
+	}
+
+	home := newHome()
+	if _, err := Install(Options{Client: "continue", Home: home, Command: bin, Rules: rules}); err != nil {
+		t.Fatal(err)
+	}
+	if !session(home, nil) {
+		t.Error("stdio in ~/.continue/config.yaml: get_rules was not offered to the model")
+	}
+	if _, err := Install(Options{Client: "continue", Home: home, Command: bin, Server: g.server, GatewayProject: gatewayProject}); err != nil {
+		t.Fatal(err)
+	}
+	if !session(home, []string{"BRIDLE_TOKEN_CONTINUE=" + g.tokens["continue"]}) {
+		t.Error("the gateway with continue's token: get_rules was not offered")
+	}
+	if got := g.sessionAgents(t); !slices.Contains(got, "continue") || slices.Contains(got, "claude") {
+		t.Errorf("the gateway's sessions are %v, want continue's", got)
+	}
+	// A headless session whose server fails to load stops, saying why.
+	if out, err := run(home, []string{"BRIDLE_TOKEN_CONTINUE=bridle_not-this-agents-token-at-all-xxxxxxxxxxxx", "BRIDLE_TOKEN_CLAUDE=" + g.tokens["claude"]}); err == nil || !strings.Contains(out, "bridle: Streamable HTTP error") || !strings.Contains(out, "unauthorized") {
+		t.Errorf("a wrong token, claude's exported: want bridle refused as unauthorized (%v):\n%s", err, out)
+	}
+	if got := g.sessionAgents(t); slices.Contains(got, "claude") {
+		t.Errorf("continue became claude: sessions %v", got)
+	}
+
+	// The project's block, in a home whose config has no Bridle entry.
+	home = newHome()
+	if _, err := Install(Options{Client: "continue", ProjectDir: proj, Command: bin, Rules: rules}); err != nil {
+		t.Fatal(err)
+	}
+	if session(home, nil) {
+		t.Error("cn offered get_rules without --mcp: it reads the project's blocks by itself, and the registry should say so")
+	}
+	if !session(home, nil, "--mcp", ".continue/mcpServers/bridle.yaml") {
+		t.Error("the project's block with --mcp: get_rules was not offered")
+	}
+}
