@@ -475,7 +475,8 @@ func TestFindEachHarnessFile(t *testing.T) {
 		".rules": "zed", "CRUSH.md": "crush", ".goosehints": "goose", ".kiro/steering/tech.md": "kiro",
 		".kilo/rules/style.md": "kilo", ".clinerules/style.md": "cline", ".clinerules": "cline", "WARP.md": "warp",
 		// Amp reads AGENTS.md too, but shares it: the file is Codex's.
-		"AGENTS.md": "codex",
+		"AGENTS.md":                "codex",
+		".continue/rules/style.md": "continue", ".junie/AGENTS.md": "junie", ".junie/guidelines.md": "junie",
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, filepath.FromSlash(file))

@@ -583,6 +583,29 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "junie", DisplayName: "Junie", Vendor: "JetBrains",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Junie (its CLI and the JetBrains IDEs' plugin share these
+			// files) takes its guidelines from .junie/AGENTS.md; the root
+			// AGENTS.md and the older .junie/guidelines.md are read too,
+			// and an older plugin reads .junie/guidelines.md unless its
+			// Guidelines path says otherwise (docs/agents/junie.md).
+			Instructions: ".junie/AGENTS.md",
+			Reads:        []string{AgentsMD, ".junie/guidelines.md"},
+			// .junie/mcp/mcp.json (the project's) and ~/.junie/mcp/mcp.json,
+			// mcpServers with command/args/env. Whether Junie expands
+			// variables in an HTTP entry's headers was not found, so the
+			// gateway is reached through the stdio bridge (the IDE plugin
+			// documents stdio only).
+			Config: &Config{Format: JSON, Project: ".junie/mcp/mcp.json", User: ".junie/mcp/mcp.json", Servers: "mcpServers",
+				Stdio: Stdio{}},
+			// Its hooks (Early Access, the user's ~/.junie/config.json
+			// only) cannot deny a tool call: its rules are prose.
+			NoClient: "Junie's npm package (@jetbrains/junie) downloads its binary from GitHub releases in a postinstall script, not through a registry: its files are tested against the documented formats (junie.jetbrains.com/docs, JetBrains' Junie help)",
+		},
+	},
+	{
 		Name: "kiro", DisplayName: "Kiro", Vendor: "Amazon",
 		InstructionFormat: AgentsMD, Style: Reference,
 		Harness: &Harness{

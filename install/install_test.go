@@ -282,6 +282,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"warp":     {"agents-md", "WARP.md"},
 		"amp":      {"agents-md", "AGENTS.md"},
 		"continue": {"agents-md", ".continue/rules/bridle.md"},
+		"junie":    {"agents-md", ".junie/AGENTS.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
