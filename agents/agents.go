@@ -297,6 +297,32 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "droid", DisplayName: "Factory Droid", Vendor: "Factory",
+		// Its sessions' and its mcp list's client (one constant in the
+		// droid 0.225.2 binary).
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"factory-cli"},
+		Harness: &Harness{
+			// In each directory from the working directory up to the git
+			// root, and in its .factory/, .agents/ and .agent/, Droid reads
+			// every one of CLAUDE.md and AGENTS.md that exists (its
+			// binary's guideline discovery): .factory/AGENTS.md is a file of
+			// its own, and the root's AGENTS.md and CLAUDE.md are read too.
+			Instructions: ".factory/AGENTS.md",
+			Reads:        []string{AgentsMD, ClaudeMD},
+			// .factory/mcp.json (the project's) and ~/.factory/mcp.json;
+			// ${VAR} in headers is expanded from the environment, and a
+			// stdio server gets Droid's whole environment.
+			Config: &Config{Format: JSON, Project: ".factory/mcp.json", User: ".factory/mcp.json", Servers: "mcpServers",
+				Stdio: Stdio{Type: "stdio"},
+				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
+			// Droid's PreToolUse hooks (.factory/settings.json or
+			// hooks.json; Claude Code's hookSpecificOutput or exit 2; tools
+			// Execute, Read, Create, Edit, ApplyPatch) are not wired yet:
+			// its rules are prose.
+			NoClient: "droid 0.225.2 (@factory/cli-linux-x64) installs 243 MB (the brief's limit is 150 MB; @factory/cli 0.225.1 has no Linux build of its own version on the registry here), so it is not pinned: it was run here by hand (droid mcp list; docs/agents/droid.md)",
+		},
+	},
+	{
 		Name: "gemini", DisplayName: "Gemini CLI", Vendor: "Google",
 		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"gemini-cli-mcp-client"},
 		Harness: &Harness{

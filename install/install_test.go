@@ -283,6 +283,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"amp":      {"agents-md", "AGENTS.md"},
 		"continue": {"agents-md", ".continue/rules/bridle.md"},
 		"junie":    {"agents-md", ".junie/AGENTS.md"},
+		"droid":    {"agents-md", ".factory/AGENTS.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {
