@@ -477,7 +477,7 @@ func TestFindEachHarnessFile(t *testing.T) {
 		// Amp reads AGENTS.md too, but shares it: the file is Codex's.
 		"AGENTS.md":                "codex",
 		".continue/rules/style.md": "continue", ".junie/AGENTS.md": "junie", ".junie/guidelines.md": "junie",
-		".factory/AGENTS.md": "droid",
+		".factory/AGENTS.md": "droid", ".agents/rules/style.md": "antigravity",
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, filepath.FromSlash(file))

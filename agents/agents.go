@@ -232,6 +232,29 @@ type VendorSource struct {
 // agent's page in docs/agents says how.
 var list = []Agent{
 	{
+		Name: "antigravity", DisplayName: "Antigravity", Vendor: "Google",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Antigravity 2.0 (IDE and CLI, agy) reads the workspace rules
+			// in .agents/rules/ (the legacy .agent/rules/ too), each with
+			// Windsurf's trigger front matter, and the project's AGENTS.md.
+			Instructions: ".agents/rules/bridle.md",
+			FrontMatter:  "---\ntrigger: always_on\n---\n",
+			Reads:        []string{AgentsMD},
+			// Its MCP servers are the user's ~/.gemini/antigravity/
+			// mcp_config.json (serverUrl for HTTP, as Windsurf spells
+			// it); a project .agents/mcp_config.json is reported by third
+			// parties only, so install writes the user's file. Whether
+			// headers are expanded from the environment is not known: the
+			// gateway is reached through the stdio bridge.
+			Config: &Config{Format: JSON, User: ".gemini/antigravity/mcp_config.json", Servers: "mcpServers",
+				Stdio: Stdio{}},
+			// Its PreToolUse hooks (.agents/hooks.json, decision
+			// deny/ask) are not wired: its rules are prose.
+			NoClient: "Antigravity (IDE and agy CLI) downloads from antigravity.google, not from a registry this machine reaches: its files are tested against the documented formats (antigravity.google/docs rules-workflows and hooks, as installers cite them)",
+		},
+	},
+	{
 		Name: "claude", DisplayName: "Claude Code", Vendor: "Anthropic",
 		InstructionFormat: ClaudeMD, Style: Reference, MCPClients: []string{"claude-code"},
 		Harness: &Harness{
