@@ -478,6 +478,7 @@ func TestFindEachHarnessFile(t *testing.T) {
 		"AGENTS.md":                "codex",
 		".continue/rules/style.md": "continue", ".junie/AGENTS.md": "junie", ".junie/guidelines.md": "junie",
 		".factory/AGENTS.md": "droid", ".agents/rules/style.md": "antigravity",
+		".augment/rules/style.md": "augment", ".augment-guidelines": "augment",
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, filepath.FromSlash(file))

@@ -255,6 +255,32 @@ var list = []Agent{
 		},
 	},
 	{
+		Name: "augment", DisplayName: "Augment (Auggie)", Vendor: "Augment Code",
+		// The MCP client of auggie 0.36.0 (and its editor extensions'
+		// shared code) names itself augment-mcp-client.
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"augment-mcp-client"},
+		Harness: &Harness{
+			// Every .augment/rules/*.md whose type is always_apply, beside
+			// the workspace guidelines .augment-guidelines, AGENTS.md and
+			// CLAUDE.md.
+			Instructions: ".augment/rules/bridle.md",
+			FrontMatter:  "---\ntype: always_apply\n---\n",
+			Reads:        []string{AgentsMD, ClaudeMD, ".augment-guidelines"},
+			// auggie mcp add --project writes .augment/settings.json, the
+			// user's ~/.augment/settings.json otherwise; a stdio server gets
+			// auggie's whole environment. An HTTP entry's headers are sent
+			// as written (no variable expansion in 0.36.0), so the gateway
+			// is reached through the stdio bridge.
+			Config: &Config{Format: JSON, Project: ".augment/settings.json", User: ".augment/settings.json", Servers: "mcpServers",
+				Stdio: Stdio{Type: "stdio"}},
+			// Its process tool sets AUGMENT_AGENT=1.
+			SessionEnv: []string{"AUGMENT_AGENT"},
+			// Its hooks (PreToolUse in .augment/settings.json) and
+			// tool permissions are not wired: its rules are prose.
+			Client: "@augmentcode/auggie@0.36.0",
+		},
+	},
+	{
 		Name: "claude", DisplayName: "Claude Code", Vendor: "Anthropic",
 		InstructionFormat: ClaudeMD, Style: Reference, MCPClients: []string{"claude-code"},
 		Harness: &Harness{

@@ -658,3 +658,58 @@ func TestInstallRealContinue(t *testing.T) {
 		t.Error("the project's block with --mcp: get_rules was not offered")
 	}
 }
+
+// TestInstallRealAugment: auggie (whose mcp list reads the configuration
+// and connects nothing without an Augment account) lists the entries
+// install writes where it reads them: the project's .augment/settings.json
+// with the command and arguments install wrote, over the person's own
+// server, and then the gateway's stdio bridge, and the user's
+// ~/.augment/settings.json without --project.
+func TestInstallRealAugment(t *testing.T) {
+	cli := agentclients.Bin(t, "BRIDLE_AUGGIE_BIN", "auggie")
+	home, proj := t.TempDir(), t.TempDir()
+	writeJSONFile(t, filepath.Join(proj, ".augment", "settings.json"), map[string]any{"mcpServers": map[string]any{"github": map[string]any{"type": "stdio", "command": "gh-mcp"}}})
+	type server struct {
+		Name, Transport, Command, Source string
+		Enabled                          bool
+	}
+	list := func() map[string]server {
+		t.Helper()
+		out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "NO_COLOR=1"}, "", cli, "mcp", "list", "--json")
+		if err != nil {
+			t.Fatalf("auggie mcp list: %v\n%s\n%s", err, out, errOut)
+		}
+		var got struct{ Servers []server }
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &got); err != nil {
+			t.Fatalf("auggie mcp list --json: %v\n%s", err, out)
+		}
+		m := map[string]server{}
+		for _, s := range got.Servers {
+			m[s.Name] = s
+		}
+		return m
+	}
+	if _, err := Install(Options{Client: "augment", ProjectDir: proj, Command: "bridle", Rules: filepath.Join(proj, "rules")}); err != nil {
+		t.Fatal(err)
+	}
+	got := list()
+	if s := got[ServerName]; s.Transport != "stdio" || s.Command != "bridle mcp --rules rules --ref main --agent augment" || !s.Enabled || got["github"].Command != "gh-mcp" {
+		t.Errorf("after install --project: %+v", got)
+	}
+	if _, err := Install(Options{Client: "augment", ProjectDir: proj, Command: "bridle", Server: "https://bridle.example.com", GatewayProject: gatewayProject}); err != nil {
+		t.Fatal(err)
+	}
+	want := "bridle mcp --server https://bridle.example.com --project " + gatewayProject + " --token-file-env " + agents.TokenFileEnv("augment")
+	if s := list()[ServerName]; s.Transport != "stdio" || s.Command != want {
+		t.Errorf("after install --server: %+v, want the bridge %q", s, want)
+	}
+	if err := os.RemoveAll(filepath.Join(proj, ".augment")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(Options{Client: "augment", Home: home, Command: "/usr/local/bin/bridle", Rules: "/srv/rules", Ref: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := list()[ServerName]; s.Command != "/usr/local/bin/bridle mcp --rules /srv/rules --ref main --agent augment" {
+		t.Errorf("after a user install: %+v", s)
+	}
+}

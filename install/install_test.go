@@ -285,6 +285,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"junie":       {"agents-md", ".junie/AGENTS.md"},
 		"droid":       {"agents-md", ".factory/AGENTS.md"},
 		"antigravity": {"agents-md", ".agents/rules/bridle.md"},
+		"augment":     {"agents-md", ".augment/rules/bridle.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {

@@ -619,6 +619,7 @@ var environment = []struct {
 		{"BRIDLE_QWEN_BIN", "tests", "Qwen Code, likewise"},
 		{"BRIDLE_AMP_BIN", "tests", "Amp, likewise"},
 		{"BRIDLE_CONTINUE_BIN", "tests", "Continue's cn, likewise"},
+		{"BRIDLE_AUGGIE_BIN", "tests", "Augment's auggie, likewise"},
 		{"BRIDLE_OPENCODE_BIN", "tests", "OpenCode, likewise"},
 		{"BRIDLE_COPILOT_BIN", "tests", "the Copilot CLI, likewise"},
 		{"BRIDLE_GITEA_MCP_BIN", "tests", "the npm gitea-mcp to run"},
