@@ -16,12 +16,12 @@ import (
 )
 
 // Others are agent instruction files of harnesses Bridle does not render
-// for (Aider) or does not render in that form (Cursor's, Windsurf's and
-// Cline's legacy single files), and the agent each belongs to ("" for
-// none Bridle knows).
+// in that form (Cursor's, Windsurf's and Cline's legacy single files), and
+// the agent each belongs to ("" for none Bridle knows). Aider's
+// CONVENTIONS.md is its registry entry's.
 func others() []struct{ path, agent string } {
 	return []struct{ path, agent string }{
-		{".cursorrules", "cursor"}, {".windsurfrules", "windsurf"}, {".clinerules", "cline"}, {"CONVENTIONS.md", ""},
+		{".cursorrules", "cursor"}, {".windsurfrules", "windsurf"}, {".clinerules", "cline"},
 	}
 }
 

@@ -175,6 +175,10 @@ type Harness struct {
 	// Config is where the harness's MCP client keeps its configuration;
 	// nil when Bridle cannot configure it.
 	Config *Config
+	// NoMCP: the harness has no MCP client (Aider), so nothing in it can
+	// call Bridle's tools: its render names none of them (no get_rules, no
+	// check_command) and its rules are prose only.
+	NoMCP bool
 	// SessionEnv are environment variables the harness sets in the
 	// processes it starts (its shell commands, its MCP servers, its hooks):
 	// one of them set says a process runs under it.
@@ -313,6 +317,24 @@ var list = []Agent{
 		},
 		// The AGENTS.md documentation in OpenAI's Codex repository.
 		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/openai/codex/main/docs/agents_md.md", Format: "markdown"}},
+	},
+	{
+		Name: "aider", DisplayName: "Aider", Vendor: "Aider",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Aider reads no instruction file unasked: a conventions file
+			// is given to the chat with --read, or for every session by
+			// .aider.conf.yml's read: (the working directory's, the git
+			// root's, the home's). Bridle renders CONVENTIONS.md and lists it
+			// there (the aider-conf native rendering).
+			Instructions: "CONVENTIONS.md",
+			Pointer:      "read",
+			// Aider has no MCP client and no pre-tool hook: its render
+			// names none of Bridle's tools, and its rules are prose.
+			NoMCP:    true,
+			Native:   "aider-conf",
+			NoClient: "Aider is a Python package, not on a registry this machine installs test CLIs from: its CONVENTIONS.md and .aider.conf.yml are tested with goldens against its source (Aider-AI/aider aider/main.py, aider/args.py, docs/usage/conventions.md)",
+		},
 	},
 	{
 		Name: "amp", DisplayName: "Amp", Vendor: "Amp",

@@ -56,6 +56,9 @@ func TestRegistry(t *testing.T) {
 		if h.Instructions == "" || (h.Client == "") == (h.NoClient == "") {
 			t.Errorf("%s: a harness needs its instruction file, and either a real client the tests run or the reason none runs here", a.Name)
 		}
+		if h.NoMCP && (h.Config != nil || len(a.MCPClients) > 0) {
+			t.Errorf("%s has no MCP client, yet a client configuration or client names", a.Name)
+		}
 		if c := h.Config; c != nil {
 			if (c.Project == "" && c.User == "") || !slices.Contains([]ConfigFormat{JSON, TOML, YAML}, c.Format) || c.Servers == "" {
 				t.Errorf("%s: incomplete client config %+v", a.Name, c)

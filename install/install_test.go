@@ -286,6 +286,7 @@ func TestAgentRegistryDrivesEverything(t *testing.T) {
 		"droid":       {"agents-md", ".factory/AGENTS.md"},
 		"antigravity": {"agents-md", ".agents/rules/bridle.md"},
 		"augment":     {"agents-md", ".augment/rules/bridle.md"},
+		"aider":       {"agents-md", "CONVENTIONS.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {

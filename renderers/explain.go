@@ -145,7 +145,7 @@ func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
 	kind := NativeKindOf(p)
 	switch kind {
 	case ClaudeSettings, CodexRules:
-	case "":
+	case "", AiderConf:
 		target = enforce.TargetOther
 	default:
 		e.Enforcement = hookReport(rules, target, kind)
@@ -153,6 +153,9 @@ func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
 	}
 	for _, t := range rules.Report() {
 		if t.Target == target {
+			if noMCP(p) {
+				t.Why = "prose only: " + harnessName(p) + " has no MCP client and no hook Bridle uses, so nothing checks it; its instruction file states the rule"
+			}
 			e.Enforcement = append(e.Enforcement, t)
 		}
 	}

@@ -25,6 +25,9 @@ import (
 // the instruction files by render --all when a guardrail has an enforce
 // block for the agent:
 //
+//   - aider-conf: the agent's render listed under read: in .aider.conf.yml
+//     (merged; Aider reads no instruction file unasked), written whatever
+//     the enforce blocks say, since it is how Aider reads its rules.
 //   - codex-rules: the whole of .codex/rules/bridle.rules (Codex execpolicy
 //     prefix rules), owned by Bridle; written only when some command entry
 //     applies to the agent.
@@ -63,6 +66,7 @@ type native interface {
 // natives is the registry of native renderings, by the kind the agents
 // registry names; a test proves every kind it names is here.
 var natives = map[NativeKind]native{
+	AiderConf:      aiderNative{},
 	ClaudeSettings: claudeNative{},
 	CodexRules:     codexNative{},
 	GeminiSettings: hookNative{kind: GeminiSettings, settings: ".gemini/settings.json", events: []string{"BeforeTool"},

@@ -95,7 +95,7 @@ func TestLimitCountsInWords(t *testing.T) {
 // never reads.
 func TestSharedOutput(t *testing.T) {
 	for _, c := range []struct{ profiles, fix string }{
-		{"  codex: {}\n  aider: {}\n", "set agent_profiles.codex.output to a path of its own"},
+		{"  codex: {}\n  reviewer: {}\n", "set agent_profiles.reviewer.output to a path of its own"},
 		{"  codex: {}\n  amp: {}\n", "keep the profile of amp or of codex, not both"},
 	} {
 		src := "version: 1\nproject:\n  id: p\n  overview: A project.\nagent_profiles:\n" + c.profiles
