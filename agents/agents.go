@@ -552,8 +552,9 @@ var list = []Agent{
 				Stdio: Stdio{Type: "stdio"},
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
 			SessionEnv: []string{"CRUSH"},
-			// Crush's PreToolUse hooks (Claude Code-compatible, in
-			// crush.json) are not wired yet: its rules are prose.
+			// Its PreToolUse hook in .crush.json runs bridle hook crush,
+			// with the project's root in CRUSH_PROJECT_DIR.
+			Native: "crush-hooks", Hook: "crush", ProjectEnv: "CRUSH_PROJECT_DIR",
 			NoClient: "the Crush CLI is not pinned yet: its files are tested against the configuration its source parses (charmbracelet/crush internal/config/config.go, load.go)",
 		},
 	},

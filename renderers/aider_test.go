@@ -167,3 +167,35 @@ func TestNoMCPRender(t *testing.T) {
 		t.Errorf("codex's render lost get_rules (%v)", err)
 	}
 }
+
+// TestCrushHookFile: Crush merges crush.json and .crush.json, so Bridle's
+// hook goes into the one the project has (the person's crush.json, beside
+// their own hook), and into .crush.json only when it has neither.
+func TestCrushHookFile(t *testing.T) {
+	doc := harnessDoc("crush", true)
+	for _, tc := range []struct {
+		files map[string]string
+		want  string
+	}{
+		{map[string]string{}, ".crush.json"},
+		{map[string]string{"crush.json": `{"hooks": {"PreToolUse": [{"matcher": "^bash$", "command": "./no-haskell.sh"}]}}`}, "crush.json"},
+		{map[string]string{"crush.json": `{}`, ".crush.json": `{"mcp": {}}`}, ".crush.json"},
+	} {
+		n, err := RenderNativeFrom(func(p string) ([]byte, error) {
+			if c, ok := tc.files[p]; ok {
+				return []byte(c), nil
+			}
+			return nil, nil
+		}, doc, NativeOptions{RulesPath: "rules"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(n.Files) != 1 || n.Files[0].Path != tc.want || !strings.Contains(n.Files[0].Content, "bridle hook crush") {
+			t.Errorf("%v: %+v, want the hook in %s", tc.files, n.Files, tc.want)
+			continue
+		}
+		if strings.Contains(tc.files["crush.json"], "no-haskell") && !strings.Contains(n.Files[0].Content, "no-haskell") {
+			t.Errorf("the person's hook is gone:\n%s", n.Files[0].Content)
+		}
+	}
+}

@@ -86,6 +86,12 @@ var natives = map[NativeKind]native{
 	WindsurfHooks: hookNative{kind: WindsurfHooks, settings: ".windsurf/hooks.json",
 		events: []string{"pre_run_command", "pre_read_code", "pre_write_code"},
 		entry:  func(cmd string) any { return map[string]any{"command": cmd, "show_output": true} }},
+	// Crush's hooks sit in .crush.json beside its MCP servers; the matcher
+	// is a regular expression on its lower-case tool names.
+	CrushHooks: hookNative{kind: CrushHooks, settings: ".crush.json", also: []string{"crush.json"}, events: []string{"PreToolUse"},
+		entry: func(cmd string) any {
+			return map[string]any{"name": "bridle", "matcher": "^(bash|view|write|edit|multiedit|download|grep|glob|ls)$", "command": cmd, "timeout": 30}
+		}},
 	CopilotHooks:   copilotNative{},
 	OpenCodeConfig: opencodeNative{},
 }
