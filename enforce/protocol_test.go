@@ -135,6 +135,8 @@ func FuzzProtocols(f *testing.F) {
 	f.Add("copilot", `{"toolName":"view","toolArgs":"{\"path\":\".env\"}"}`)
 	f.Add("cursor", `{"hook_event_name":"preToolUse","tool_name":"Edit","tool_input":"{\"file_path\":1}"}`)
 	f.Add("windsurf", `{"agent_action_name":"pre_read_code","tool_info":{"file_path":"../../.env"}}`)
+	f.Add("crush", `{"event":"PreToolUse","tool_name":"grep","tool_input":{"path":".","include":"*.env","pattern":"KEY"}}`)
+	f.Add("crush", `{"tool_name":"view","tool_input":"{\"file_path\":[1]}"}`)
 	r := load(f, reviewDoc, "claude")
 	f.Fuzz(func(t *testing.T, proto, input string) {
 		p, ok := ProtocolFor(proto)

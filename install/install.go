@@ -940,6 +940,11 @@ func mergeYAML(file string, before []byte, cfg *agents.Config, name string, e js
 		// Writing back one document would drop the others.
 		return nil, fmt.Errorf("%s: more than one YAML document, or text after the first (fix it by hand, then run again)", file)
 	}
+	var check any
+	if err := doc.Decode(&check); err != nil && doc.Kind != 0 {
+		// Duplicate keys and the like: what the client would refuse too.
+		return nil, fmt.Errorf("%s: %w (fix the file, or move it away, and run again)", file, err)
+	}
 	if doc.Kind == 0 { // nothing but comments, or no preamble
 		doc = yaml.Node{Kind: yaml.DocumentNode, HeadComment: doc.HeadComment, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 	}

@@ -72,6 +72,10 @@ func mergeAiderRead(conf []byte, want string) ([]byte, error) {
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
 		return nil, errors.New("more than one YAML document, or text after the first: fix it by hand")
 	}
+	var check any
+	if err := doc.Decode(&check); err != nil && doc.Kind != 0 {
+		return nil, err // duplicate keys and the like, which Aider refuses too
+	}
 	if doc.Kind == 0 {
 		doc = yaml.Node{Kind: yaml.DocumentNode, HeadComment: doc.HeadComment, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 	}

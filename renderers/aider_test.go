@@ -44,6 +44,7 @@ func TestAiderRead(t *testing.T) {
 		{name: "read is a mapping", in: "read:\n  a: b\n", want: "CONVENTIONS.md", err: "neither a file nor a list"},
 		{name: "not a mapping", in: "- a\n- b\n", want: "CONVENTIONS.md", err: "not a YAML mapping"},
 		{name: "broken", in: "read: [a\n", want: "CONVENTIONS.md", err: "yaml:"},
+		{name: "a key twice", in: "model: a\nmodel: b\n", want: "CONVENTIONS.md", err: "already defined"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
