@@ -460,7 +460,7 @@ func TestFind(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Find (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"claude", "cline", "codex", "copilot", "cursor", "gemini", "opencode", "qwen", "windsurf"}, AgentsFor(got)); diff != "" {
+	if diff := cmp.Diff([]string{"aider", "claude", "cline", "codex", "copilot", "cursor", "gemini", "opencode", "qwen", "windsurf"}, AgentsFor(got)); diff != "" {
 		t.Errorf("AgentsFor (-want +got):\n%s", diff)
 	}
 }
@@ -474,6 +474,11 @@ func TestFindEachHarnessFile(t *testing.T) {
 	for file, want := range map[string]string{
 		".rules": "zed", "CRUSH.md": "crush", ".goosehints": "goose", ".kiro/steering/tech.md": "kiro",
 		".kilo/rules/style.md": "kilo", ".clinerules/style.md": "cline", ".clinerules": "cline", "WARP.md": "warp",
+		// Amp reads AGENTS.md too, but shares it: the file is Codex's.
+		"AGENTS.md":                "codex",
+		".continue/rules/style.md": "continue", ".junie/AGENTS.md": "junie", ".junie/guidelines.md": "junie",
+		".factory/AGENTS.md": "droid", ".agents/rules/style.md": "antigravity",
+		".augment/rules/style.md": "augment", ".augment-guidelines": "augment", "CONVENTIONS.md": "aider",
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, filepath.FromSlash(file))

@@ -16,12 +16,12 @@ import (
 )
 
 // Others are agent instruction files of harnesses Bridle does not render
-// for (Aider) or does not render in that form (Cursor's, Windsurf's and
-// Cline's legacy single files), and the agent each belongs to ("" for
-// none Bridle knows).
+// in that form (Cursor's, Windsurf's and Cline's legacy single files), and
+// the agent each belongs to ("" for none Bridle knows). Aider's
+// CONVENTIONS.md is its registry entry's.
 func others() []struct{ path, agent string } {
 	return []struct{ path, agent string }{
-		{".cursorrules", "cursor"}, {".windsurfrules", "windsurf"}, {".clinerules", "cline"}, {"CONVENTIONS.md", ""},
+		{".cursorrules", "cursor"}, {".windsurfrules", "windsurf"}, {".clinerules", "cline"},
 	}
 }
 
@@ -268,7 +268,7 @@ func skipDir(base string) bool {
 // whose own instruction file (or directory of rules) or enforcement file
 // it is, else the harness that reads it (.github/copilot-instructions.md
 // is Copilot's). A file several harnesses render (AGENTS.md) picks the
-// reference-style ones. Sorted; nil when none.
+// reference-style ones that do not share it (Codex's, not Amp's). Sorted; nil when none.
 func AgentsFor(paths []string) []string {
 	var out []string
 	for _, p := range paths {
@@ -279,7 +279,8 @@ func AgentsFor(paths []string) []string {
 				continue
 			}
 			dir, base := path.Split(h.Instructions)
-			mine := h.Instructions == p && a.Style == agents.Reference
+			// A file the harness shares (Amp's AGENTS.md) is the other's.
+			mine := h.Instructions == p && a.Style == agents.Reference && len(h.Shares) == 0
 			if dir != "" && strings.HasPrefix(base, "bridle") {
 				mine = mine || strings.HasPrefix(p, dir) && strings.HasSuffix(p, strings.TrimPrefix(base, "bridle"))
 			}
@@ -314,7 +315,7 @@ func AgentsFor(paths []string) []string {
 func mcpServers(f File, r *Result) {
 	d, err := jsonc.Parse(f.Path, f.Data)
 	if err != nil {
-		r.lose(Pos{f.Path, 1}, "MCP servers", "the MCP servers of this configuration (not JSON Bridle reads: Codex's TOML, or a broken file) are not rules: they stay in it", "")
+		r.lose(Pos{f.Path, 1}, "MCP servers", "the MCP servers of this configuration (not JSON Bridle reads: Codex's TOML, Continue's YAML, or a broken file) are not rules: they stay in it", "")
 		return
 	}
 	if raw, ok := d.Get("hooks"); ok {

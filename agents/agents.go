@@ -49,6 +49,9 @@ const (
 	JSON ConfigFormat = "json"
 	// TOML is TOML with [mcp_servers.NAME] tables (Codex).
 	TOML ConfigFormat = "toml"
+	// YAML is YAML whose servers are a list of entries, each named by its
+	// name key (Continue's mcpServers: [{name: bridle, command: …}]).
+	YAML ConfigFormat = "yaml"
 )
 
 // JSONServers and TOMLServers are the former names of JSON and TOML.
@@ -79,8 +82,13 @@ type Config struct {
 	// directory.
 	User string
 	// Servers is the key of the object that maps server names to entries
-	// (mcpServers, servers, mcp); for TOML the table prefix (mcp_servers).
+	// (mcpServers, servers, mcp); for TOML the table prefix (mcp_servers);
+	// for YAML the key of the list of entries.
 	Servers string
+	// Preamble is what a file install creates starts with, before the
+	// servers: keys the client requires of every such file (a Continue
+	// block's name, version and schema); "" for none.
+	Preamble string
 	// Stdio spells an entry that launches a command.
 	Stdio Stdio
 	// HTTP spells a streamable-HTTP entry with a bearer token taken from an
@@ -126,6 +134,9 @@ type HTTP struct {
 	// BearerEnv is the key whose value names the variable holding the
 	// token (Codex: bearer_token_env_var); "" when Header is used.
 	BearerEnv string
+	// HeadersUnder is the key of the object the headers object is in
+	// (Continue: requestOptions); "" when headers is the entry's own key.
+	HeadersUnder string
 	// Extra are constant keys the entry also needs.
 	Extra map[string]any
 }
@@ -147,6 +158,16 @@ type Harness struct {
 	// ReadsFirst: the harness reads only the first of Reads that exists
 	// (OpenCode: AGENTS.md, else CLAUDE.md).
 	ReadsFirst bool
+	// Shares names the harnesses whose default render is this harness's
+	// instruction file too, for a harness that reads no file Bridle could
+	// render for it apart (Amp reads the first of AGENTS.md, AGENT.md and
+	// CLAUDE.md in a directory, and no file a setting names): its profile
+	// and theirs would write one file. A project keeps one of those
+	// profiles, and the other harnesses read its render (explain says
+	// whose); validation says so when it has both, and import never takes
+	// the shared file for this harness's. nil for a harness with a file of
+	// its own.
+	Shares []string
 	// Pointer names how Bridle points the harness at its own render when
 	// Instructions is not a file the harness reads unasked: "" for none;
 	// the native renderings that do it say so (OpenCode's instructions).
@@ -154,6 +175,10 @@ type Harness struct {
 	// Config is where the harness's MCP client keeps its configuration;
 	// nil when Bridle cannot configure it.
 	Config *Config
+	// NoMCP: the harness has no MCP client (Aider), so nothing in it can
+	// call Bridle's tools: its render names none of them (no get_rules, no
+	// check_command) and its rules are prose only.
+	NoMCP bool
 	// SessionEnv are environment variables the harness sets in the
 	// processes it starts (its shell commands, its MCP servers, its hooks):
 	// one of them set says a process runs under it.
@@ -211,6 +236,55 @@ type VendorSource struct {
 // agent's page in docs/agents says how.
 var list = []Agent{
 	{
+		Name: "antigravity", DisplayName: "Antigravity", Vendor: "Google",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Antigravity 2.0 (IDE and CLI, agy) reads the workspace rules
+			// in .agents/rules/ (the legacy .agent/rules/ too), each with
+			// Windsurf's trigger front matter, and the project's AGENTS.md.
+			Instructions: ".agents/rules/bridle.md",
+			FrontMatter:  "---\ntrigger: always_on\n---\n",
+			Reads:        []string{AgentsMD},
+			// Its MCP servers are the user's ~/.gemini/antigravity/
+			// mcp_config.json (serverUrl for HTTP, as Windsurf spells
+			// it); a project .agents/mcp_config.json is reported by third
+			// parties only, so install writes the user's file. Whether
+			// headers are expanded from the environment is not known: the
+			// gateway is reached through the stdio bridge.
+			Config: &Config{Format: JSON, User: ".gemini/antigravity/mcp_config.json", Servers: "mcpServers",
+				Stdio: Stdio{}},
+			// Its PreToolUse hooks (.agents/hooks.json, decision
+			// deny/ask) are not wired: its rules are prose.
+			NoClient: "Antigravity (IDE and agy CLI) downloads from antigravity.google, not from a registry this machine reaches: its files are tested against the documented formats (antigravity.google/docs rules-workflows and hooks, as installers cite them)",
+		},
+	},
+	{
+		Name: "augment", DisplayName: "Augment (Auggie)", Vendor: "Augment Code",
+		// The MCP client of auggie 0.36.0 (and its editor extensions'
+		// shared code) names itself augment-mcp-client.
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"augment-mcp-client"},
+		Harness: &Harness{
+			// Every .augment/rules/*.md whose type is always_apply, beside
+			// the workspace guidelines .augment-guidelines, AGENTS.md and
+			// CLAUDE.md.
+			Instructions: ".augment/rules/bridle.md",
+			FrontMatter:  "---\ntype: always_apply\n---\n",
+			Reads:        []string{AgentsMD, ClaudeMD, ".augment-guidelines"},
+			// auggie mcp add --project writes .augment/settings.json, the
+			// user's ~/.augment/settings.json otherwise; a stdio server gets
+			// auggie's whole environment. An HTTP entry's headers are sent
+			// as written (no variable expansion in 0.36.0), so the gateway
+			// is reached through the stdio bridge.
+			Config: &Config{Format: JSON, Project: ".augment/settings.json", User: ".augment/settings.json", Servers: "mcpServers",
+				Stdio: Stdio{Type: "stdio"}},
+			// Its process tool sets AUGMENT_AGENT=1.
+			SessionEnv: []string{"AUGMENT_AGENT"},
+			// Its hooks (PreToolUse in .augment/settings.json) and
+			// tool permissions are not wired: its rules are prose.
+			Client: "@augmentcode/auggie@0.36.0",
+		},
+	},
+	{
 		Name: "claude", DisplayName: "Claude Code", Vendor: "Anthropic",
 		InstructionFormat: ClaudeMD, Style: Reference, MCPClients: []string{"claude-code"},
 		Harness: &Harness{
@@ -243,6 +317,81 @@ var list = []Agent{
 		},
 		// The AGENTS.md documentation in OpenAI's Codex repository.
 		VendorSources: []VendorSource{{URL: "https://raw.githubusercontent.com/openai/codex/main/docs/agents_md.md", Format: "markdown"}},
+	},
+	{
+		Name: "aider", DisplayName: "Aider", Vendor: "Aider",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Aider reads no instruction file unasked: a conventions file
+			// is given to the chat with --read, or for every session by
+			// .aider.conf.yml's read: (the working directory's, the git
+			// root's, the home's). Bridle renders CONVENTIONS.md and lists it
+			// there (the aider-conf native rendering).
+			Instructions: "CONVENTIONS.md",
+			Pointer:      "read",
+			// Aider has no MCP client and no pre-tool hook: its render
+			// names none of Bridle's tools, and its rules are prose.
+			NoMCP:    true,
+			Native:   "aider-conf",
+			NoClient: "Aider is a Python package, not on a registry this machine installs test CLIs from: its CONVENTIONS.md and .aider.conf.yml are tested with goldens against its source (Aider-AI/aider aider/main.py, aider/args.py, docs/usage/conventions.md)",
+		},
+	},
+	{
+		Name: "amp", DisplayName: "Amp", Vendor: "Amp",
+		// Its sessions' and its mcp doctor's client are both
+		// amp-mcp-client (seen with @ampcode/cli 0.0.1790142911).
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"amp-mcp-client"},
+		Harness: &Harness{
+			// Amp reads, in each directory, the first of AGENTS.md,
+			// Agents.md, agents.md, AGENT.md, Agent.md, agent.md,
+			// CLAUDE.md that exists (its binary's guidance-file list), and
+			// no file a setting names: its file is AGENTS.md, Codex's
+			// render too.
+			Instructions: AgentsMD,
+			Shares:       []string{"codex"},
+			// .amp/settings.json (or .jsonc), found upward to the
+			// repository's root, over the user's; the key is the dotted
+			// "amp.mcpServers". ${VAR} is expanded from the environment;
+			// url without a type is streamable HTTP (SSE as fallback); a
+			// stdio server gets Amp's whole environment.
+			Config: &Config{Format: JSON, Project: ".amp/settings.json", ProjectAlso: []string{".amp/settings.jsonc"}, User: ".config/amp/settings.json", Servers: "amp.mcpServers",
+				Stdio: Stdio{},
+				HTTP:  &HTTP{URL: "url", Header: "Bearer ${%s}"}},
+			// Its shell commands get AGENT=amp and AI_AGENT=amp (which
+			// other harnesses set too) and the thread's id.
+			SessionEnv: []string{"AMP_CURRENT_THREAD_ID"},
+			Trust:      "Amp runs a project's MCP server only once approved: run amp mcp approve bridle (the approval, kept in your ~/.config/amp/settings.json, is bound to the entry as written: approve again after bridle install changes it)",
+			// Amp's amp.permissions rules (and their delegate action, a
+			// program answering by exit code) are not rendered: its rules
+			// are prose.
+			Client: "@ampcode/cli@0.0.1790142911-g7618fb",
+		},
+	},
+	{
+		Name: "droid", DisplayName: "Factory Droid", Vendor: "Factory",
+		// Its sessions' and its mcp list's client (one constant in the
+		// droid 0.225.2 binary).
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"factory-cli"},
+		Harness: &Harness{
+			// In each directory from the working directory up to the git
+			// root, and in its .factory/, .agents/ and .agent/, Droid reads
+			// every one of CLAUDE.md and AGENTS.md that exists (its
+			// binary's guideline discovery): .factory/AGENTS.md is a file of
+			// its own, and the root's AGENTS.md and CLAUDE.md are read too.
+			Instructions: ".factory/AGENTS.md",
+			Reads:        []string{AgentsMD, ClaudeMD},
+			// .factory/mcp.json (the project's) and ~/.factory/mcp.json;
+			// ${VAR} in headers is expanded from the environment, and a
+			// stdio server gets Droid's whole environment.
+			Config: &Config{Format: JSON, Project: ".factory/mcp.json", User: ".factory/mcp.json", Servers: "mcpServers",
+				Stdio: Stdio{Type: "stdio"},
+				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
+			// Droid's PreToolUse hooks (.factory/settings.json or
+			// hooks.json; Claude Code's hookSpecificOutput or exit 2; tools
+			// Execute, Read, Create, Edit, ApplyPatch) are not wired yet:
+			// its rules are prose.
+			NoClient: "droid 0.225.2 (@factory/cli-linux-x64) installs 243 MB (the brief's limit is 150 MB; @factory/cli 0.225.1 has no Linux build of its own version on the registry here), so it is not pinned: it was run here by hand (droid mcp list; docs/agents/droid.md)",
+		},
 	},
 	{
 		Name: "gemini", DisplayName: "Gemini CLI", Vendor: "Google",
@@ -403,9 +552,43 @@ var list = []Agent{
 				Stdio: Stdio{Type: "stdio"},
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
 			SessionEnv: []string{"CRUSH"},
-			// Crush's PreToolUse hooks (Claude Code-compatible, in
-			// crush.json) are not wired yet: its rules are prose.
+			// Its PreToolUse hook in .crush.json runs bridle hook crush,
+			// with the project's root in CRUSH_PROJECT_DIR.
+			Native: "crush-hooks", Hook: "crush", ProjectEnv: "CRUSH_PROJECT_DIR",
 			NoClient: "the Crush CLI is not pinned yet: its files are tested against the configuration its source parses (charmbracelet/crush internal/config/config.go, load.go)",
+		},
+	},
+	{
+		Name: "continue", DisplayName: "Continue", Vendor: "Continue",
+		// The CLI's (cn) MCP client; the IDE extensions' name is not
+		// known here.
+		InstructionFormat: AgentsMD, Style: Reference, MCPClients: []string{"continue-cli-client"},
+		Harness: &Harness{
+			// Every .continue/rules/**/*.md that applies always (no globs,
+			// or alwaysApply: true) goes into the system prompt, beside the
+			// first of AGENTS.md, AGENT.md, CLAUDE.md, CODEX.md at the
+			// root.
+			Instructions: ".continue/rules/bridle.md",
+			FrontMatter:  "---\nname: Bridle\nalwaysApply: true\n---\n",
+			Reads:        []string{AgentsMD, ClaudeMD},
+			ReadsFirst:   true,
+			// A project's .continue/mcpServers/*.yaml are blocks the IDE
+			// extensions load, and cn loads with --mcp FILE; cn's own
+			// servers are the user's ~/.continue/config.yaml's. Both are a
+			// YAML list of entries; a block needs name, version and
+			// schema. ${{ secrets.NAME }} is read from the environment
+			// first (then .env files, then the Continue hub), and a stdio
+			// server gets cn's whole environment.
+			Config: &Config{Format: YAML, Project: ".continue/mcpServers/bridle.yaml", User: ".continue/config.yaml", Servers: "mcpServers",
+				Preamble: "name: Bridle\nversion: 0.0.1\nschema: v1\n",
+				Stdio:    Stdio{},
+				HTTP:     &HTTP{Type: "streamable-http", URL: "url", Header: "Bearer ${{ secrets.%s }}", HeadersUnder: "requestOptions"}},
+			// cn 1.5.47 loads Claude Code-style hooks (.continue/settings.json
+			// and Claude Code's .claude/settings.json) but never fires them:
+			// its rules are prose.
+			// cn has no offline MCP check: the tests run headless
+			// sessions against a stand-in model.
+			Client: "@continuedev/cli@1.5.47",
 		},
 	},
 	{
@@ -495,6 +678,29 @@ var list = []Agent{
 			// ~/.config/goose/config.yaml, a format install does not write:
 			// docs/agents/goose.md gives the entry to add.
 			NoClient: "Goose ships as a native binary and desktop app, not on a registry this machine reaches: its .goosehints is tested with goldens and its extension entry is documented from its source (block/goose crates/goose/src/agents/extension.rs)",
+		},
+	},
+	{
+		Name: "junie", DisplayName: "Junie", Vendor: "JetBrains",
+		InstructionFormat: AgentsMD, Style: Reference,
+		Harness: &Harness{
+			// Junie (its CLI and the JetBrains IDEs' plugin share these
+			// files) takes its guidelines from .junie/AGENTS.md; the root
+			// AGENTS.md and the older .junie/guidelines.md are read too,
+			// and an older plugin reads .junie/guidelines.md unless its
+			// Guidelines path says otherwise (docs/agents/junie.md).
+			Instructions: ".junie/AGENTS.md",
+			Reads:        []string{AgentsMD, ".junie/guidelines.md"},
+			// .junie/mcp/mcp.json (the project's) and ~/.junie/mcp/mcp.json,
+			// mcpServers with command/args/env. Whether Junie expands
+			// variables in an HTTP entry's headers was not found, so the
+			// gateway is reached through the stdio bridge (the IDE plugin
+			// documents stdio only).
+			Config: &Config{Format: JSON, Project: ".junie/mcp/mcp.json", User: ".junie/mcp/mcp.json", Servers: "mcpServers",
+				Stdio: Stdio{}},
+			// Its hooks (Early Access, the user's ~/.junie/config.json
+			// only) cannot deny a tool call: its rules are prose.
+			NoClient: "Junie's npm package (@jetbrains/junie) downloads its binary from GitHub releases in a postinstall script, not through a registry: its files are tested against the documented formats (junie.jetbrains.com/docs, JetBrains' Junie help)",
 		},
 	},
 	{
@@ -612,6 +818,17 @@ func Output(name, harness, format, style string) string {
 	}
 }
 
+// Share reports whether the harnesses a and b read one instruction file
+// that neither has apart (one's registry entry lists the other in Shares):
+// a project keeps one profile rendering it, and the other harness reads
+// that render.
+func Share(a, b string) bool {
+	x, okx := Lookup(a)
+	y, oky := Lookup(b)
+	return okx && oky && x.Harness != nil && y.Harness != nil &&
+		(slices.Contains(x.Harness.Shares, b) || slices.Contains(y.Harness.Shares, a))
+}
+
 // TokenEnv is the environment variable a harness's gateway entry reads the
 // agent's bearer token from: one per agent (BRIDLE_TOKEN_CLAUDE), so no
 // two agents' configurations share a token, and exporting one agent's
@@ -674,6 +891,7 @@ func (a Agent) clone() Agent {
 	if a.Harness != nil {
 		h := *a.Harness
 		h.Reads = slices.Clone(h.Reads)
+		h.Shares = slices.Clone(h.Shares)
 		h.SessionEnv = slices.Clone(h.SessionEnv)
 		if h.Config != nil {
 			c := *h.Config

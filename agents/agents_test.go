@@ -7,9 +7,11 @@ import (
 )
 
 // TestRegistry: every entry is complete, and no two agents share a name, an
-// MCP client name or a default output path.
+// MCP client name or a default output path — but harnesses whose entries
+// say they share their one instruction file (Shares: Amp reads only
+// AGENTS.md, Codex's render), and those only where both render there.
 func TestRegistry(t *testing.T) {
-	names, clients, outputs := map[string]bool{}, map[string]string{}, map[string]string{}
+	names, clients, outputs := map[string]bool{}, map[string]string{}, map[string][]string{}
 	for _, a := range All() {
 		if a.Name == "" || a.DisplayName == "" || a.Vendor == "" {
 			t.Errorf("%+v: name, display name and vendor are required", a)
@@ -28,10 +30,20 @@ func TestRegistry(t *testing.T) {
 			clients[c] = a.Name
 		}
 		out := Output(a.Name, a.Name, a.InstructionFormat, a.Style)
-		if other, dup := outputs[out]; dup {
-			t.Errorf("%s and %s both render to %s by default", other, a.Name, out)
+		for _, other := range outputs[out] {
+			if !Share(other, a.Name) {
+				t.Errorf("%s and %s both render to %s by default, and neither's entry says they share it", other, a.Name, out)
+			}
 		}
-		outputs[out] = a.Name
+		outputs[out] = append(outputs[out], a.Name)
+		if h := a.Harness; h != nil {
+			for _, s := range h.Shares {
+				o, ok := Lookup(s)
+				if s == a.Name || !ok || o.Harness == nil || Output(o.Name, o.Name, o.InstructionFormat, o.Style) != out || h.Instructions != o.Harness.Instructions {
+					t.Errorf("%s shares its %s with %s, which does not render it", a.Name, out, s)
+				}
+			}
+		}
 		for _, v := range a.VendorSources {
 			if !strings.HasPrefix(v.URL, "https://") || (v.Format != "markdown" && v.Format != "html") {
 				t.Errorf("%s: vendor source %+v: https and markdown or html", a.Name, v)
@@ -44,8 +56,11 @@ func TestRegistry(t *testing.T) {
 		if h.Instructions == "" || (h.Client == "") == (h.NoClient == "") {
 			t.Errorf("%s: a harness needs its instruction file, and either a real client the tests run or the reason none runs here", a.Name)
 		}
+		if h.NoMCP && (h.Config != nil || len(a.MCPClients) > 0) {
+			t.Errorf("%s has no MCP client, yet a client configuration or client names", a.Name)
+		}
 		if c := h.Config; c != nil {
-			if (c.Project == "" && c.User == "") || (c.Format != JSON && c.Format != TOML) || c.Servers == "" {
+			if (c.Project == "" && c.User == "") || !slices.Contains([]ConfigFormat{JSON, TOML, YAML}, c.Format) || c.Servers == "" {
 				t.Errorf("%s: incomplete client config %+v", a.Name, c)
 			}
 			if x := c.HTTP; x != nil && (x.URL == "" || (x.Header == "") == (x.BearerEnv == "") || x.Header != "" && strings.Count(x.Header, "%s") != 1) {

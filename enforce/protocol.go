@@ -106,6 +106,7 @@ var protocols = map[string]Protocol{
 	"qwen":     qwenProtocol{},
 	"cursor":   cursorProtocol{},
 	"windsurf": windsurfProtocol{},
+	"crush":    crushProtocol{},
 }
 
 // ProtocolFor returns the hook protocol of that name.
@@ -539,3 +540,43 @@ func stringOf(v any) string {
 	}
 	return ""
 }
+
+// crushProtocol is Crush's PreToolUse hook (charmbracelet/crush
+// internal/hooks, docs/hooks/README.md): event, cwd, tool_name and
+// tool_input in, with Crush's lower-case tools (bash, view, write, edit,
+// multiedit, download, grep, glob, ls); Crush's own envelope
+// {"decision":"deny","reason":…} out, exit 0. Crush has no "ask" (an
+// undecided hook falls through to its permission prompt, which --yolo
+// skips), so a verdict to ask is answered deny, saying a human must
+// approve, as for Gemini.
+type crushProtocol struct{}
+
+func (crushProtocol) Parse(data []byte) (Call, error) {
+	var in geminiInput // event, tool_name, tool_input, cwd: the same keys
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	var a struct {
+		toolArgs
+		Include string `json:"include"`
+	}
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: in.Cwd}
+	switch in.ToolName {
+	case "bash":
+		c.Kind, c.Command = Shell, a.Command
+	case "view":
+		c.Kind, c.Paths = ReadOp, []string{a.FilePath}
+	case "write", "edit", "multiedit", "download":
+		c.Kind, c.Paths = Edit, []string{a.FilePath}
+	case "grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{a.Path}, a.Include
+	case "glob", "ls":
+		c.Kind, c.Paths = List, []string{a.Path}
+	}
+	return c, nil
+}
+
+func (crushProtocol) Output(d Decision) Reply { return geminiProtocol{}.Output(d) }

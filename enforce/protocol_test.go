@@ -10,8 +10,8 @@ import (
 
 // TestProtocols: each harness's hook input, as the real harness sends it
 // (captured from Gemini CLI 0.61.0, Qwen Code 0.24.4, Copilot CLI 1.0.102
-// and Bridle's OpenCode plugin; Cursor's and Windsurf's from their
-// documentation), is read as the same call and decided the same way, and
+// and Bridle's OpenCode plugin; Cursor's, Windsurf's and Crush's from
+// their documentation, Crush's checked against its source), is read as the same call and decided the same way, and
 // the answer is in the harness's own format.
 func TestProtocols(t *testing.T) {
 	r := load(t, reviewDoc, "claude")
@@ -47,6 +47,11 @@ func TestProtocols(t *testing.T) {
 		{"windsurf", `{"agent_action_name":"pre_run_command","trajectory_id":"t","tool_info":{"command_line":"rm -rf build","cwd":` + q(dir) + `}}`, Forbid},
 		{"windsurf", `{"agent_action_name":"pre_read_code","tool_info":{"file_path":` + q(dir+"/.env") + `}}`, Forbid},
 		{"windsurf", `{"agent_action_name":"pre_run_command","tool_info":{"command_line":"git push","cwd":` + q(dir) + `}}`, Ask},
+		{"crush", `{"event":"PreToolUse","session_id":"313909e","cwd":` + q(dir) + `,"tool_name":"bash","tool_input":{"command":"git push --force","description":"push"}}`, Forbid},
+		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"view","tool_input":{"file_path":".env"}}`, Forbid},
+		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"multiedit","tool_input":{"file_path":` + q(dir+"/migrations/4.sql") + `,"edits":[]}}`, Forbid},
+		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"bash","tool_input":{"command":"git push origin"}}`, Ask},
+		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"edit","tool_input":{"file_path":"src/a.go"}}`, Allow},
 	} {
 		p, ok := ProtocolFor(tc.proto)
 		if !ok {
@@ -97,7 +102,7 @@ func blocks(t *testing.T, proto string, reply Reply) bool {
 	case "claude", "qwen":
 		h, _ := out["hookSpecificOutput"].(map[string]any)
 		return h["permissionDecision"] == "deny" || h["permissionDecision"] == "ask"
-	case "gemini", "opencode":
+	case "gemini", "opencode", "crush":
 		return out["decision"] == "deny"
 	case "copilot":
 		return out["permissionDecision"] == "deny" || out["permissionDecision"] == "ask"
@@ -130,6 +135,8 @@ func FuzzProtocols(f *testing.F) {
 	f.Add("copilot", `{"toolName":"view","toolArgs":"{\"path\":\".env\"}"}`)
 	f.Add("cursor", `{"hook_event_name":"preToolUse","tool_name":"Edit","tool_input":"{\"file_path\":1}"}`)
 	f.Add("windsurf", `{"agent_action_name":"pre_read_code","tool_info":{"file_path":"../../.env"}}`)
+	f.Add("crush", `{"event":"PreToolUse","tool_name":"grep","tool_input":{"path":".","include":"*.env","pattern":"KEY"}}`)
+	f.Add("crush", `{"tool_name":"view","tool_input":"{\"file_path\":[1]}"}`)
 	r := load(f, reviewDoc, "claude")
 	f.Fuzz(func(t *testing.T, proto, input string) {
 		p, ok := ProtocolFor(proto)

@@ -194,6 +194,20 @@ type realClient struct {
 	// status reads the bridle entry's state from the health check's
 	// output: "connected", "failed", or "" when it is not there.
 	status func(out string) string
+	// check is the health check's arguments; nil for mcp list.
+	check []string
+	// vars is what the client needs in its environment besides the home
+	// and the tokens (a stand-in API key, so that it does not ask to log
+	// in).
+	vars []string
+}
+
+// healthCheck is the client's health check's arguments.
+func (c realClient) healthCheck() []string {
+	if c.check == nil {
+		return []string{"mcp", "list"}
+	}
+	return c.check
 }
 
 func lineStatus(connected, failed string) func(string) string {
@@ -238,6 +252,17 @@ func realClients() []realClient {
 			status:  lineStatus(`(?m)^✓ bridle: .* - Connected$`, `(?m)^✗ bridle: .* - Disconnected$`),
 		},
 		{
+			// amp mcp list reads the files only; mcp doctor connects (it
+			// wants an API key to be there, not to be valid). A project's
+			// server waits for its approval, bound to the entry as written.
+			agent: "amp", cli: "amp", env: "BRIDLE_AMP_BIN",
+			trust:   func(*testing.T, string, string) {},
+			approve: []string{"mcp", "approve", ServerName},
+			check:   []string{"mcp", "doctor"},
+			vars:    []string{"AMP_API_KEY=not-a-key-no-model-is-called"},
+			status:  lineStatus(`(?m)^bridle \(workspace: [a-z]+\): connected`, `(?m)^bridle \(workspace: [a-z]+\): error`),
+		},
+		{
 			agent: "opencode", cli: "opencode", env: "BRIDLE_OPENCODE_BIN",
 			trust:  func(*testing.T, string, string) {}, // none in 1.18.33
 			status: lineStatus(`✓ bridle connected`, `✗ bridle failed`),
@@ -246,7 +271,7 @@ func realClients() []realClient {
 }
 
 // TestInstallRealClients: for each CLI whose health check connects (Gemini
-// CLI, Qwen Code, OpenCode), what install writes connects: the project's
+// CLI, Qwen Code, Amp, OpenCode), what install writes connects: the project's
 // stdio entry launching the built bridle on real rules (and, for a client
 // that does not pass its environment on, a stdio entry with Gitea rules
 // hands the server GITEA_TOKEN); the gateway entry
@@ -274,6 +299,7 @@ func TestInstallRealClients(t *testing.T) {
 				for _, name := range []string{"GITEA_TOKEN", "SOME_OTHER_TOKEN"} {
 					vars = append(vars, name+"="+env[name])
 				}
+				vars = append(vars, c.vars...)
 				out, errOut, err := agentclients.Run(t, proj, vars, "", cli, args...)
 				if err != nil {
 					t.Fatalf("%s %s: %v\n%s\n%s", c.cli, strings.Join(args, " "), err, out, errOut)
@@ -285,9 +311,9 @@ func TestInstallRealClients(t *testing.T) {
 				if c.approve != nil {
 					run(env, c.approve...)
 				}
-				out := run(env, "mcp", "list")
+				out := run(env, c.healthCheck()...)
 				if got := c.status(out); got != want {
-					t.Errorf("%s: %s mcp list says %q, want %q:\n%s", what, c.cli, got, want, out)
+					t.Errorf("%s: %s %s says %q, want %q:\n%s", what, c.cli, strings.Join(c.healthCheck(), " "), got, want, out)
 				}
 				return out
 			}
@@ -309,7 +335,7 @@ func TestInstallRealClients(t *testing.T) {
 			if c.approve != nil {
 				run(env, c.approve...)
 			}
-			out := run(env, "mcp", "list")
+			out := run(env, c.healthCheck()...)
 			cfg, _ := clientConfig(c.agent)
 			if b, err := os.ReadFile(dump); err != nil || !strings.Contains(string(b), "GITEA_TOKEN=gitea-token-for-the-sidecar\n") || cfg.Stdio.EnvKey != "" && strings.Contains(string(b), "SOME_OTHER_TOKEN") {
 				t.Errorf("the server's environment (%v):\n%s\n%s mcp list:\n%s", err, b, c.cli, out)
@@ -544,5 +570,146 @@ func TestClientsPinned(t *testing.T) {
 		if name, version := a.Harness.Client[:i], a.Harness.Client[i+1:]; i <= 0 || pkg.Dependencies[name] != version {
 			t.Errorf("%s: the registry runs %s, tests/agentclients pins %q", a.Name, a.Harness.Client, pkg.Dependencies[a.Harness.Client[:max(i, 0)]])
 		}
+	}
+}
+
+// TestInstallRealContinue: Continue's cn, in headless sessions against a
+// stand-in model (it has no offline MCP check), connects with what install
+// writes: the stdio entry in the user's ~/.continue/config.yaml, merged
+// beside the person's model (Bridle's tools reach the model); the
+// gateway's entry there with the agent's own token, read as
+// ${{ secrets.BRIDLE_TOKEN_CONTINUE }} from the environment, as a session
+// the gateway holds under continue, and not with a wrong token and
+// claude's exported; and the project's block .continue/mcpServers/
+// bridle.yaml, which cn loads with --mcp.
+func TestInstallRealContinue(t *testing.T) {
+	cli := agentclients.Bin(t, "BRIDLE_CONTINUE_BIN", "cn")
+	bin := bridleBinary(t)
+	g := startGateway(t, "continue", "claude")
+	proj := t.TempDir()
+	rules := rulesRepo(t, filepath.Join(proj, "rules"))
+	model := agentclients.NewFakeModel(t)
+	newHome := func() string {
+		home := t.TempDir()
+		config := "# the person's own\nname: Mine\nversion: 0.0.1\nschema: v1\nmodels:\n  - name: stand-in\n    provider: openai\n    model: gpt-4o\n    apiKey: not-a-key\n    apiBase: " + model.URL + "/v1\n"
+		if err := os.MkdirAll(filepath.Join(home, ".continue"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".continue", "config.yaml"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return home
+	}
+	run := func(home string, env []string, args ...string) (string, error) {
+		t.Helper()
+		vars := append([]string{"HOME=" + home, "NO_COLOR=1", "CONTINUE_CLI_ENABLE_TELEMETRY=0"}, env...)
+		out, errOut, err := agentclients.Run(t, proj, vars, "", cli, append([]string{"-p", "say DONE"}, args...)...)
+		return out + errOut, err
+	}
+	// session runs one headless session and reports whether Bridle's
+	// get_rules tool was offered to the model.
+	session := func(home string, env []string, args ...string) bool {
+		t.Helper()
+		before := len(model.Requests())
+		out, err := run(home, env, args...)
+		if err != nil {
+			t.Fatalf("cn: %v\n%s", err, out)
+		}
+		reqs := model.Requests()[before:]
+		if len(reqs) == 0 {
+			t.Fatalf("cn asked the model nothing:\n%s", out)
+		}
+		return strings.Contains(reqs[0], `"get_rules"`)
+	}
+
+	home := newHome()
+	if _, err := Install(Options{Client: "continue", Home: home, Command: bin, Rules: rules}); err != nil {
+		t.Fatal(err)
+	}
+	if !session(home, nil) {
+		t.Error("stdio in ~/.continue/config.yaml: get_rules was not offered to the model")
+	}
+	if _, err := Install(Options{Client: "continue", Home: home, Command: bin, Server: g.server, GatewayProject: gatewayProject}); err != nil {
+		t.Fatal(err)
+	}
+	if !session(home, []string{"BRIDLE_TOKEN_CONTINUE=" + g.tokens["continue"]}) {
+		t.Error("the gateway with continue's token: get_rules was not offered")
+	}
+	if got := g.sessionAgents(t); !slices.Contains(got, "continue") || slices.Contains(got, "claude") {
+		t.Errorf("the gateway's sessions are %v, want continue's", got)
+	}
+	// A headless session whose server fails to load stops, saying why.
+	if out, err := run(home, []string{"BRIDLE_TOKEN_CONTINUE=bridle_not-this-agents-token-at-all-xxxxxxxxxxxx", "BRIDLE_TOKEN_CLAUDE=" + g.tokens["claude"]}); err == nil || !strings.Contains(out, "bridle: Streamable HTTP error") || !strings.Contains(out, "unauthorized") {
+		t.Errorf("a wrong token, claude's exported: want bridle refused as unauthorized (%v):\n%s", err, out)
+	}
+	if got := g.sessionAgents(t); slices.Contains(got, "claude") {
+		t.Errorf("continue became claude: sessions %v", got)
+	}
+
+	// The project's block, in a home whose config has no Bridle entry.
+	home = newHome()
+	if _, err := Install(Options{Client: "continue", ProjectDir: proj, Command: bin, Rules: rules}); err != nil {
+		t.Fatal(err)
+	}
+	if session(home, nil) {
+		t.Error("cn offered get_rules without --mcp: it reads the project's blocks by itself, and the registry should say so")
+	}
+	if !session(home, nil, "--mcp", ".continue/mcpServers/bridle.yaml") {
+		t.Error("the project's block with --mcp: get_rules was not offered")
+	}
+}
+
+// TestInstallRealAugment: auggie (whose mcp list reads the configuration
+// and connects nothing without an Augment account) lists the entries
+// install writes where it reads them: the project's .augment/settings.json
+// with the command and arguments install wrote, over the person's own
+// server, and then the gateway's stdio bridge, and the user's
+// ~/.augment/settings.json without --project.
+func TestInstallRealAugment(t *testing.T) {
+	cli := agentclients.Bin(t, "BRIDLE_AUGGIE_BIN", "auggie")
+	home, proj := t.TempDir(), t.TempDir()
+	writeJSONFile(t, filepath.Join(proj, ".augment", "settings.json"), map[string]any{"mcpServers": map[string]any{"github": map[string]any{"type": "stdio", "command": "gh-mcp"}}})
+	type server struct {
+		Name, Transport, Command, Source string
+		Enabled                          bool
+	}
+	list := func() map[string]server {
+		t.Helper()
+		out, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "NO_COLOR=1"}, "", cli, "mcp", "list", "--json")
+		if err != nil {
+			t.Fatalf("auggie mcp list: %v\n%s\n%s", err, out, errOut)
+		}
+		var got struct{ Servers []server }
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &got); err != nil {
+			t.Fatalf("auggie mcp list --json: %v\n%s", err, out)
+		}
+		m := map[string]server{}
+		for _, s := range got.Servers {
+			m[s.Name] = s
+		}
+		return m
+	}
+	if _, err := Install(Options{Client: "augment", ProjectDir: proj, Command: "bridle", Rules: filepath.Join(proj, "rules")}); err != nil {
+		t.Fatal(err)
+	}
+	got := list()
+	if s := got[ServerName]; s.Transport != "stdio" || s.Command != "bridle mcp --rules rules --ref main --agent augment" || !s.Enabled || got["github"].Command != "gh-mcp" {
+		t.Errorf("after install --project: %+v", got)
+	}
+	if _, err := Install(Options{Client: "augment", ProjectDir: proj, Command: "bridle", Server: "https://bridle.example.com", GatewayProject: gatewayProject}); err != nil {
+		t.Fatal(err)
+	}
+	want := "bridle mcp --server https://bridle.example.com --project " + gatewayProject + " --token-file-env " + agents.TokenFileEnv("augment")
+	if s := list()[ServerName]; s.Transport != "stdio" || s.Command != want {
+		t.Errorf("after install --server: %+v, want the bridge %q", s, want)
+	}
+	if err := os.RemoveAll(filepath.Join(proj, ".augment")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(Options{Client: "augment", Home: home, Command: "/usr/local/bin/bridle", Rules: "/srv/rules", Ref: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := list()[ServerName]; s.Command != "/usr/local/bin/bridle mcp --rules /srv/rules --ref main --agent augment" {
+		t.Errorf("after a user install: %+v", s)
 	}
 }

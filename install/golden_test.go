@@ -236,6 +236,25 @@ model = "mini"
 `, cfg.Servers, entry)
 		malformed = "model = \"o4\"\n[" + cfg.Servers + ".github]\ncommand = \"unterminated\n"
 		notObject = cfg.Servers + " = [\"github\"]\n"
+	case agents.YAML:
+		hostile = fmt.Sprintf(`# my own config: Bridle keeps every entry, key and comment that is not its entry
+name: My servers # a trailing comment
+version: 0.0.1
+schema: v1
+%[1]s:
+  # the person's own server
+  - name: github
+    command: gh-mcp # keep me
+    args: [stdio]
+  - name: %[2]s # replaced
+    command: old-bridle
+models:
+  - name: mine
+    provider: ollama
+    model: llama3
+`, cfg.Servers, entry)
+		malformed = cfg.Servers + ":\n  - name: github\n    command: [unterminated\n"
+		notObject = "# a mapping where a list belongs\n" + cfg.Servers + ":\n  github:\n    command: gh-mcp\n"
 	default:
 		hostile = fmt.Sprintf(`// my own settings: Bridle keeps every byte that is not its entry
 {

@@ -39,7 +39,9 @@
 // Promises: JSON files (JSON with comments too) are merged through
 // internal/jsonc, keeping every other server, key, comment and the file's
 // layout; TOML files are merged as text, keeping comments and every other
-// table; an entry already as Bridle would write it is left byte for byte; a
+// table; YAML files (Continue's) are merged as YAML nodes, keeping every
+// other entry, key and comment (the indentation becomes YAML's, by two),
+// and a file of more than one document is refused; an entry already as Bridle would write it is left byte for byte; a
 // file that does not parse is left untouched and reported with its
 // file:line:column; writes are atomic and keep the file's mode; with DryRun
 // nothing is written.
@@ -51,6 +53,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,6 +66,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/google/renameio/v2"
 	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/bridge"
@@ -381,6 +385,8 @@ func install(o Options, cfg *agents.Config) (Result, error) {
 	switch cfg.Format {
 	case agents.TOML:
 		after, err = mergeTOML(p, before, cfg.Servers, res.Entry, tomlBody(cfg, e))
+	case agents.YAML:
+		after, err = mergeYAML(p, before, cfg, res.Entry, jsonEntry(cfg, e))
 	default:
 		after, err = mergeJSON(p, before, []string{cfg.Servers, res.Entry}, jsonEntry(cfg, e))
 	}
@@ -478,6 +484,17 @@ func entryOf(file string, before []byte, cfg *agents.Config, name string) Entry 
 		}
 		servers, _ := all[cfg.Servers].(map[string]any)
 		m, _ = servers[name].(map[string]any)
+	case agents.YAML:
+		var all map[string]any
+		if yaml.Unmarshal(before, &all) != nil {
+			return Entry{}
+		}
+		list, _ := all[cfg.Servers].([]any)
+		for _, item := range list {
+			if e, _ := item.(map[string]any); e != nil && e["name"] == name {
+				m = e
+			}
+		}
 	default:
 		doc, err := jsonc.Parse(file, before)
 		if err != nil {
@@ -652,7 +669,11 @@ func members(cfg *agents.Config, e entry) []member {
 		}
 		out = append(out, member{h.URL, e.url})
 		if h.Header != "" {
-			out = append(out, member{"headers", jsonObject{{"Authorization", fmt.Sprintf(h.Header, e.tokenEnv)}}})
+			headers := member{"headers", jsonObject{{"Authorization", fmt.Sprintf(h.Header, e.tokenEnv)}}}
+			if h.HeadersUnder != "" {
+				headers = member{h.HeadersUnder, jsonObject{headers}}
+			}
+			out = append(out, headers)
 		}
 		if h.BearerEnv != "" {
 			out = append(out, member{h.BearerEnv, e.tokenEnv})
@@ -884,4 +905,136 @@ func tomlErr(file string, err error) error {
 		return fmt.Errorf("%s:%d:%d: %s (fix the file, or move it away, and run again)", file, row, col, de.Error())
 	}
 	return fmt.Errorf("%s: not valid TOML (%w); fix the file, or move it away, and run again", file, err)
+}
+
+// MarshalYAML spells obj as a YAML mapping, its keys in order.
+func (obj jsonObject) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	for _, m := range obj {
+		var k, v yaml.Node
+		k.SetString(m.key)
+		if err := v.Encode(m.value); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &k, &v)
+	}
+	return n, nil
+}
+
+// mergeYAML puts e, named name, into the list of entries under
+// cfg.Servers of the YAML document before (a new file starts from
+// cfg.Preamble): it replaces the entry of that name, or is appended. Every
+// other key, entry and comment is kept (the layout is YAML's, indented by
+// two); an entry already as Bridle would write it leaves before as it is.
+func mergeYAML(file string, before []byte, cfg *agents.Config, name string, e jsonObject) ([]byte, error) {
+	src := before
+	if len(bytes.TrimSpace(before)) == 0 {
+		src = []byte(cfg.Preamble)
+	}
+	var doc, next yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w (fix the file, or move it away, and run again)", file, err)
+	}
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		// Writing back one document would drop the others.
+		return nil, fmt.Errorf("%s: more than one YAML document, or text after the first (fix it by hand, then run again)", file)
+	}
+	var check any
+	if err := doc.Decode(&check); err != nil && doc.Kind != 0 {
+		// Duplicate keys and the like: what the client would refuse too.
+		return nil, fmt.Errorf("%s: %w (fix the file, or move it away, and run again)", file, err)
+	}
+	if doc.Kind == 0 { // nothing but comments, or no preamble
+		doc = yaml.Node{Kind: yaml.DocumentNode, HeadComment: doc.HeadComment, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: the document is a YAML %s, not a mapping (fix it by hand, then run again)", file, kindName(root))
+	}
+	item := &yaml.Node{}
+	if err := item.Encode(append(jsonObject{{"name", name}}, e...)); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var list *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Kind == yaml.ScalarNode && k.Value == cfg.Servers {
+			list = root.Content[i+1]
+		}
+	}
+	switch {
+	case list == nil:
+		var k yaml.Node
+		k.SetString(cfg.Servers)
+		list = &yaml.Node{Kind: yaml.SequenceNode}
+		root.Content = append(root.Content, &k, list)
+	case list.Kind == yaml.ScalarNode && list.Tag == "!!null":
+		*list = yaml.Node{Kind: yaml.SequenceNode, LineComment: list.LineComment}
+	case list.Kind != yaml.SequenceNode:
+		return nil, fmt.Errorf("%s: %s is a YAML %s: not a list (fix it by hand, then run again)", file, cfg.Servers, kindName(list))
+	}
+	found := false
+	for i, old := range list.Content {
+		if !yamlNamed(old, name) {
+			continue
+		}
+		found = true
+		if yamlEqual(old, item) {
+			return before, nil
+		}
+		item.HeadComment, item.LineComment, item.FootComment = old.HeadComment, old.LineComment, old.FootComment
+		list.Content[i] = item
+		break
+	}
+	if !found {
+		list.Content = append(list.Content, item)
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return b.Bytes(), nil
+}
+
+// yamlNamed reports whether n is a mapping whose name key is name.
+func yamlNamed(n *yaml.Node, name string) bool {
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := n.Content[i], n.Content[i+1]; k.Value == "name" && v.Kind == yaml.ScalarNode && v.Value == name {
+			return true
+		}
+	}
+	return false
+}
+
+// yamlEqual reports whether two entries hold the same values, as JSON
+// would hold them.
+func yamlEqual(a, b *yaml.Node) bool {
+	var x, y any
+	if a.Decode(&x) != nil || b.Decode(&y) != nil {
+		return false
+	}
+	xj, err1 := json.Marshal(x)
+	yj, err2 := json.Marshal(y)
+	return err1 == nil && err2 == nil && bytes.Equal(xj, yj)
+}
+
+// kindName names a YAML node's kind as an error says it.
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "scalar"
 }

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/internal/jsonc"
@@ -128,8 +130,13 @@ func FuzzMerge(f *testing.F) {
 	f.Add([]byte("{\"mcpServers\": {\"a\": {\"b\": \"\\u0000\"}}}\n\n"), []byte("[\"mcp_servers\".\"bridle\"]\n"))
 	f.Add([]byte("{\"x\": 1 /* unterminated"), []byte("[mcp_servers]\nbridle = 1\n"))
 	f.Add([]byte(`{"mcpServers":{"bridle":{"url":1,"httpUrl":"h","args":["--server",2,null,"--rules"]}}}`), []byte("[mcp_servers.bridle]\nargs = [\"--server\", 1, [\"x\"]]\nurl = 3\n"))
+	f.Add([]byte(`{}`), []byte("mcpServers:\n  - name: bridle\n    command: x\n"))
+	f.Add([]byte(`{}`), []byte("a: &a [1]\nmcpServers: *a\n---\nb: 2\n"))
+	f.Add([]byte(`{}`), []byte("# only a comment\n"))
+	f.Add([]byte(`{}`), []byte("mcpServers:\n  - name: bridle\n    args: [--server, 1, {x: y}]\n  - 3\n  - name: [bridle]\n"))
 	claude, _ := clientConfig("claude")
 	codex, _ := clientConfig("codex")
+	yamlCfg := &agents.Config{Format: agents.YAML, Servers: "mcpServers", Preamble: "name: B\nversion: 0.0.1\nschema: v1\n"}
 	e := entry{command: "bridle", args: []string{"mcp", "--agent", "claude"}}
 	f.Fuzz(func(t *testing.T, js, tm []byte) {
 		// Reading the entry back (doctor, the other-kind check) never panics.
@@ -156,6 +163,39 @@ func FuzzMerge(f *testing.F) {
 						t.Fatalf("lost key %q: %s", k, out)
 					}
 				}
+			}
+		}
+		// A YAML list of entries (Continue's), from the second input too:
+		// the entry is there once, every other entry and key stays, and a
+		// second merge changes nothing.
+		_ = entryOf("f.yaml", tm, yamlCfg, ServerName).Arg("--rules")
+		if out, err := mergeYAML("f.yaml", tm, yamlCfg, ServerName, want); err == nil {
+			var got, old map[string]any
+			if err := yaml.Unmarshal(out, &got); err != nil {
+				t.Fatalf("the merge does not parse: %v\n%s", err, out)
+			}
+			list, _ := got["mcpServers"].([]any)
+			n := 0
+			for _, item := range list {
+				if m, _ := item.(map[string]any); m != nil && m["name"] == ServerName {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("%d bridle entries:\n%s", n, out)
+			}
+			if yaml.Unmarshal(tm, &old) == nil {
+				for k := range old {
+					if _, ok := got[k]; !ok {
+						t.Fatalf("lost key %q: %s", k, out)
+					}
+				}
+				if was, _ := old["mcpServers"].([]any); len(list) < len(was) {
+					t.Fatalf("lost entries: %s", out)
+				}
+			}
+			if again, err := mergeYAML("f.yaml", out, yamlCfg, ServerName, want); err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("a second merge changed the file (%v):\n%s\n---\n%s", err, out, again)
 			}
 		}
 		if out, err := mergeTOML("f.toml", tm, "mcp_servers", ServerName, tomlBody(codex, e)); err == nil {
@@ -223,23 +263,30 @@ func TestClaudeWiresProjectSettings(t *testing.T) {
 // and style pick (install's files are its goldens', TestGoldens).
 func TestAgentRegistryDrivesEverything(t *testing.T) {
 	want := map[string]struct{ renderer, output string }{
-		"claude":   {"claude-md", "CLAUDE.md"},
-		"codex":    {"agents-md", "AGENTS.md"},
-		"kimi":     {"agents-md-stepwise", "agents/kimi/AGENTS.md"},
-		"qwen":     {"agents-md", "QWEN.md"},
-		"copilot":  {"agents-md", ".github/instructions/bridle.instructions.md"},
-		"cursor":   {"agents-md", ".cursor/rules/bridle.mdc"},
-		"windsurf": {"agents-md", ".windsurf/rules/bridle.md"},
-		"deepseek": {"agents-md-stepwise", "agents/deepseek/AGENTS.md"},
-		"gemini":   {"agents-md", "GEMINI.md"},
-		"opencode": {"agents-md", ".opencode/bridle.md"},
-		"kiro":     {"agents-md", ".kiro/steering/bridle.md"},
-		"cline":    {"agents-md", ".clinerules/bridle.md"},
-		"zed":      {"agents-md", ".rules"},
-		"goose":    {"agents-md", ".goosehints"},
-		"crush":    {"agents-md", "CRUSH.md"},
-		"kilo":     {"agents-md", ".kilo/rules/bridle.md"},
-		"warp":     {"agents-md", "WARP.md"},
+		"claude":      {"claude-md", "CLAUDE.md"},
+		"codex":       {"agents-md", "AGENTS.md"},
+		"kimi":        {"agents-md-stepwise", "agents/kimi/AGENTS.md"},
+		"qwen":        {"agents-md", "QWEN.md"},
+		"copilot":     {"agents-md", ".github/instructions/bridle.instructions.md"},
+		"cursor":      {"agents-md", ".cursor/rules/bridle.mdc"},
+		"windsurf":    {"agents-md", ".windsurf/rules/bridle.md"},
+		"deepseek":    {"agents-md-stepwise", "agents/deepseek/AGENTS.md"},
+		"gemini":      {"agents-md", "GEMINI.md"},
+		"opencode":    {"agents-md", ".opencode/bridle.md"},
+		"kiro":        {"agents-md", ".kiro/steering/bridle.md"},
+		"cline":       {"agents-md", ".clinerules/bridle.md"},
+		"zed":         {"agents-md", ".rules"},
+		"goose":       {"agents-md", ".goosehints"},
+		"crush":       {"agents-md", "CRUSH.md"},
+		"kilo":        {"agents-md", ".kilo/rules/bridle.md"},
+		"warp":        {"agents-md", "WARP.md"},
+		"amp":         {"agents-md", "AGENTS.md"},
+		"continue":    {"agents-md", ".continue/rules/bridle.md"},
+		"junie":       {"agents-md", ".junie/AGENTS.md"},
+		"droid":       {"agents-md", ".factory/AGENTS.md"},
+		"antigravity": {"agents-md", ".agents/rules/bridle.md"},
+		"augment":     {"agents-md", ".augment/rules/bridle.md"},
+		"aider":       {"agents-md", "CONVENTIONS.md"},
 	}
 	doc := &schema.Document{AgentProfiles: map[string]schema.AgentProfile{}}
 	for _, a := range agents.All() {

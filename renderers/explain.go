@@ -145,7 +145,7 @@ func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
 	kind := NativeKindOf(p)
 	switch kind {
 	case ClaudeSettings, CodexRules:
-	case "":
+	case "", AiderConf:
 		target = enforce.TargetOther
 	default:
 		e.Enforcement = hookReport(rules, target, kind)
@@ -153,6 +153,9 @@ func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
 	}
 	for _, t := range rules.Report() {
 		if t.Target == target {
+			if noMCP(p) {
+				t.Why = "prose only: " + harnessName(p) + " has no MCP client and no hook Bridle uses, so nothing checks it; its instruction file states the rule"
+			}
 			e.Enforcement = append(e.Enforcement, t)
 		}
 	}
@@ -165,7 +168,7 @@ func hookReport(rules *enforce.Rules, harness string, kind NativeKind) []enforce
 	a, _ := agents.Lookup(harness)
 	asks := "asks the person"
 	switch kind {
-	case GeminiSettings, OpenCodeConfig, WindsurfHooks:
+	case GeminiSettings, OpenCodeConfig, WindsurfHooks, CrushHooks:
 		asks = "denies what needs a human's OK, saying so (the harness's hook cannot ask)"
 	}
 	var out []enforce.Translation

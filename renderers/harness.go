@@ -3,6 +3,7 @@ package renderers
 import (
 	"strings"
 
+	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/schema"
 )
 
@@ -72,6 +73,11 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 			}
 			b.WriteString("  - Codex cannot enforce file rules: you must not be " + files + "; when unsure, call `check_path`.")
 		}
+	case AiderConf:
+		b.WriteString("  - Nothing enforces this for you and you cannot ask Bridle: follow it yourself before any command or file access it covers.")
+		clause("Forbidden", forbidden)
+		clause("Ask the human first", asks)
+		clause("Never", files)
 	default:
 		b.WriteString("  - Your harness does not enforce this; before any command or file access it covers, call `check_command` or `check_path` and obey the answer.")
 		clause("Forbidden", forbidden)
@@ -79,4 +85,19 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 		clause("Never", files)
 	}
 	return b.String() + "\n"
+}
+
+// noMCP reports whether p's harness has no MCP client (Aider): its render
+// then names none of Bridle's tools.
+func noMCP(p schema.AgentProfile) bool {
+	a, ok := agents.Lookup(Harness(p))
+	return ok && a.Harness != nil && a.Harness.NoMCP
+}
+
+// harnessName is the display name of p's harness.
+func harnessName(p schema.AgentProfile) string {
+	if a, ok := agents.Lookup(Harness(p)); ok {
+		return a.DisplayName
+	}
+	return p.DisplayName
 }

@@ -75,6 +75,7 @@ var userFiles = map[string]string{
 	".qwen/settings.json":   "{\n  \"model\": {\"name\": \"qwen3-coder\"}, // mine\n}\n",
 	".cursor/hooks.json":    "{\n  \"version\": 1,\n  \"hooks\": {\"afterFileEdit\": [{\"command\": \"./format.sh\"}]}\n}\n",
 	".windsurf/hooks.json":  "{\n\t\"hooks\": {\n\t\t\"pre_run_command\": [{\"command\": \"python3 audit.py\"}]\n\t}\n}\n",
+	".aider.conf.yml":       "# my aider settings\nmodel: sonnet # the one we pay for\nread: docs/STYLE.md\n",
 }
 
 // TestHarnessGoldens renders every harness's files into a project that
@@ -160,7 +161,7 @@ func TestHarnessGoldens(t *testing.T) {
 				if strings.Contains(string(b), hookMarker) {
 					t.Errorf("%s still holds Bridle's hook:\n%s", p, b)
 				}
-				for _, keep := range []string{"guard.sh", "// my settings", "qwen3-coder", "// mine", "format.sh", "audit.py"} {
+				for _, keep := range []string{"guard.sh", "// my settings", "qwen3-coder", "// mine", "format.sh", "audit.py", "# my aider settings", "# the one we pay for", "docs/STYLE.md"} {
 					if strings.Contains(c, keep) && !strings.Contains(string(b), keep) {
 						t.Errorf("%s lost the person's %q:\n%s", p, keep, b)
 					}
@@ -267,7 +268,10 @@ func TestReadmeAgents(t *testing.T) {
 			mcpCfg = strings.Join(files, ", ")
 		}
 		enf := "prose; `check_command` / `check_path`"
-		if h.Native != "" {
+		switch {
+		case h.NoMCP:
+			enf = "prose only (no MCP client)"
+		case h.Native != "":
 			enf = "`" + h.Native + "`"
 			if h.Hook != "" {
 				enf += " + `bridle hook " + a.Name + "`"

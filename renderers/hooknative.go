@@ -29,6 +29,7 @@ const (
 	CopilotHooks   NativeKind = "copilot-hooks"
 	CursorHooks    NativeKind = "cursor-hooks"
 	WindsurfHooks  NativeKind = "windsurf-hooks"
+	CrushHooks     NativeKind = "crush-hooks"
 )
 
 // hookMarker starts the command of every hook entry Bridle writes.
@@ -75,6 +76,22 @@ type hookNative struct {
 	entry    func(cmd string) any
 	version  bool   // the file carries "version": 1 (Cursor)
 	policy   string // Gemini's policy file, listed in policyPaths; "" for none
+	// also are other names of the settings file the harness reads (and
+	// merges): the first of settings and these that exists gets the hook
+	// (Crush's crush.json beside .crush.json).
+	also []string
+}
+
+// settingsFile is the settings file the hook goes into and what it holds
+// (nil when none of its names exists: then settings).
+func (h hookNative) settingsFile(read func(string) ([]byte, error)) (string, []byte, error) {
+	for _, p := range append([]string{h.settings}, h.also...) {
+		b, err := read(p)
+		if err != nil || b != nil {
+			return p, b, err
+		}
+	}
+	return h.settings, nil, nil
 }
 
 func (h hookNative) harness() string {
@@ -87,7 +104,7 @@ func (h hookNative) harness() string {
 }
 
 func (h hookNative) render(n *Native, read func(string) ([]byte, error), agent string, r *enforce.Rules, o NativeOptions) error {
-	before, err := read(h.settings)
+	settings, before, err := h.settingsFile(read)
 	if err != nil {
 		return err
 	}
@@ -95,7 +112,7 @@ func (h hookNative) render(n *Native, read func(string) ([]byte, error), agent s
 	if !on && before == nil {
 		return h.orphanPolicy(n, read)
 	}
-	d, err := jsonc.Parse(h.settings, before)
+	d, err := jsonc.Parse(settings, before)
 	if err != nil {
 		return fmt.Errorf("render %s: %w", h.kind, err)
 	}
@@ -125,10 +142,10 @@ func (h hookNative) render(n *Native, read func(string) ([]byte, error), agent s
 	after := d.Bytes()
 	if before == nil || !bytes.Equal(after, before) {
 		if !(before == nil && !on) {
-			n.Files = append(n.Files, File{Agent: agent, Renderer: string(h.kind), Path: h.settings, Content: string(after), kind: kindSettings})
+			n.Files = append(n.Files, File{Agent: agent, Renderer: string(h.kind), Path: settings, Content: string(after), kind: kindSettings})
 		}
 	} else if on {
-		n.Files = append(n.Files, File{Agent: agent, Renderer: string(h.kind), Path: h.settings, Content: string(before), kind: kindSettings})
+		n.Files = append(n.Files, File{Agent: agent, Renderer: string(h.kind), Path: settings, Content: string(before), kind: kindSettings})
 	}
 	if h.policy == "" {
 		return nil

@@ -25,6 +25,9 @@ import (
 // the instruction files by render --all when a guardrail has an enforce
 // block for the agent:
 //
+//   - aider-conf: the agent's render listed under read: in .aider.conf.yml
+//     (merged; Aider reads no instruction file unasked), written whatever
+//     the enforce blocks say, since it is how Aider reads its rules.
 //   - codex-rules: the whole of .codex/rules/bridle.rules (Codex execpolicy
 //     prefix rules), owned by Bridle; written only when some command entry
 //     applies to the agent.
@@ -63,6 +66,7 @@ type native interface {
 // natives is the registry of native renderings, by the kind the agents
 // registry names; a test proves every kind it names is here.
 var natives = map[NativeKind]native{
+	AiderConf:      aiderNative{},
 	ClaudeSettings: claudeNative{},
 	CodexRules:     codexNative{},
 	GeminiSettings: hookNative{kind: GeminiSettings, settings: ".gemini/settings.json", events: []string{"BeforeTool"},
@@ -82,6 +86,12 @@ var natives = map[NativeKind]native{
 	WindsurfHooks: hookNative{kind: WindsurfHooks, settings: ".windsurf/hooks.json",
 		events: []string{"pre_run_command", "pre_read_code", "pre_write_code"},
 		entry:  func(cmd string) any { return map[string]any{"command": cmd, "show_output": true} }},
+	// Crush's hooks sit in .crush.json beside its MCP servers; the matcher
+	// is a regular expression on its lower-case tool names.
+	CrushHooks: hookNative{kind: CrushHooks, settings: ".crush.json", also: []string{"crush.json"}, events: []string{"PreToolUse"},
+		entry: func(cmd string) any {
+			return map[string]any{"name": "bridle", "matcher": "^(bash|view|write|edit|multiedit|download|grep|glob|ls)$", "command": cmd, "timeout": 30}
+		}},
 	CopilotHooks:   copilotNative{},
 	OpenCodeConfig: opencodeNative{},
 }

@@ -108,6 +108,7 @@ func reference(in Input, v voice) []byte {
 	}
 
 	gs := guardrailsFor(d, in.Agent)
+	nm := noMCP(in.Profile) // the harness cannot reach Bridle (Aider)
 	b.WriteString(v.rulesTitle + "\n\n")
 	if len(gs) == 0 {
 		b.WriteString("No guardrails apply to this agent.\n\n")
@@ -117,7 +118,11 @@ func reference(in Input, v voice) []byte {
 		if len(tg) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", TierTitle(tier), tier, TierMeaning(tier))
+		meaning := TierMeaning(tier)
+		if tier == schema.Enforcement && nm {
+			meaning = "Bridle enforces these where it is asked (its tools, its gateway); your harness cannot ask it, so nothing stops a breach here: treat each as a rule you must never break."
+		}
+		fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", TierTitle(tier), tier, meaning)
 		for _, g := range tg {
 			prefix := ""
 			switch tier {
@@ -130,7 +135,7 @@ func reference(in Input, v voice) []byte {
 			if g.Rationale != "" {
 				b.WriteString("  - Why: " + text(g.Rationale) + "\n")
 			}
-			if tier == schema.Enforcement {
+			if tier == schema.Enforcement && !nm {
 				if len(g.EnforcedBy) > 0 {
 					fmt.Fprintf(&b, "  - Enforced by Bridle through the %s permission.\n", backticks(g.EnforcedBy))
 				} else {
@@ -138,7 +143,10 @@ func reference(in Input, v voice) []byte {
 				}
 			}
 			b.WriteString(enforcedLine(g, in.Profile))
-			if g.ScopeApproval {
+			switch {
+			case g.ScopeApproval && nm:
+				b.WriteString("  - Before any action beyond the task, ask the human and wait for the answer.\n")
+			case g.ScopeApproval:
 				b.WriteString("  - Before any action beyond the task, call `request_scope_approval` (action, reason, guardrail_id) and wait for the answer.\n")
 			}
 			b.WriteString("  - Origin: " + Origin(g.Provenance) + ".\n")
@@ -190,6 +198,13 @@ func archTag(p schema.CustomPattern) string {
 
 func session(b *strings.Builder, in Input, v voice) {
 	b.WriteString("## Working with Bridle\n\n")
+	if noMCP(in.Doc.Resolved(in.Agent)) {
+		// The harness cannot reach Bridle: no tool to call, no
+		// permission Bridle could check.
+		b.WriteString("- Your harness has no MCP client, so it cannot reach Bridle: this file is all you get of the rules, as rendered.\n")
+		b.WriteString("- Never edit this file. To change a rule, ask a human to propose the change (`bridle propose`); a maintainer approves it by merging.\n")
+		return
+	}
 	fmt.Fprintf(b, "- At the start of each session, call `get_rules` on %s; its answer is the current version of this file.\n", v.sessionTool)
 	b.WriteString("- Never edit this file. To change a rule, propose the change; a maintainer approves it by merging.\n")
 	allowed, denied := permissions(in.Doc, in.Agent)

@@ -88,3 +88,29 @@ func TestLimitCountsInWords(t *testing.T) {
 		t.Errorf("Limit(1) = %q, want %q", got, want)
 	}
 }
+
+// TestSharedOutput: two profiles rendering one file are refused; when
+// their harnesses read only that file (Amp reads Codex's AGENTS.md), the
+// fix says to keep one profile — a path of its own would be a file Amp
+// never reads.
+func TestSharedOutput(t *testing.T) {
+	for _, c := range []struct{ profiles, fix string }{
+		{"  codex: {}\n  reviewer: {}\n", "set agent_profiles.reviewer.output to a path of its own"},
+		{"  codex: {}\n  amp: {}\n", "keep the profile of amp or of codex, not both"},
+	} {
+		src := "version: 1\nproject:\n  id: p\n  overview: A project.\nagent_profiles:\n" + c.profiles
+		_, diags := Load("bridle.yaml", []byte(src))
+		found := false
+		for _, d := range diags {
+			if strings.Contains(d.Message, "would both write AGENTS.md") {
+				found = true
+				if !strings.Contains(d.Fix, c.fix) {
+					t.Errorf("%q: fix %q, want %q", c.profiles, d.Fix, c.fix)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no collision reported: %v", c.profiles, diags)
+		}
+	}
+}

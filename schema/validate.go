@@ -347,8 +347,13 @@ func (c *checker) agents() {
 		default:
 			key := strings.ToLower(clean)
 			if other, dup := outputs[key]; dup {
-				c.errorAt(c.f.KeyPos(ap), ap,
-					fmt.Sprintf("set agent_profiles.%s.output to a path of its own, e.g. agents/%s/%s", a, a, path.Base(clean)),
+				hint := fmt.Sprintf("set agent_profiles.%s.output to a path of its own, e.g. agents/%s/%s", a, a, path.Base(clean))
+				if oh, ah := c.d.Resolved(other).Harness, p.Harness; agents.Share(oh, ah) {
+					// Neither harness reads a file of its own (Amp reads
+					// only AGENTS.md): one profile's render serves both.
+					hint = fmt.Sprintf("keep the profile of %s or of %s, not both: both harnesses read %s, and the one left reads the other's render", other, a, clean)
+				}
+				c.errorAt(c.f.KeyPos(ap), ap, hint,
 					"agents %s and %s would both write %s; no render may overwrite another", other, a, clean)
 			} else {
 				outputs[key] = a

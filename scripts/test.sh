@@ -81,7 +81,7 @@ echo "== the real sops CLI for the vault's interoperability test (built once, th
 BRIDLE_SOPS_BIN="$(scripts/sops.sh build)"
 export BRIDLE_SOPS_BIN BRIDLE_REQUIRE_SOPS=1
 
-echo "== the real agent CLIs (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Qwen Code) from npm, for the native-enforcement and install tests"
+echo "== the real agent CLIs (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI, Qwen Code, Amp, Continue, Auggie) from npm, for the native-enforcement and install tests"
 (cd tests/agentclients && npm ci --silent --no-audit --no-fund)
 echo "== the real Gitea MCP server (gitea-mcp from npm), run under Bridle by go test ./upstream"
 (cd tests/giteamcp && npm ci --silent --no-audit --no-fund)

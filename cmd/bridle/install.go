@@ -398,5 +398,8 @@ func notInstallable(name string) string {
 		return fmt.Sprintf("%s is a model, not a harness: install the harness that runs it (bridle install opencode, …) and name it in the profile (agent_profiles.%s.harness)", a.DisplayName, name)
 	}
 	where := "docs/agents/" + name + ".md"
+	if a.Harness.NoMCP {
+		return fmt.Sprintf("%s has no MCP client, so there is nothing to install; bridle render --all writes its %s and points it there (%s)", a.DisplayName, a.Harness.Instructions, where)
+	}
 	return fmt.Sprintf("%s keeps its MCP servers where bridle install does not write; %s says how to add Bridle's (bridle render writes its %s)", a.DisplayName, where, a.Harness.Instructions)
 }

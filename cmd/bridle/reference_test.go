@@ -619,6 +619,9 @@ var environment = []struct {
 		{"BRIDLE_CODEX_BIN", "tests", "the Codex CLI, likewise"},
 		{"BRIDLE_GEMINI_BIN", "tests", "the Gemini CLI, likewise"},
 		{"BRIDLE_QWEN_BIN", "tests", "Qwen Code, likewise"},
+		{"BRIDLE_AMP_BIN", "tests", "Amp, likewise"},
+		{"BRIDLE_CONTINUE_BIN", "tests", "Continue's cn, likewise"},
+		{"BRIDLE_AUGGIE_BIN", "tests", "Augment's auggie, likewise"},
 		{"BRIDLE_OPENCODE_BIN", "tests", "OpenCode, likewise"},
 		{"BRIDLE_COPILOT_BIN", "tests", "the Copilot CLI, likewise"},
 		{"BRIDLE_GITEA_MCP_BIN", "tests", "the npm gitea-mcp to run"},
@@ -694,7 +697,7 @@ func agentEnv() []envVar {
 		vars = append(vars, envVar{agents.TokenFileEnv(a.Name), "bridle mcp --server", "a file holding it, for the stdio bridge (`--token-file-env`)"})
 		if h := a.Harness; h != nil {
 			for _, s := range h.SessionEnv {
-				vars = append(vars, envVar{s, "approve, reject, propose", "set inside a " + a.DisplayName + " session: `approve` and `reject` refuse, `propose` records the agent"})
+				vars = append(vars, envVar{s, "approve, reject, propose", "set inside " + article(a.DisplayName) + " " + a.DisplayName + " session: `approve` and `reject` refuse, `propose` records the agent"})
 			}
 			if h.ProjectEnv != "" {
 				vars = append(vars, envVar{h.ProjectEnv, "bridle hook " + a.Name, a.DisplayName + "'s project directory, where the hook finds the rules"})
@@ -758,4 +761,12 @@ func TestReferenceEnvironment(t *testing.T) {
 		}
 	}
 	checkGenerated(t, "environment.md", environmentReference())
+}
+
+// article is "an" before a name starting with a vowel, else "a".
+func article(name string) string {
+	if name != "" && strings.ContainsRune("AEIOU", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }

@@ -1,5 +1,5 @@
 // Package agentclients finds the real agent CLIs (Claude Code, Codex,
-// Gemini CLI, OpenCode, Copilot CLI, Qwen Code) that tests run on what
+// Gemini CLI, OpenCode, Copilot CLI, Qwen Code, Amp, Continue, Auggie) that tests run on what
 // Bridle generates, at the versions pinned in tests/agentclients (npm ci
 // there installs them; the agents registry names each harness's pin), and
 // FakeModel, a loopback model API that lets them run real sessions with no
@@ -28,6 +28,8 @@ var CLIs = []CLI{
 	{Name: "codex", Env: "BRIDLE_CODEX_BIN"}, {Name: "claude", Env: "BRIDLE_CLAUDE_BIN"},
 	{Name: "gemini", Env: "BRIDLE_GEMINI_BIN"}, {Name: "opencode", Env: "BRIDLE_OPENCODE_BIN"},
 	{Name: "copilot", Env: "BRIDLE_COPILOT_BIN"}, {Name: "qwen", Env: "BRIDLE_QWEN_BIN"},
+	{Name: "amp", Env: "BRIDLE_AMP_BIN"}, {Name: "cn", Env: "BRIDLE_CONTINUE_BIN"},
+	{Name: "auggie", Env: "BRIDLE_AUGGIE_BIN"},
 }
 
 // Dir is the directory tests/agentclients, whose package.json pins the CLIs.
