@@ -105,7 +105,8 @@ for target in schema:FuzzLoad mcp:FuzzLineTransport memory:FuzzChunkFile memory:
               internal/mdsafe:FuzzProse internal/mdsafe:FuzzLine enforce:FuzzCheckCommand \
               enforce:FuzzStarlarkString renderers:FuzzMergeClaudeSettings gateway:FuzzParseConfig \
               kanboard:FuzzDecode feed:FuzzExtract vault:FuzzParseConfig vault/sopsfile:FuzzDecrypt \
-              enforce:FuzzRespellings enforce:FuzzProtocols internal/jsonc:FuzzSet renderers:FuzzMergeHookSettings adopt:FuzzImport scaffold:FuzzCIRuns scaffold:FuzzInstallURL memory:FuzzExpand; do
+              enforce:FuzzRespellings enforce:FuzzProtocols internal/jsonc:FuzzSet renderers:FuzzMergeHookSettings adopt:FuzzImport scaffold:FuzzCIRuns scaffold:FuzzInstallURL memory:FuzzExpand \
+              renderers:FuzzAiderRead; do
   pkg="${target%%:*}" fn="${target##*:}"
   echo "== fuzz $pkg.$fn for $FUZZTIME"
   # Every input that finds new coverage is minimised first, and the runs that
