@@ -83,13 +83,27 @@ func BreakGlass(name, email string) Actor {
 	return Person(BreakGlassSubject, name, email, false, ViaBreakGlass)
 }
 
+// The subjects of git identities (Git): by e-mail, or by name without one.
+const (
+	gitSubject     = "git:"
+	gitNameSubject = "git-name:"
+)
+
 // Git is the person git's identity names on this machine.
 func Git(name, email string) Actor {
-	subject := "git:" + strings.ToLower(strings.TrimSpace(email))
+	subject := gitSubject + strings.ToLower(strings.TrimSpace(email))
 	if strings.TrimSpace(email) == "" {
-		subject = "git-name:" + strings.TrimSpace(name)
+		subject = gitNameSubject + strings.TrimSpace(name)
 	}
 	return Person(subject, name, email, strings.TrimSpace(email) != "", ViaGit)
+}
+
+// SignedInSubject reports whether subject is a person's as their sign-in
+// (an identity provider) knows them: not git's identity, not the admin
+// credential's, not none.
+func SignedInSubject(subject string) bool {
+	return subject != "" && subject != BreakGlassSubject &&
+		!strings.HasPrefix(subject, gitSubject) && !strings.HasPrefix(subject, gitNameSubject)
 }
 
 // AgentOf is agent of project in session.

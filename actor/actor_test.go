@@ -77,3 +77,18 @@ func TestJSON(t *testing.T) {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
 }
+
+// TestSignedInSubject: only a provider's subject is a signed-in person's.
+func TestSignedInSubject(t *testing.T) {
+	for subject, want := range map[string]bool{
+		"oidc:https://gitea.example|7":        true,
+		Git("Ann", "ann@example.org").Subject: false,
+		Git("Ann", "").Subject:                false,
+		BreakGlass("Mira", "").Subject:        false,
+		"":                                    false,
+	} {
+		if got := SignedInSubject(subject); got != want {
+			t.Errorf("SignedInSubject(%q) = %v, want %v", subject, got, want)
+		}
+	}
+}

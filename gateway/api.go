@@ -716,7 +716,7 @@ func (s *Server) approveProposal(w http.ResponseWriter, r *http.Request, p *Proj
 			return
 		}
 		o, provider := pr.Draft, auth.OIDC
-		if person := o == nil || o.Origin.Source == schema.SourceUser; person && (provider != nil || o != nil && signedIn(o.Origin.Subject)) {
+		if person := o == nil || o.Origin.Source == schema.SourceUser; person && (provider != nil || o != nil && actor.SignedInSubject(o.Origin.Subject)) {
 			s.fail(w, fmt.Errorf("%w: people sign in as themselves here, and the admin credential approves no person's proposal (it cannot tell who holds it, who may be its author); sign in as yourself",
 				proposals.ErrSelfApproval))
 			return
@@ -1201,10 +1201,4 @@ func (s *Server) listAudit(w http.ResponseWriter, r *http.Request) {
 		out = out[:limit]
 	}
 	s.ok(w, http.StatusOK, out)
-}
-
-// signedIn reports whether subject is a person known by their sign-in (an
-// identity provider's), not by git's identity or the admin credential.
-func signedIn(subject string) bool {
-	return subject != "" && subject != actor.BreakGlassSubject && !strings.HasPrefix(subject, "git:") && !strings.HasPrefix(subject, "git-name:")
 }
