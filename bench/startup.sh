@@ -10,6 +10,11 @@
 #     rules (npm; skipped without npm, or with SKIP_RULER=1),
 #   - bridle mcp cold start to answered initialize + tools/list beside the
 #     bare go-sdk server (bench/mcpstart, alternating, ROUNDS of 10 starts),
+# with two floors beside them: the smallest Go program (bench/hello: the
+# runtime's own start) and a binary linking only the packages the hook
+# decides with (bench/hookfloor: what a hook binary of its own would pay),
+# each with its minor page faults (the pages it touched first: the same under
+# any load) and this machine's cost of one such page (bench/pagecost);
 # then the package initialisation GODEBUG=inittrace=1 reports for bridle
 # version, the instructions each command runs (callgrind: the same under
 # any load), and the targets. With OLD_REF, bridle built at that commit runs
@@ -35,6 +40,9 @@ fi
 go build -trimpath -o "$WORK/startup" ./bench/startup
 go build -trimpath -o "$WORK/baremcp" ./bench/baremcp
 go build -trimpath -o "$WORK/mcpstart" ./bench/mcpstart
+go build -trimpath -o "$WORK/hello" ./bench/hello
+go build -trimpath -o "$WORK/hookfloor" ./bench/hookfloor
+go build -trimpath -o "$WORK/pagecost" ./bench/pagecost
 VERSIONS="new${OLD:+ old}"
 
 # The example's rules, committed; the hook's rules (enforce entries) and the
@@ -47,7 +55,7 @@ git -C "$WORK/hookrules" init -q -b main && git -C "$WORK/hookrules" add bridle.
   && git -C "$WORK/hookrules" -c user.name=bench -c user.email=bench@example.com commit -q -m rules
 printf '%s\n' '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cd app && git push --force origin main"},"cwd":"/tmp"}' > "$WORK/in.json"
 
-CMDS=(-cmd "true|-|true")
+CMDS=(-cmd "true|-|true" -cmd "hello (Go floor)|-|$WORK/hello" -cmd "hook's packages only|-|$WORK/hookfloor")
 for v in $VERSIONS; do
   "$WORK/$v" hook claude --rules "$WORK/hookrules" < "$WORK/in.json" > /dev/null # warm the compile cache
   mkdir -p "$WORK/out-$v"
@@ -73,6 +81,8 @@ fi
 
 echo "== whole processes, $RUNS interleaved rounds" >&2
 "$WORK/startup" -runs "$RUNS" "${CMDS[@]}" | tee "$WORK/startup.txt"
+echo "== this machine's price of a page a process touches first (bench/pagecost)"
+"$WORK/pagecost"
 
 echo "== mcp cold start to answered initialize + tools/list ($ROUNDS rounds of 10 starts, alternating)" >&2
 for s in bare $VERSIONS; do : > "$WORK/mcp-$s.txt"; done
