@@ -24,7 +24,7 @@ const DownloadPath = "/download/bridle-" + DownloadPlatform
 // checksum) one address may be served within FailureWindow before it is
 // refused (429) until the window has passed; a refusal does not count. At
 // most MaxParallelDownloads binaries are sent at once, and at most
-// MaxAddressDownloads to one address (its limitKey); the checksum takes
+// MaxAddressDownloads to one address (its ClientKey); the checksum takes
 // no slot. A client must read at DownloadRate on average (after
 // DownloadGrace), or its connection is cut.
 const (
@@ -147,7 +147,7 @@ func (d *downloads) serve(checksum bool) http.HandlerFunc {
 				"give the CI a %s bridle binary with the repository variable BRIDLE_URL instead", d.platform, DownloadPlatform), http.StatusNotFound)
 			return
 		}
-		ip := limitKey(r)
+		ip := ClientKey(r)
 		if wait := d.limit.blocked(ip); wait > 0 {
 			w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 			refusal(w, "too many downloads; try again later", http.StatusTooManyRequests)

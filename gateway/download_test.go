@@ -180,7 +180,7 @@ func TestDownloadLimitsEachAddress(t *testing.T) {
 	for range MaxDownloads {
 		fetch(t, srv, DownloadPath, a)
 	}
-	if wait := d.limit.blocked(limitKey(&http.Request{RemoteAddr: a})); wait > 0 {
+	if wait := d.limit.blocked(ClientKey(&http.Request{RemoteAddr: a})); wait > 0 {
 		t.Errorf("%d refusals for want of a slot count against the address's rate: blocked %s", MaxDownloads, wait)
 	}
 }

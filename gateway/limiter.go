@@ -7,7 +7,7 @@ import (
 
 // limiter slows down authentication failures: after max
 // (Options.MaxFailures) failures within FailureWindow an address (its
-// limitKey) is refused (429) until the window has passed since its last
+// ClientKey) is refused (429) until the window has passed since its last
 // failure; and after totalCeiling(max) failures from every address together,
 // every address is, likewise. A valid credential is never refused by it.
 type limiter struct {

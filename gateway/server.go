@@ -417,7 +417,7 @@ func bearer(r *http.Request) string {
 // refused uncounted.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, endpoint string) {
 	s.metrics.authFailures.WithLabelValues(endpoint).Inc()
-	ip := limitKey(r)
+	ip := ClientKey(r)
 	if wait := s.limiter.blocked(ip); wait > 0 {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Seconds())+1))
 		refusal(w, "too many failed attempts; try again later", http.StatusTooManyRequests)
@@ -498,11 +498,12 @@ func (s *Server) closeSessions(p *Project, agent string) int {
 	return n
 }
 
-// limitKey is whose failures a request's count among: its IPv4 address,
+// ClientKey is which client a request is from, for every per-client bound
+// (failed tokens, downloads, the panel's sign-ins in progress): its IPv4 address,
 // its IPv6 /64 (one host commonly holds a whole /64, and would otherwise
 // rotate through it for fresh guesses), or the loopback: 127.0.0.0/8 and
 // ::1 are all this machine, one client.
-func limitKey(r *http.Request) string {
+func ClientKey(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr

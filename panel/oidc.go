@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -44,7 +43,7 @@ const (
 
 type pending struct {
 	state, nonce, verifier, next string
-	addr                         string // the client's address (clientAddr)
+	addr                         string // the client (gateway.ClientKey: an IPv6 /64 is one client)
 	created                      time.Time
 }
 
@@ -191,7 +190,7 @@ func (p *Panel) oidcLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	verifier := oauth2.GenerateVerifier()
-	pd := pending{state: randomID(), nonce: randomID(), verifier: verifier, next: localPath(r.URL.Query().Get("next")), created: f.now(), addr: clientAddr(r)}
+	pd := pending{state: randomID(), nonce: randomID(), verifier: verifier, next: localPath(r.URL.Query().Get("next")), created: f.now(), addr: gateway.ClientKey(r)}
 	id := f.start(pd)
 	if id == "" {
 		p.signInProblem(w, http.StatusServiceUnavailable, "Too many sign-ins are in progress right now; try again in a few minutes.")
@@ -202,13 +201,6 @@ func (p *Panel) oidcLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// clientAddr is r's client address without its port.
-func clientAddr(r *http.Request) string {
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
-	}
-	return r.RemoteAddr
-}
 
 func providerDown(si *gateway.SignIn) string {
 	return fmt.Sprintf("%s (%s) did not answer, so signing in with it does not work right now. Try again in a while; "+
