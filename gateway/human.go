@@ -2,10 +2,14 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/bridle-dev/bridle/actor"
+	"github.com/bridle-dev/bridle/audit"
+	"github.com/bridle-dev/bridle/proposals"
 )
 
 // Me is who the admin API acts for: the actor a request was authenticated
@@ -74,4 +78,72 @@ func (s *Server) needHuman(r *http.Request) (actor.Actor, error) {
 
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 	s.ok(w, http.StatusOK, s.me(r))
+}
+
+// listMyTokens answers the person's own tokens (none for the admin
+// credential's holder, who has none).
+func (s *Server) listMyTokens(w http.ResponseWriter, r *http.Request) {
+	a := who(r.Context())
+	if !a.IsHuman() || !actor.SignedInSubject(a.Subject) {
+		s.ok(w, http.StatusOK, []PersonTokenInfo{})
+		return
+	}
+	s.ok(w, http.StatusOK, s.people.List(a.Subject))
+}
+
+// mintMyToken mints a token of the person signing in through the
+// provider. Not with the admin credential (it cannot tell who holds it, so
+// it mints for no one), nor with a token (a stolen token must not outlive
+// its revocation through tokens it minted).
+func (s *Server) mintMyToken(w http.ResponseWriter, r *http.Request) {
+	a := who(r.Context())
+	if !a.IsHuman() || a.Via != actor.ViaOIDC {
+		s.fail(w, fmt.Errorf("%w: %w: %s cannot mint a person's API token: sign in as yourself through the identity provider (the panel, or bridle login)",
+			proposals.ErrForbidden, ErrNotSignedIn, a))
+		return
+	}
+	var in PersonTokenRequest
+	if err := decode(w, r, &in); err != nil {
+		s.fail(w, err)
+		return
+	}
+	tok, info, err := s.people.Mint(a, in.Name, in.ExpiresInDays)
+	if errors.Is(err, ErrNotSignedIn) {
+		err = fmt.Errorf("%w: %w", proposals.ErrForbidden, err)
+	}
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.red.Add(tok)
+	s.recordServer(r, "minted an API token ("+info.Name+")", info.ID, map[string]any{"expires": info.Expires.Format(time.RFC3339)})
+	person := a
+	person.Via = actor.ViaAPIToken
+	writeJSON(w, http.StatusCreated, MintedPersonToken{Token: tok, Info: info, Person: person}) // unmasked: shown once, here
+}
+
+// revokeMyToken revokes a token of the person's own; another's is 404.
+func (s *Server) revokeMyToken(w http.ResponseWriter, r *http.Request) {
+	a := who(r.Context())
+	subject := ""
+	if a.IsHuman() && actor.SignedInSubject(a.Subject) {
+		subject = a.Subject
+	}
+	info, err := s.people.Revoke(subject, r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.recordServer(r, "revoked an API token ("+info.Name+")", info.ID, nil)
+	s.ok(w, http.StatusOK, info)
+}
+
+// recordServer appends an admin event, by the request's actor, to the
+// server-wide log.
+func (s *Server) recordServer(r *http.Request, summary, id string, detail map[string]any) {
+	a := who(r.Context())
+	e := audit.Event{Kind: audit.KindAdmin, Actor: &a, Source: "user", Summary: summary, ID: id, Detail: detail}
+	if err := s.serverAudit.Append(e); err != nil {
+		s.log.Warn("audit event not written", "log", serverAuditLog, "err", err)
+	}
 }
