@@ -61,8 +61,8 @@ func (s *Server) adminAuth(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r.WithContext(actor.With(r.Context(), s.breakGlass())))
 			return
 		}
-		if a, _, ok := s.people.Verify(tok); ok {
-			h.ServeHTTP(w, r.WithContext(actor.With(r.Context(), a)))
+		if a, groups, ok := s.people.Verify(tok); ok {
+			h.ServeHTTP(w, r.WithContext(WithGroups(actor.With(r.Context(), a), groups)))
 			return
 		}
 		s.refuse(w, r, "admin")

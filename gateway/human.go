@@ -56,7 +56,7 @@ func who(ctx context.Context) actor.Actor {
 func (s *Server) me(r *http.Request) Me {
 	a := who(r.Context())
 	auth := s.auth.Load()
-	m := Me{Actor: a, Role: auth.RoleOf(a), SelfApprove: auth.MayApproveOwn(a)}
+	m := Me{Actor: a, Role: auth.RoleFor(a, groupsOf(r.Context())), SelfApprove: auth.MayApproveOwn(a)}
 	if a.Via == actor.ViaBreakGlass {
 		m.From = s.cfg.Admin.NameFrom
 	}
@@ -107,7 +107,7 @@ func (s *Server) mintMyToken(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	tok, info, err := s.people.Mint(a, in.Name, in.ExpiresInDays)
+	tok, info, err := s.people.Mint(a, groupsOf(r.Context()), in.Name, in.ExpiresInDays)
 	if errors.Is(err, ErrNotSignedIn) {
 		err = fmt.Errorf("%w: %w", proposals.ErrForbidden, err)
 	}

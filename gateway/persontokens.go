@@ -48,6 +48,10 @@ const (
 	MaxPersonTokens = 20
 	// MaxTokenName is the longest name of a token, in bytes.
 	MaxTokenName = 80
+	// TokenGroupsFor is how long a token keeps the groups of the sign-in
+	// that minted it (a panel session's longest life): taken out of a
+	// team, a person keeps its role through a token no longer than that.
+	TokenGroupsFor = 12 * time.Hour
 	// lastUsedEvery is how stale the stored last use may get: a token
 	// used all day rewrites the file once a minute, not at every request.
 	lastUsedEvery = time.Minute
@@ -61,13 +65,19 @@ var ErrNotSignedIn = errors.New("not a person signed in through the identity pro
 // PersonToken is what the store keeps of a person's token: never the
 // token.
 type PersonToken struct {
-	ID       string      `json:"id"`
-	Hash     string      `json:"hash"` // SHA-256 of the token, hex; never shown
-	Name     string      `json:"name"`
-	Person   actor.Actor `json:"person"` // as they signed in when they minted it
-	Created  time.Time   `json:"created"`
-	LastUsed time.Time   `json:"last_used,omitzero"`
-	Expires  time.Time   `json:"expires"`
+	ID     string      `json:"id"`
+	Hash   string      `json:"hash"` // SHA-256 of the token, hex; never shown
+	Name   string      `json:"name"`
+	Person actor.Actor `json:"person"` // as they signed in when they minted it
+	// Groups are the provider's groups of that sign-in (roles given by
+	// group read them), until GroupsUntil: the provider is not asked
+	// again, so a token does not keep a team's role longer than a panel
+	// session would (TokenGroupsFor).
+	Groups      []string  `json:"groups,omitempty"`
+	GroupsUntil time.Time `json:"groups_until,omitzero"`
+	Created     time.Time `json:"created"`
+	LastUsed    time.Time `json:"last_used,omitzero"`
+	Expires     time.Time `json:"expires"`
 }
 
 // PersonTokenInfo is what a person sees of a token of theirs.
@@ -147,10 +157,11 @@ func tokenName(name string) (string, error) {
 	return name, nil
 }
 
-// Mint makes a token for person, named name, living days (0: the
-// default), and returns it: the only time it is seen. person must be a
-// person whose sign-in names them (actor.SignedInSubject).
-func (t *PersonTokens) Mint(person actor.Actor, name string, days int) (string, PersonTokenInfo, error) {
+// Mint makes a token for person (in groups, as their sign-in said),
+// named name, living days (0: the default), and returns it: the only time
+// it is seen. person must be a person whose sign-in names them
+// (actor.SignedInSubject).
+func (t *PersonTokens) Mint(person actor.Actor, groups []string, name string, days int) (string, PersonTokenInfo, error) {
 	if !person.IsHuman() || !actor.SignedInSubject(person.Subject) || !person.Named() {
 		return "", PersonTokenInfo{}, ErrNotSignedIn
 	}
@@ -173,7 +184,7 @@ func (t *PersonTokens) Mint(person actor.Actor, name string, days int) (string, 
 	}
 	tok := NewToken()
 	person.Via = "" // how they authenticate is decided at each use
-	pt := &PersonToken{ID: randomTokenID(), Hash: hashToken(tok), Name: name, Person: person, Created: now,
+	pt := &PersonToken{ID: randomTokenID(), Hash: hashToken(tok), Name: name, Person: person, Groups: CleanGroups(groups), GroupsUntil: now.Add(TokenGroupsFor), Created: now,
 		Expires: now.Add(time.Duration(days) * 24 * time.Hour)}
 	t.byHash[pt.Hash] = pt
 	if err := t.save(); err != nil {
@@ -192,12 +203,13 @@ func randomTokenID() string {
 }
 
 // Verify is the person token names, as authenticated by it now
-// (actor.ViaAPIToken), and the token; false for no token, an unknown, a
-// revoked or an expired one. Its last use is recorded (and written to the
-// file at most once a lastUsedEvery).
-func (t *PersonTokens) Verify(token string) (actor.Actor, PersonTokenInfo, bool) {
+// (actor.ViaAPIToken), and their groups as the token keeps them; false for
+// no token, an unknown, a revoked or an expired one (the groups only
+// until GroupsUntil). Its last use is
+// recorded (and written to the file at most once a lastUsedEvery).
+func (t *PersonTokens) Verify(token string) (actor.Actor, []string, bool) {
 	if !strings.HasPrefix(token, TokenPrefix) || len(token) > 200 {
-		return actor.Actor{}, PersonTokenInfo{}, false
+		return actor.Actor{}, nil, false
 	}
 	h := hashToken(token)
 	t.mu.Lock()
@@ -205,7 +217,7 @@ func (t *PersonTokens) Verify(token string) (actor.Actor, PersonTokenInfo, bool)
 	pt, ok := t.byHash[h]
 	now := t.now().UTC()
 	if !ok || !now.Before(pt.Expires) {
-		return actor.Actor{}, PersonTokenInfo{}, false
+		return actor.Actor{}, nil, false
 	}
 	pt.LastUsed = now
 	if now.Sub(t.saved[h]) >= lastUsedEvery {
@@ -213,7 +225,10 @@ func (t *PersonTokens) Verify(token string) (actor.Actor, PersonTokenInfo, bool)
 	}
 	a := pt.Person
 	a.Via = actor.ViaAPIToken
-	return a, pt.info(), true
+	if !now.Before(pt.GroupsUntil) {
+		return a, nil, true
+	}
+	return a, slices.Clone(pt.Groups), true
 }
 
 // List is subject's live tokens, newest first.

@@ -280,12 +280,12 @@ func TestPersonTokenStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, who := range []actor.Actor{actor.BreakGlass("Mira", ""), actor.Git("Mira", "mira@example.org"), actor.AgentOf("p", "claude", "s"), {}} {
-		if _, _, err := st.Mint(who, "x", 0); !errors.Is(err, ErrNotSignedIn) {
+		if _, _, err := st.Mint(who, nil, "x", 0); !errors.Is(err, ErrNotSignedIn) {
 			t.Errorf("mint for %v: %v", who, err)
 		}
 	}
 	abe := rolePeople()[RoleApprover]
-	tok, info, err := st.Mint(abe, "ci", 1)
+	tok, info, err := st.Mint(abe, nil, "ci", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,5 +299,71 @@ func TestPersonTokenStore(t *testing.T) {
 	}
 	if a, _, ok := st.Verify(tok); !ok || a.Via != actor.ViaAPIToken || a.Name != "abe" {
 		t.Errorf("verify: %v %v", a, ok)
+	}
+}
+
+// TestRolesByGroup: auth.roles may name a provider's group ("group:ORG",
+// "group:ORG:TEAM", as Gitea's groups claim names organisations and
+// teams); the groups come with the request (the panel's session) or with a
+// person token (those of the sign-in that minted it); a group entry never
+// matches a user name, nor a name a group; an empty group is no name.
+func TestRolesByGroup(t *testing.T) {
+	auth := AuthConfig{Roles: RolesConfig{Approver: []string{"group:acme:reviewers"}, Viewer: []string{"group:acme"}}}
+	fay := actor.Person("iss|9", "fay", "", false, actor.ViaOIDC)
+	for _, tc := range []struct {
+		name   string
+		who    actor.Actor
+		groups []string
+		want   Role
+	}{
+		{"in the team", fay, []string{"acme", "acme:reviewers"}, RoleApprover},
+		{"the team, in another case", fay, []string{"ACME:Reviewers"}, RoleApprover},
+		{"in the organisation only", fay, []string{"acme"}, RoleViewer},
+		{"in no group", fay, nil, RoleSignedIn},
+		{"a user named like the group", actor.Person("iss|8", "acme:reviewers", "", false, actor.ViaOIDC), nil, RoleSignedIn},
+		{"a group named like an entry's prefix", fay, []string{"group:acme:reviewers"}, RoleSignedIn},
+		{"an agent in the group", actor.AgentOf("p", "fay", "s"), []string{"acme:reviewers"}, ""},
+	} {
+		if got := auth.RoleFor(tc.who, tc.groups); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if !auth.WantsGroups() || (AuthConfig{Roles: RolesConfig{Admin: []string{"ada"}}}).WantsGroups() {
+		t.Error("WantsGroups")
+	}
+	var errs []string
+	AuthConfig{Roles: RolesConfig{Admin: []string{"group:", "group:  "}}}.validate(func(f string, a ...any) { errs = append(errs, f) })
+	if len(errs) != 2 {
+		t.Errorf("empty groups: %d errors", len(errs))
+	}
+	if g := CleanGroups([]string{" a ", "a", "", "b\nc", strings.Repeat("x", MaxGroupName+1), "\xff"}); len(g) != 1 || g[0] != "a" {
+		t.Errorf("CleanGroups: %q", g)
+	}
+
+	var mu sync.Mutex
+	now := time.Now()
+	g := twoProjects(t, func(c *Config, o *Options) {
+		c.Auth = auth
+		o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	})
+	req := httptest.NewRequest("POST", "/api/v1/me/tokens", strings.NewReader(`{"name": "ci"}`))
+	rec := httptest.NewRecorder()
+	ctx := WithGroups(actor.With(req.Context(), fay), []string{"acme", "acme:reviewers"})
+	g.srv.personAuth(g.srv.api()).ServeHTTP(rec, req.WithContext(ctx))
+	var m MintedPersonToken
+	if json.Unmarshal(rec.Body.Bytes(), &m); rec.Code != http.StatusCreated {
+		t.Fatalf("mint: %d %s", rec.Code, rec.Body)
+	}
+	var me Me
+	if code := g.api(t, m.Token, "GET", "/api/v1/me", nil, &me); code != 200 || me.Role != RoleApprover {
+		t.Errorf("the token of a reviewer: %d %+v", code, me)
+	}
+	// The provider is not asked again: past TokenGroupsFor the token's
+	// groups count no more (roles by name still do).
+	mu.Lock()
+	now = now.Add(TokenGroupsFor + time.Second)
+	mu.Unlock()
+	if code := g.api(t, m.Token, "GET", "/api/v1/me", nil, &me); code != 200 || me.Role != RoleSignedIn {
+		t.Errorf("the token of a reviewer after %s: %d %+v", TokenGroupsFor, code, me)
 	}
 }

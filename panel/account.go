@@ -35,6 +35,7 @@ const maxCLICodes = 1000
 
 type cliCode struct {
 	person              actor.Actor
+	groups              []string // the provider's, of the session that allowed it
 	challenge, redirect string
 	name                string
 	created             time.Time
@@ -168,7 +169,7 @@ func (p *Panel) cliAllow(w http.ResponseWriter, r *http.Request, c *call) {
 			"The CLI signs in as a person, and the admin credential names no one: sign out, then sign in through the identity provider.")
 		return
 	}
-	code := p.cliCodes.add(cliCode{person: c.ss.person, challenge: q.Challenge, redirect: q.Redirect, name: q.Name})
+	code := p.cliCodes.add(cliCode{person: c.ss.person, groups: p.sessions.groupsOf(c.ss), challenge: q.Challenge, redirect: q.Redirect, name: q.Name})
 	if code == "" {
 		p.problem(w, r, c, http.StatusServiceUnavailable, "Too many sign-ins", "Too many CLI sign-ins are waiting right now; try again in a minute.")
 		return
@@ -211,7 +212,7 @@ func (p *Panel) cliToken(w http.ResponseWriter, r *http.Request) {
 		cliExchangeError(w, http.StatusBadRequest, "invalid_grant", errCode)
 		return
 	}
-	as := &call{p: p, r: r, ss: &session{person: c.person}}
+	as := &call{p: p, r: r, ss: &session{person: c.person, groups: c.groups}}
 	var m gateway.MintedPersonToken
 	if err := as.do(http.MethodPost, "/api/v1/me/tokens", gateway.PersonTokenRequest{Name: c.name}, &m); err != nil {
 		code := statusOf(err)
