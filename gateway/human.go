@@ -138,6 +138,23 @@ func (s *Server) revokeMyToken(w http.ResponseWriter, r *http.Request) {
 	s.ok(w, http.StatusOK, info)
 }
 
+// listPeopleTokens answers every person's tokens (admin).
+func (s *Server) listPeopleTokens(w http.ResponseWriter, _ *http.Request) {
+	s.ok(w, http.StatusOK, s.people.All())
+}
+
+// revokePersonToken revokes anyone's token (admin): revoking takes no
+// one's place, so the admin credential may too.
+func (s *Server) revokePersonToken(w http.ResponseWriter, r *http.Request) {
+	o, err := s.people.RevokeAny(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.recordServer(r, "revoked "+o.Person.Name+"'s API token ("+o.Name+")", o.ID, map[string]any{"owner": o.Person.Subject})
+	s.ok(w, http.StatusOK, o)
+}
+
 // recordServer appends an admin event, by the request's actor, to the
 // server-wide log.
 func (s *Server) recordServer(r *http.Request, summary, id string, detail map[string]any) {

@@ -263,6 +263,50 @@ func (t *PersonTokens) Revoke(subject, id string) (PersonTokenInfo, error) {
 	return PersonTokenInfo{}, fmt.Errorf("token %q: %w", id, ErrNoSuchItem)
 }
 
+// PersonTokenOwner is a token as an admin sees it: whose, and its dates.
+type PersonTokenOwner struct {
+	PersonTokenInfo
+	Person actor.Actor `json:"person"`
+}
+
+// All is every live token, with its owner, newest first.
+func (t *PersonTokens) All() []PersonTokenOwner {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := []PersonTokenOwner{}
+	now := t.now()
+	for _, pt := range t.byHash {
+		if now.Before(pt.Expires) {
+			out = append(out, PersonTokenOwner{PersonTokenInfo: pt.info(), Person: pt.Person})
+		}
+	}
+	slices.SortFunc(out, func(a, b PersonTokenOwner) int {
+		if c := b.Created.Compare(a.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// RevokeAny removes the token id, whoever's it is (an admin revoking a
+// departed person's), and answers whose it was.
+func (t *PersonTokens) RevokeAny(id string) (PersonTokenOwner, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for h, pt := range t.byHash {
+		if pt.ID == id {
+			delete(t.byHash, h)
+			if err := t.save(); err != nil {
+				t.byHash[h] = pt
+				return PersonTokenOwner{}, err
+			}
+			return PersonTokenOwner{PersonTokenInfo: pt.info(), Person: pt.Person}, nil
+		}
+	}
+	return PersonTokenOwner{}, fmt.Errorf("token %q: %w", id, ErrNoSuchItem)
+}
+
 // of is subject's tokens, newest first (t.mu held).
 func (t *PersonTokens) of(subject string) []*PersonToken {
 	var out []*PersonToken

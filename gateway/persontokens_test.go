@@ -251,6 +251,31 @@ func TestPersonTokensRefuse(t *testing.T) {
 		}
 	}
 
+	// An admin lists everyone's (never a token) and revokes anyone's; a
+	// viewer does neither.
+	var all []PersonTokenOwner
+	if code := g.api(t, adminToken, "GET", "/api/v1/tokens", nil, &all); code != 200 || len(all) != 1 || all[0].ID != m.Info.ID || all[0].Person.Name != "abe" {
+		t.Errorf("every token: %d %+v", code, all)
+	}
+	if code, _ := asPanel(t, g, vic, "DELETE", "/api/v1/tokens/"+m.Info.ID, nil); code != http.StatusForbidden {
+		t.Errorf("a viewer revokes anyone's: %d", code)
+	}
+	second := mintAs(t, g, abe, "second")
+	req := httptest.NewRequest("DELETE", "/api/v1/tokens/"+second.Info.ID, nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	rec := httptest.NewRecorder()
+	g.srv.adminAPI().ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("the admin credential revokes abe's second: %d %s", rec.Code, rec.Body)
+	}
+	conforms(t, "DELETE", "/api/v1/tokens/{id}", rec.Body.Bytes())
+	if code := g.api(t, second.Token, "GET", "/api/v1/me", nil, nil); code != http.StatusUnauthorized {
+		t.Errorf("a token an admin revoked: %d", code)
+	}
+	if code := g.api(t, adminToken, "DELETE", "/api/v1/tokens/"+second.Info.ID, nil, nil); code != http.StatusNotFound {
+		t.Errorf("revoked twice: %d", code)
+	}
+
 	// Expiry: refused from the moment it passes, and no longer listed.
 	mu.Lock()
 	now = now.Add(DefaultPersonTokenDays*24*time.Hour + time.Second)
