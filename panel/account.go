@@ -236,11 +236,13 @@ func (p *Panel) cliToken(w http.ResponseWriter, r *http.Request) {
 // Account page.
 
 type accountData struct {
-	Tokens  []gateway.PersonTokenInfo
-	Signed  bool // may mint (signed in through the provider)
-	Minted  *gateway.MintedPersonToken
-	MaxDays int
-	Default int
+	Tokens []gateway.PersonTokenInfo
+	// Everyone is every person's tokens, for an admin (nil for others).
+	Everyone []gateway.PersonTokenOwner
+	Signed   bool // may mint (signed in through the provider)
+	Minted   *gateway.MintedPersonToken
+	MaxDays  int
+	Default  int
 }
 
 func (p *Panel) account(w http.ResponseWriter, r *http.Request, c *call) {
@@ -255,6 +257,12 @@ func (p *Panel) renderAccount(w http.ResponseWriter, c *call, minted *gateway.Mi
 	}
 	if me, err := c.whoami(); err == nil {
 		d.Signed = me.Via == actor.ViaOIDC
+		if me.Role.Allows(gateway.RoleAdmin) {
+			if err := c.get("/api/v1/tokens", &d.Everyone); err != nil {
+				c.failed(w, "Everyone's tokens", err)
+				return
+			}
+		}
 	}
 	c.render(w, "account", "Your account", "account", "", d)
 }
@@ -283,6 +291,16 @@ func (p *Panel) revokeMine(w http.ResponseWriter, r *http.Request, c *call) {
 	f, err := c.action("", "DELETE", "/api/v1/me/tokens/"+url.PathEscape(id), nil, &info)
 	if err == nil {
 		f.Text = "Revoked the token " + info.Name + ": it is refused from now on."
+	}
+	c.done(w, "/ui/account", f)
+}
+
+// revokeAnyones revokes any person's token (an admin's form).
+func (p *Panel) revokeAnyones(w http.ResponseWriter, r *http.Request, c *call) {
+	var o gateway.PersonTokenOwner
+	f, err := c.action("", "DELETE", "/api/v1/tokens/"+url.PathEscape(r.PathValue("id")), nil, &o)
+	if err == nil {
+		f.Text = "Revoked " + o.Person.Name + "'s token " + o.Name + ": it is refused from now on."
 	}
 	c.done(w, "/ui/account", f)
 }

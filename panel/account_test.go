@@ -64,6 +64,12 @@ func TestAccountPage(t *testing.T) {
 	if id == nil {
 		t.Fatalf("no revoke form:\n%s", again.body)
 	}
+	// An admin sees it (never the token) and could revoke it; a viewer
+	// sees no one's.
+	ada := e.browser(t).as(e, rolePeople()[gateway.RoleAdmin])
+	if p := ada.get("/ui/account"); !strings.Contains(p.body, `id="everyone"`) || !strings.Contains(p.body, "/ui/tokens/"+id[1]+"/revoke") || strings.Contains(p.body, tok) {
+		t.Errorf("the admin's account page:\n%s", p.body)
+	}
 	// Another person cannot revoke it, even with their own session's form.
 	vic := e.browser(t).as(e, rolePeople()[gateway.RoleViewer])
 	vic.get("/ui/account")
@@ -72,6 +78,27 @@ func TestAccountPage(t *testing.T) {
 	}
 	if code, _ := tokenWorks(t, e, tok); code != 200 {
 		t.Errorf("after vic's try: %d", code)
+	}
+	if p := vic.get("/ui/account"); strings.Contains(p.body, `id="everyone"`) {
+		t.Error("a viewer sees everyone's tokens")
+	}
+	if p := vic.post("/ui/tokens/"+id[1]+"/revoke", nil); p.code != http.StatusForbidden {
+		t.Errorf("a viewer revokes through the admin's form: %d", p.code)
+	}
+	second := mintedToken.FindStringSubmatch(b.post("/ui/account/tokens", url.Values{"name": {"second"}}).body)
+	if second == nil {
+		t.Fatal("no second token")
+	}
+	ids := regexp.MustCompile(`/ui/tokens/([0-9a-f]{16})/revoke`).FindAllStringSubmatch(ada.get("/ui/account").body, -1)
+	for _, m := range ids {
+		if m[1] != id[1] {
+			if f := ada.follow("/ui/tokens/"+m[1]+"/revoke", nil); !strings.Contains(f.body, "Revoked abe&#39;s token second") {
+				t.Errorf("the admin revokes abe's second:\n%s", f.body)
+			}
+		}
+	}
+	if code, _ := tokenWorks(t, e, second[1]); len(ids) != 2 || code != http.StatusUnauthorized {
+		t.Errorf("abe's second after the admin revoked it: %d (%d listed)", code, len(ids))
 	}
 	rv := b.follow("/ui/account/tokens/"+id[1]+"/revoke", nil)
 	if !strings.Contains(rv.body, "Revoked the token laptop") {
@@ -102,10 +129,13 @@ func TestAccountPage(t *testing.T) {
 		}
 	}
 	if n != 2 {
-		t.Errorf("audit: %d events name abe's token, want 2 (minted, revoked)", n)
+		t.Errorf("audit: %d events name abe's token laptop, want 2 (minted, revoked)", n)
 	}
 	if strings.Contains(e.logs.String(), tok) {
 		t.Error("the log holds the token")
+	}
+	if p := b.get("/ui/audit"); !strings.Contains(p.body, "minted an API token (laptop)") || strings.Contains(p.body, tok) {
+		t.Errorf("the audit page (names the minting? holds the token?):\n%s", p.body)
 	}
 }
 

@@ -122,6 +122,7 @@ func (p *Panel) table() []route {
 		{Pattern: "GET /ui/account", Role: gateway.RoleSignedIn, handle: p.account},
 		{Pattern: "POST /ui/account/tokens", Role: viewer, handle: p.mintMine, limit: 8 << 10},
 		{Pattern: "POST /ui/account/tokens/{id}/revoke", Role: gateway.RoleSignedIn, handle: p.revokeMine},
+		{Pattern: "POST /ui/tokens/{id}/revoke", Role: admin, handle: p.revokeAnyones},
 		{Pattern: "GET " + gateway.CLILoginPath, Role: viewer, handle: p.cliConsent},
 		{Pattern: "POST " + gateway.CLILoginPath, Role: viewer, handle: p.cliAllow, limit: 8 << 10},
 		{Pattern: "POST " + gateway.CLITokenPath, Public: http.HandlerFunc(p.cliToken)},
