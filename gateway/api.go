@@ -49,16 +49,23 @@ type APIError struct {
 // MaxAPIBody is the largest admin API request body.
 const MaxAPIBody = 64 << 10
 
-// adminAuth admits the admin credential only (unless auth.break_glass is
-// off), as the break-glass person: the request's context carries that
-// actor from here on, whatever it carried before.
+// adminAuth admits the admin credential (unless auth.break_glass is off),
+// as the break-glass person, and a person's own API token (PersonTokens),
+// as that person (actor.ViaAPIToken): the request's context carries that
+// actor from here on, whatever it carried before. Anything else is
+// refused, counted against the address (refuse).
 func (s *Server) adminAuth(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.adminCredential(bearer(r)) {
-			s.refuse(w, r, "admin")
+		tok := bearer(r)
+		if s.adminCredential(tok) {
+			h.ServeHTTP(w, r.WithContext(actor.With(r.Context(), s.breakGlass())))
 			return
 		}
-		h.ServeHTTP(w, r.WithContext(actor.With(r.Context(), s.breakGlass())))
+		if a, groups, ok := s.people.Verify(tok); ok {
+			h.ServeHTTP(w, r.WithContext(WithGroups(actor.With(r.Context(), a), groups)))
+			return
+		}
+		s.refuse(w, r, "admin")
 	})
 }
 
@@ -114,6 +121,11 @@ func (s *Server) routes() []route {
 	return []route{
 		{Method: "GET", Path: "/api/v1/openapi.json", Role: RoleSignedIn, Summary: "This document", Out: obj{}, handle: s.openAPI},
 		{Method: "GET", Path: "/api/v1/me", Role: RoleSignedIn, Summary: "Who the admin API acts for (the person proposals, approvals and rejections are attributed to), or why no one is named", Out: Me{}, handle: s.getMe},
+		{Method: "GET", Path: "/api/v1/me/tokens", Role: RoleSignedIn, Summary: "Your own API tokens (name, dates, last use; never a token)", Out: []PersonTokenInfo{}, handle: s.listMyTokens},
+		{Method: "POST", Path: "/api/v1/me/tokens", Role: RoleViewer, Summary: "Mint an API token of your own (shown once), acting as you with your role at each request; only for a person signed in through the identity provider (the panel's account page, bridle login), never the admin credential", In: PersonTokenRequest{}, Out: MintedPersonToken{}, Code: http.StatusCreated, handle: s.mintMyToken},
+		{Method: "DELETE", Path: "/api/v1/me/tokens/{id}", Role: RoleSignedIn, Summary: "Revoke an API token of your own: refused from the next request", Out: PersonTokenInfo{}, handle: s.revokeMyToken},
+		{Method: "GET", Path: "/api/v1/tokens", Role: RoleAdmin, Summary: "Every person's API tokens, with whose each is (never a token)", Out: []PersonTokenOwner{}, handle: s.listPeopleTokens},
+		{Method: "DELETE", Path: "/api/v1/tokens/{id}", Role: RoleAdmin, Summary: "Revoke any person's API token (a departed person's, a leaked one): refused from the next request", Out: PersonTokenOwner{}, handle: s.revokePersonToken},
 		{Method: "GET", Path: "/api/v1/projects", Role: RoleViewer, Summary: "The projects and their rules' status", Out: []ProjectStatus{}, handle: s.listProjects},
 		{Method: "GET", Path: "/api/v1/projects/{project}", Role: RoleViewer, Summary: "One project's status", Out: ProjectStatus{}, handle: s.project(s.getProject)},
 		{Method: "GET", Path: "/api/v1/projects/{project}/agents", Role: RoleViewer, Summary: "The project's agents: token dates and granted permissions, never a token", Out: []AgentView{}, handle: s.project(s.listAgents)},

@@ -20,11 +20,15 @@ import (
 type Client struct {
 	base  string
 	token string
-	http  *http.Client
+	// person: token is a person's own (bridle login), not the admin
+	// credential; a refusal says how to sign in again.
+	person bool
+	http   *http.Client
 }
 
-// ErrUnauthorized is the gateway refusing the admin credential.
-var ErrUnauthorized = errors.New("the gateway refused the admin credential")
+// ErrUnauthorized is the gateway refusing the credential sent: the admin
+// credential, or a person's token (expired, revoked).
+var ErrUnauthorized = errors.New("the gateway refused the credential")
 
 // RemoteError is an error the admin API answered.
 type RemoteError struct {
@@ -56,6 +60,20 @@ func NewClient(base, token string) (*Client, error) {
 	return &Client{base: strings.TrimRight(base, "/"), token: token, http: &http.Client{Timeout: 60 * time.Second}}, nil
 }
 
+// NewPersonClient returns a client of the gateway at base acting as the
+// person whose API token (bridle login's) token is.
+func NewPersonClient(base, token string) (*Client, error) {
+	c, err := NewClient(base, token)
+	if err != nil {
+		return nil, err
+	}
+	c.person = true
+	return c, nil
+}
+
+// Base is the gateway's URL as the client calls it.
+func (c *Client) Base() string { return c.base }
+
 // Project is one project's status: its rules' commit and whether they are
 // loaded and approved.
 func (c *Client) Project(ctx context.Context, project string) (ProjectStatus, error) {
@@ -77,7 +95,9 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -95,7 +115,10 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		json.Unmarshal(b, &re.API)
 		switch resp.StatusCode {
 		case http.StatusUnauthorized:
-			re.sentinel, re.API.Error = ErrUnauthorized, ErrUnauthorized.Error()+" (check BRIDLE_ADMIN_TOKEN_FILE)"
+			re.sentinel, re.API.Error = ErrUnauthorized, "the gateway refused the admin credential (check BRIDLE_ADMIN_TOKEN_FILE)"
+			if c.person {
+				re.API.Error = "the gateway refused your sign-in (its token expired or was revoked): run bridle login --server " + c.base + " again"
+			}
 		case http.StatusNotFound:
 			re.sentinel = ErrNoSuchItem
 		case http.StatusConflict:
@@ -184,5 +207,36 @@ func (c *Client) Sessions(ctx context.Context, project string) ([]Session, error
 		q = "?project=" + url.QueryEscape(project)
 	}
 	err := c.do(ctx, http.MethodGet, "/api/v1/sessions"+q, nil, &out)
+	return out, err
+}
+
+// Me is who the gateway says the client acts for.
+func (c *Client) Me(ctx context.Context) (Me, error) {
+	var out Me
+	err := c.do(ctx, http.MethodGet, "/api/v1/me", nil, &out)
+	return out, err
+}
+
+// MyTokens lists the API tokens of the person the client acts for.
+func (c *Client) MyTokens(ctx context.Context) ([]PersonTokenInfo, error) {
+	var out []PersonTokenInfo
+	err := c.do(ctx, http.MethodGet, "/api/v1/me/tokens", nil, &out)
+	return out, err
+}
+
+// RevokeMyToken revokes the person's own token id.
+func (c *Client) RevokeMyToken(ctx context.Context, id string) (PersonTokenInfo, error) {
+	var out PersonTokenInfo
+	err := c.do(ctx, http.MethodDelete, "/api/v1/me/tokens/"+url.PathEscape(id), nil, &out)
+	return out, err
+}
+
+// ExchangeLoginCode trades bridle login's one-time code for the person's
+// token (at CLITokenPath; no credential is sent).
+func (c *Client) ExchangeLoginCode(ctx context.Context, in CLIExchange) (MintedPersonToken, error) {
+	var out MintedPersonToken
+	anon := *c
+	anon.token = ""
+	err := anon.do(ctx, http.MethodPost, CLITokenPath, in, &out)
 	return out, err
 }

@@ -275,6 +275,7 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		{"GET", "/api/v1/projects/alpha/vault", "/api/v1/projects/{project}/vault", nil},
 		{"POST", "/api/v1/projects/alpha/vault/rekey", "/api/v1/projects/{project}/vault/rekey", RekeyRequest{Recipients: []string{recipient}}},
 		{"GET", "/api/v1/integrations", "", nil},
+		{"GET", "/api/v1/tokens", "", nil},
 		{"GET", "/api/v1/audit?project=alpha", "/api/v1/audit", nil},
 	} {
 		route := c.route
@@ -310,11 +311,13 @@ func TestHandlersMatchTheOpenAPIDocument(t *testing.T) {
 		conforms(t, c.method, route, b)
 	}
 	// The reject route is walked in TestProposalsThroughTheAdminAPI, the
-	// upstream restart in TestKanboardAndUpstreamThroughTheGateway; every
-	// other route must be walked here.
+	// upstream restart in TestKanboardAndUpstreamThroughTheGateway, a
+	// person's tokens (which the admin credential has none of) in
+	// TestPersonTokens; every other route must be walked here.
 	for _, rt := range (&Server{}).routes() {
 		if !seen[rt.Method+" "+rt.Path] && !slices.Contains([]string{"POST /api/v1/projects/{project}/proposals/{number}/reject",
-			"POST /api/v1/projects/{project}/upstreams/{name}/restart"}, rt.Method+" "+rt.Path) {
+			"POST /api/v1/projects/{project}/upstreams/{name}/restart", "GET /api/v1/me/tokens", "POST /api/v1/me/tokens",
+			"DELETE /api/v1/me/tokens/{id}", "DELETE /api/v1/tokens/{id}"}, rt.Method+" "+rt.Path) {
 			t.Errorf("%s %s is not walked by this test", rt.Method, rt.Path)
 		}
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -64,8 +65,10 @@ type AuthConfig struct {
 	// OIDC is the identity provider people sign in to the panel with.
 	OIDC *OIDCConfig `yaml:"oidc"`
 	// Roles give people roles by the name their sign-in gives them (an
-	// identity provider's preferred_username); "*" is everyone signed in.
-	// A person named under several roles has the highest.
+	// identity provider's preferred_username), or by a group the provider
+	// says they are in ("group:NAME"; Gitea's groups are its organisations,
+	// "group:ORG", and their teams, "group:ORG:TEAM"); "*" is everyone
+	// signed in. A person named under several roles has the highest.
 	Roles RolesConfig `yaml:"roles"`
 	// SoleMaintainer names the one person (by the name their sign-in
 	// gives them) who may approve a proposal of their own, by choosing to
@@ -105,8 +108,9 @@ func (a AuthConfig) validate(bad func(format string, args ...any)) {
 		names []string
 	}{{RoleAdmin, a.Roles.Admin}, {RoleApprover, a.Roles.Approver}, {RoleViewer, a.Roles.Viewer}} {
 		for _, n := range list.names {
-			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "\r\n\t") {
-				bad("auth.roles.%s: %q is not a name (a provider's preferred_username, or \"*\")", list.role, n)
+			g, isGroup := strings.CutPrefix(strings.TrimSpace(n), GroupPrefix)
+			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "\r\n\t") || (isGroup && strings.TrimSpace(g) == "") {
+				bad("auth.roles.%s: %q is not a name (a provider's preferred_username, group:NAME, or \"*\")", list.role, n)
 			}
 		}
 	}
@@ -124,12 +128,19 @@ func (a AuthConfig) MayApproveOwn(who actor.Actor) bool {
 	return who.Via == actor.ViaBreakGlass && a.OIDC == nil
 }
 
-// RoleOf is the role a has: the admin credential's holder is admin; a
-// person signed in otherwise has the highest role auth.roles gives their
-// name (or "*"), else none; agents and everyone else have none. It is
-// decided at every request, so a change of the configuration holds from
-// the person's next one.
-func (a AuthConfig) RoleOf(who actor.Actor) Role {
+// GroupPrefix marks an auth.roles entry that names a provider's group.
+const GroupPrefix = "group:"
+
+// RoleOf is RoleFor with no groups.
+func (a AuthConfig) RoleOf(who actor.Actor) Role { return a.RoleFor(who, nil) }
+
+// RoleFor is the role a has, in groups (the provider's groups claim of
+// their sign-in): the admin credential's holder is admin; a person signed
+// in otherwise has the highest role auth.roles gives their name, one of
+// their groups ("group:NAME") or "*", else none; agents and everyone else
+// have none. It is decided at every request, so a change of the
+// configuration holds from the person's next one.
+func (a AuthConfig) RoleFor(who actor.Actor, groups []string) Role {
 	if !who.IsHuman() {
 		return ""
 	}
@@ -139,12 +150,69 @@ func (a AuthConfig) RoleOf(who actor.Actor) Role {
 	name := strings.TrimSpace(who.Name)
 	for _, r := range slices.Backward(Roles) {
 		for _, n := range a.Roles.of(r) {
-			if n = strings.TrimSpace(n); n == "*" || (name != "" && SameName(n, name)) {
+			n = strings.TrimSpace(n)
+			if g, ok := strings.CutPrefix(n, GroupPrefix); ok {
+				if slices.ContainsFunc(groups, func(have string) bool { return SameName(strings.TrimSpace(g), have) }) {
+					return r
+				}
+				continue
+			}
+			if n == "*" || (name != "" && SameName(n, name)) {
 				return r
 			}
 		}
 	}
 	return RoleSignedIn
+}
+
+// WantsGroups reports whether a role is given by a group: the sign-in
+// then asks the provider for the person's groups (the "groups" scope).
+func (a AuthConfig) WantsGroups() bool {
+	for _, r := range Roles {
+		for _, n := range a.Roles.of(r) {
+			if strings.HasPrefix(strings.TrimSpace(n), GroupPrefix) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Bounds of a groups claim kept for a person: more, or longer, are
+// dropped (a provider's data, kept in sessions and tokens).
+const (
+	MaxGroups    = 200
+	MaxGroupName = 200
+)
+
+// CleanGroups is groups as a session or a token keeps them: trimmed,
+// printable, bounded, without duplicates.
+func CleanGroups(groups []string) []string {
+	var out []string
+	for _, g := range groups {
+		g = strings.TrimSpace(g)
+		if g == "" || len(g) > MaxGroupName || strings.ContainsAny(g, "\r\n\t") || !utf8.ValidString(g) || slices.Contains(out, g) {
+			continue
+		}
+		if out = append(out, g); len(out) == MaxGroups {
+			break
+		}
+	}
+	return out
+}
+
+type groupsKey struct{}
+
+// WithGroups is ctx carrying the groups the provider said the person in
+// it is in (the panel's session holds them; a person token keeps those of
+// the sign-in that minted it). Roles given by group read them.
+func WithGroups(ctx context.Context, groups []string) context.Context {
+	return context.WithValue(ctx, groupsKey{}, groups)
+}
+
+func groupsOf(ctx context.Context) []string {
+	g, _ := ctx.Value(groupsKey{}).([]string)
+	return g
 }
 
 // SameName reports whether two sign-in names are the same person's: equal
@@ -225,7 +293,7 @@ var errForbidden = errors.New("forbidden")
 func (s *Server) allow(need Role, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		a := who(r.Context())
-		if have := s.auth.Load().RoleOf(a); !have.Allows(need) {
+		if have := s.auth.Load().RoleFor(a, groupsOf(r.Context())); !have.Allows(need) {
 			if have == "" {
 				have = "no role"
 			}

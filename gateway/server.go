@@ -97,6 +97,7 @@ type Server struct {
 	start time.Time
 
 	tokens *Tokens
+	people *PersonTokens // people's own API tokens (bridle login, the account page)
 	admin  *Admin
 	// auth is the configuration's auth: (roles, break-glass), swapped
 	// whole by SetAuth; read at every request.
@@ -175,6 +176,9 @@ func New(cfg Config, opts Options) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	var err error
 	if s.tokens, err = OpenTokens(filepath.Join(cfg.StateDir, "gateway", "agents.json"), opts.Now); err != nil {
+		return nil, err
+	}
+	if s.people, err = OpenPersonTokens(filepath.Join(cfg.StateDir, "gateway", "people.json"), opts.Now); err != nil {
 		return nil, err
 	}
 	if s.admin, err = LoadAdmin(cfg.Admin.TokenFile, filepath.Join(cfg.StateDir, "gateway"), s.red); err != nil {

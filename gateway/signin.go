@@ -102,6 +102,9 @@ func (s *Server) providerToken(ctx context.Context, giteaURL string) string {
 type SignIn struct {
 	Issuer, ClientID, Name, RedirectURL string
 	Secret                              func() (string, error)
+	// Groups reports whether a role is given by group (auth.roles, as in
+	// force now): the sign-in then asks for the person's groups.
+	Groups func() bool
 }
 
 // signIn is the configured provider's SignIn, nil when none is configured.
@@ -118,12 +121,13 @@ func (s *Server) signIn() (*SignIn, error) {
 	if name == "" {
 		name = "Gitea"
 	}
-	return &SignIn{Issuer: o.Issuer, ClientID: strings.TrimSpace(o.ClientID), Name: name, RedirectURL: o.RedirectURL, Secret: func() (string, error) {
-		v, err := read()
-		if err != nil {
-			return "", fmt.Errorf("auth.oidc client secret: %w", err)
-		}
-		s.red.Add(v)
-		return v, nil
-	}}, nil
+	return &SignIn{Issuer: o.Issuer, ClientID: strings.TrimSpace(o.ClientID), Name: name, RedirectURL: o.RedirectURL,
+		Groups: func() bool { return s.auth.Load().WantsGroups() }, Secret: func() (string, error) {
+			v, err := read()
+			if err != nil {
+				return "", fmt.Errorf("auth.oidc client secret: %w", err)
+			}
+			s.red.Add(v)
+			return v, nil
+		}}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/bridle-dev/bridle/actor"
 	"strings"
 	"sync"
 
@@ -55,7 +54,7 @@ func (d proposalDeps) open() (proposals.Service, error) {
 // origin is who proposes, from the session alone: whatever an agent puts in
 // its arguments never reaches provenance.
 func origin(c call) proposals.Origin {
-	return proposals.OriginOf(actor.AgentOf("", c.id.Agent, c.session))
+	return proposals.OriginOf(c.actor())
 }
 
 // proposalError turns a proposal failure into a message for the model.
@@ -271,7 +270,7 @@ func approveProposal(d proposalDeps) Tool {
 		if err != nil {
 			return nil, ProposalView{}, err
 		}
-		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Actor: actor.AgentOf("", c.id.Agent, c.session)})
+		p, err := svc.Approve(ctx, in.Number, proposals.Principal{Actor: c.actor()})
 		switch {
 		case errors.Is(err, proposals.ErrSelfApproval):
 			c.audit(audit.Event{Kind: audit.KindRefusal, Tool: "approve_proposal",

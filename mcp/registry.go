@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bridle-dev/bridle/actor"
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/audit"
 	"github.com/bridle-dev/bridle/compiler"
@@ -228,6 +229,13 @@ type Identity struct {
 	Harness  string `json:"harness,omitempty"`
 }
 
+// Actor is the agent id names, of project, in session: who acts, as
+// proposals and the audit log read it (actor.From of a tool handler's
+// context answers it too).
+func (id Identity) Actor(project, session string) actor.Actor {
+	return actor.AgentOf(project, id.Agent, session)
+}
+
 // ViaMismatch is the Via of a caller whose client names a harness other
 // than the one the launched agent runs in.
 const ViaMismatch = "mismatch"
@@ -356,6 +364,16 @@ func callFrom(ctx context.Context) call {
 	return c
 }
 
+// actor is who calls: the agent of the session, never anything the call
+// carries.
+func (c call) actor() actor.Actor { return c.id.Actor(c.project, c.session) }
+
+// into is ctx carrying c and its actor (actor.With): handlers, and the
+// packages they call, read who acts the same way for agents and people.
+func (c call) into(ctx context.Context) context.Context {
+	return actor.With(context.WithValue(ctx, callKey{}, c), c.actor())
+}
+
 // admitted reports whether the permission middleware admitted this call to
 // the named tool. Every tool's handler checks it first, so that a call that
 // reached a tool without passing the middleware — a tool registered between
@@ -374,6 +392,8 @@ func (c call) audit(e audit.Event) {
 		return
 	}
 	e.Agent, e.Client, e.Session = c.id.Agent, c.id.Client, c.session
+	a := c.actor()
+	e.Actor = &a
 	c.record(c.snap, e)
 }
 
@@ -392,7 +412,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 		}
 		switch method {
 		case "tools/list":
-			ctx = context.WithValue(ctx, callKey{}, c)
+			ctx = c.into(ctx)
 			res, err := next(ctx, method, req)
 			if lt, ok := res.(*sdk.ListToolsResult); ok && err == nil {
 				// A tool the registry does not know (being added or removed
@@ -424,7 +444,7 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 			if !known {
 				// The SDK answers that there is no such tool; a tool added
 				// since the lookup refuses a call it was not admitted to.
-				return next(context.WithValue(ctx, callKey{}, c), method, req)
+				return next(c.into(ctx), method, req)
 			}
 			if !t.isEnabled(ctx) {
 				outcome = OutcomeUnavailable
@@ -441,13 +461,13 @@ func (s *Server) permissionMiddleware(next sdk.MethodHandler) sdk.MethodHandler 
 				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, nil
 			}
 			c.admitted = t.Name
-			res, err := next(context.WithValue(ctx, callKey{}, c), method, req)
+			res, err := next(c.into(ctx), method, req)
 			if ct, ok := res.(*sdk.CallToolResult); ok && err == nil && !ct.IsError && !t.ReadOnly && !t.AuditsItself && ct.InputRequests == nil {
 				c.audit(audit.Event{Kind: audit.KindWrite, Tool: t.Name, Summary: t.Name})
 			}
 			return res, err
 		}
-		return next(context.WithValue(ctx, callKey{}, c), method, req)
+		return next(c.into(ctx), method, req)
 	}
 }
 

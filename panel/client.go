@@ -53,6 +53,9 @@ func (c *call) request(method, path string, in any) (*http.Request, error) {
 	if c.ss.token == "" && c.ss.person.IsHuman() {
 		// A person signed in through a provider: the API acts as them.
 		ctx = actor.With(ctx, c.ss.person)
+		if g := c.p.sessions.groupsOf(c.ss); len(g) > 0 {
+			ctx = gateway.WithGroups(ctx, g)
+		}
 		if tok := c.p.sessions.providerToken(c.ss); tok != "" {
 			ctx = gateway.WithProviderToken(ctx, tok)
 		}

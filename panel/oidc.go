@@ -3,6 +3,7 @@ package panel
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -119,8 +120,11 @@ func (f *oidcFlow) config(pv *oidc.Provider, r *http.Request, secret string) *oa
 		}
 		redirect = scheme + "://" + r.Host + gateway.CallbackPath
 	}
-	return &oauth2.Config{ClientID: f.si.ClientID, ClientSecret: secret, Endpoint: pv.Endpoint(), RedirectURL: redirect,
-		Scopes: []string{oidc.ScopeOpenID, "profile", "email"}}
+	scopes := []string{oidc.ScopeOpenID, "profile", "email"}
+	if f.si.Groups != nil && f.si.Groups() {
+		scopes = append(scopes, "groups") // Gitea's, Dex's: organisations and teams
+	}
+	return &oauth2.Config{ClientID: f.si.ClientID, ClientSecret: secret, Endpoint: pv.Endpoint(), RedirectURL: redirect, Scopes: scopes}
 }
 
 // start records a pending sign-in and answers its id; "" when the store is
@@ -213,6 +217,19 @@ type claims struct {
 	Name              string `json:"name"`
 	Email             string `json:"email"`
 	EmailVerified     bool   `json:"email_verified"`
+	// Groups are the provider's groups of the person (with the "groups"
+	// scope; Gitea: "ORG" and "ORG:TEAM"). A claim that is not a list of
+	// strings is ignored, not refused: roles by name still hold.
+	Groups json.RawMessage `json:"groups"`
+}
+
+// groups is the claim's groups, when it is a list of strings.
+func (c claims) groups() []string {
+	var g []string
+	if len(c.Groups) == 0 || json.Unmarshal(c.Groups, &g) != nil {
+		return nil
+	}
+	return gateway.CleanGroups(g)
 }
 
 // oidcCallback finishes a sign-in: see the comment at the top of the file.
@@ -309,6 +326,7 @@ func (p *Panel) oidcCallback(w http.ResponseWriter, r *http.Request) {
 		p.sessions.end(ck.Value) // a new id at every sign-in: no fixation
 	}
 	ss := p.sessions.create("", person)
+	p.sessions.setGroups(ss, c.groups())
 	// A person with no role gets no session: sessions are few (the oldest
 	// goes), and anyone the provider lets register could sign in.
 	if me, err := (&call{p: p, r: r, ss: ss}).whoami(); err != nil || !me.Role.Allows(gateway.RoleViewer) {
@@ -325,6 +343,20 @@ func (p *Panel) oidcCallback(w http.ResponseWriter, r *http.Request) {
 	p.log.Info("panel sign-in", "addr", r.RemoteAddr, "person", person.Name, "via", string(actor.ViaOIDC))
 	http.SetCookie(w, cookie(r, ss.id, int(p.opts.SessionMax.Seconds())))
 	http.Redirect(w, r, pd.next, http.StatusSeeOther)
+}
+
+// setGroups keeps the provider's groups of the person in the session.
+func (s *sessions) setGroups(ss *session, groups []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss.groups = groups
+}
+
+// groupsOf is the session's groups.
+func (s *sessions) groupsOf(ss *session) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ss.groups
 }
 
 // setProviderToken keeps the provider's access token in the session.

@@ -42,6 +42,7 @@ type Panel struct {
 	api      http.Handler
 	sessions *sessions
 	oidc     *oidcFlow // nil without a provider
+	cliCodes *cliCodes // bridle login's one-time codes
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
 }
@@ -62,7 +63,8 @@ func New(o Options) *Panel {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &Panel{opts: o, log: log, now: o.Now, api: o.API, sessions: newSessions(o.Now, o.SessionIdle, o.SessionMax), oidc: newOIDCFlow(o.SignIn, o.Now)}
+	p := &Panel{opts: o, log: log, now: o.Now, api: o.API, sessions: newSessions(o.Now, o.SessionIdle, o.SessionMax), oidc: newOIDCFlow(o.SignIn, o.Now),
+		cliCodes: &cliCodes{now: o.Now, byHash: map[string]cliCode{}}}
 	p.pages = parsePages()
 	p.mux = p.routes()
 	return p
@@ -116,6 +118,14 @@ func (p *Panel) table() []route {
 		{Pattern: "GET " + gateway.SignInPath, Public: http.HandlerFunc(p.oidcLogin)},
 		{Pattern: "GET " + gateway.CallbackPath, Public: http.HandlerFunc(p.oidcCallback)},
 		{Pattern: "POST /logout", Role: gateway.RoleSignedIn, handle: p.logout},
+		// A person's own: their tokens, and signing their CLI in.
+		{Pattern: "GET /ui/account", Role: gateway.RoleSignedIn, handle: p.account},
+		{Pattern: "POST /ui/account/tokens", Role: viewer, handle: p.mintMine, limit: 8 << 10},
+		{Pattern: "POST /ui/account/tokens/{id}/revoke", Role: gateway.RoleSignedIn, handle: p.revokeMine},
+		{Pattern: "POST /ui/tokens/{id}/revoke", Role: admin, handle: p.revokeAnyones},
+		{Pattern: "GET " + gateway.CLILoginPath, Role: viewer, handle: p.cliConsent},
+		{Pattern: "POST " + gateway.CLILoginPath, Role: viewer, handle: p.cliAllow, limit: 8 << 10},
+		{Pattern: "POST " + gateway.CLITokenPath, Public: http.HandlerFunc(p.cliToken)},
 		{Pattern: "GET /{$}", Role: viewer, handle: p.overview},
 		{Pattern: "GET /ui/queue", Role: viewer, handle: p.queue},
 		{Pattern: "GET /ui/audit", Role: viewer, handle: p.audit},

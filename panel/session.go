@@ -35,10 +35,13 @@ type session struct {
 	// gateway merges with it on that provider's own Gitea.
 	providerToken  string
 	providerExpiry time.Time
-	created        time.Time
-	seen           time.Time
-	project        string // the project last looked at
-	flash          *flash
+	// groups are the provider's groups of person at sign-in (roles may be
+	// given by group).
+	groups  []string
+	created time.Time
+	seen    time.Time
+	project string // the project last looked at
+	flash   *flash
 }
 
 // flash is what the last action did, shown once on the next page.

@@ -105,7 +105,7 @@ func diffLines(diff string) []diffLine {
 // pageNames are the templates in templates/, each a whole page built from
 // the layout's "top" and "bottom".
 var pageNames = []string{"login", "problem", "overview", "queue", "proposal", "rules", "render", "patterns", "reindex",
-	"memory", "purge", "agents", "minted", "audit", "vendorsync", "secrets", "revoke"}
+	"memory", "purge", "agents", "minted", "audit", "vendorsync", "secrets", "revoke", "account", "clilogin"}
 
 func parsePages() map[string]*template.Template {
 	out := map[string]*template.Template{}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +46,25 @@ func (a *adminFlags) client(io *streams) (*gateway.Client, error) {
 		file = io.f.AdminTokenFile()
 	}
 	if file == "" {
-		return nil, usageErr("the admin credential: set BRIDLE_ADMIN_TOKEN_FILE or --admin-token-file to the file bridle serve named at its first start")
+		// No admin credential given: the person bridle login signed in.
+		dir, err := io.f.ConfigDir()
+		if err == nil {
+			c, lerr := gateway.LoadCredential(dir, a.server)
+			switch {
+			case lerr == nil:
+				io.f.Redactor().Add(c.Token)
+				cl, err := gateway.NewPersonClient(a.server, c.Token)
+				if err != nil {
+					return nil, usageErr("%w", err)
+				}
+				return cl, nil
+			case errors.Is(lerr, gateway.ErrInput):
+				return nil, usageErr("%w", lerr)
+			case !errors.Is(lerr, fs.ErrNotExist):
+				return nil, lerr
+			}
+		}
+		return nil, usageErr("sign in as yourself with bridle login --server %s, or give the admin credential: set BRIDLE_ADMIN_TOKEN_FILE or --admin-token-file to the file bridle serve named at its first start", a.server)
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {

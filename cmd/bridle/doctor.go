@@ -22,6 +22,7 @@ import (
 
 	"github.com/bridle-dev/bridle/agents"
 	"github.com/bridle-dev/bridle/compiler"
+	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/install"
 	"github.com/bridle-dev/bridle/internal/identity"
 	"github.com/bridle-dev/bridle/internal/lazyregexp"
@@ -219,8 +220,8 @@ func (d *doctor) gatewayView() {
 		return
 	}
 	a := adminFlags{server: d.o.server, tokenFile: d.o.adminFile}
-	if a.tokenFile == "" && d.io.f.AdminTokenFile() == "" {
-		d.add("gateway", statusOK, d.o.server+" answers (set BRIDLE_ADMIN_TOKEN_FILE to compare its rules with the sidecar's)", "")
+	if a.tokenFile == "" && d.io.f.AdminTokenFile() == "" && !signedIn(d.io, d.o.server) {
+		d.add("gateway", statusOK, d.o.server+" answers (bridle login --server "+d.o.server+", or BRIDLE_ADMIN_TOKEN_FILE, to compare its rules with the sidecar's)", "")
 		return
 	}
 	cl, err := a.client(d.io)
@@ -546,4 +547,14 @@ func shortCommit(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// signedIn reports whether bridle login keeps a token for server.
+func signedIn(io *streams, server string) bool {
+	dir, err := io.f.ConfigDir()
+	if err != nil {
+		return false
+	}
+	_, err = gateway.LoadCredential(dir, server)
+	return err == nil
 }

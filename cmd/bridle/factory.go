@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -154,6 +155,22 @@ func (f *factory) TokenFile() string { return strings.TrimSpace(f.getenv("BRIDLE
 // admin credential (bridle serve checks it; bridle agents … --server sends it).
 func (f *factory) AdminTokenFile() string {
 	return strings.TrimSpace(f.getenv("BRIDLE_ADMIN_TOKEN_FILE"))
+}
+
+// ConfigDir is the user's bridle configuration directory, where bridle
+// login keeps its tokens: BRIDLE_CONFIG_DIR, else $XDG_CONFIG_HOME/bridle,
+// else ~/.config/bridle.
+func (f *factory) ConfigDir() (string, error) {
+	if d := strings.TrimSpace(f.getenv("BRIDLE_CONFIG_DIR")); d != "" {
+		return d, nil
+	}
+	if d := strings.TrimSpace(f.getenv("XDG_CONFIG_HOME")); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "bridle"), nil
+	}
+	if h := strings.TrimSpace(f.getenv("HOME")); h != "" {
+		return filepath.Join(h, ".config", "bridle"), nil
+	}
+	return "", fmt.Errorf("no configuration directory: set BRIDLE_CONFIG_DIR (or HOME)")
 }
 
 // ServerURL is BRIDLE_SERVER: the gateway the CLI's admin verbs and the

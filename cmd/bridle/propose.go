@@ -582,8 +582,9 @@ or a harness's session variable — CLAUDECODE, CODEX_SANDBOX, GEMINI_CLI, OPENC
 On Gitea the approver is always the token's user.
 
 With --server and --project the approval goes through the gateway's admin
-API and is the gateway admin's: on a local project it is attributed to the
-admin named in the gateway's configuration; on a Gitea project it is made
+API: as you, when bridle login signed you in to that gateway (and no admin
+credential is given), else as the admin credential's holder, named in the
+gateway's configuration; on a Gitea project it is made
 with your own Gitea token (GITEA_TOKEN or GITEA_TOKEN_FILE in your shell),
 never the gateway's bot — without one, the pull request's link is printed
 for you to merge in Gitea.`,

@@ -151,6 +151,8 @@ var subcommands = []struct {
 	{"mcp", newMCPCmd},
 	{"serve", newServeCmd},
 	{"vendor", newVendorCmd},
+	{"login", newLoginCmd},
+	{"logout", newLogoutCmd},
 	{"agents", newAgentsCmd},
 	{"secrets", newSecretsCmd},
 	{"hook", newHookCmd},
