@@ -42,7 +42,7 @@ func byFile(query string, hits []Hit) []Hit {
 	own, exp := Stems(query), Expand(query)
 	sum := map[string]float64{}
 	for _, h := range hits { // in fused order: a file's best chunk comes first
-		p := h.Payload["file_path"]
+		p := unit(h.Payload["file_path"])
 		if _, ok := sum[p]; ok {
 			sum[p] += moreChunks * h.Score
 		} else {
@@ -67,7 +67,7 @@ func byFile(query string, hits []Hit) []Hit {
 	}
 	out := slices.Clone(hits)
 	slices.SortStableFunc(out, func(a, b Hit) int {
-		pa, pb := a.Payload["file_path"], b.Payload["file_path"]
+		pa, pb := unit(a.Payload["file_path"]), unit(b.Payload["file_path"])
 		if sa, sb := score[pa], score[pb]; sa != sb {
 			if sa > sb {
 				return -1
@@ -86,4 +86,12 @@ func byFile(query string, hits []Hit) []Hit {
 		return 0
 	})
 	return out
+}
+
+// unit is the file a path belongs with: a Go test file with the file it tests.
+func unit(p string) string {
+	if b, ok := strings.CutSuffix(p, "_test.go"); ok {
+		return b + ".go"
+	}
+	return p
 }

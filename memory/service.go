@@ -317,7 +317,7 @@ func diverse(hits []Hit, k int) []Hit {
 	var rest []Hit
 	n := map[string]int{}
 	for _, h := range hits {
-		p := h.Payload["file_path"]
+		p := unit(h.Payload["file_path"])
 		if n[p] < perFile && len(out) < k {
 			n[p]++
 			out = append(out, h)
