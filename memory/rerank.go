@@ -54,14 +54,10 @@ func byFile(query string, hits []Hit) []Hit {
 		m := 0.0
 		pt := pathTerms(p)
 		for _, t := range own {
-			if slices.Contains(pt, t) {
-				m++
-			}
+			m += names(pt, t)
 		}
 		for _, t := range exp {
-			if slices.Contains(pt, t) {
-				m += expansionWeight
-			}
+			m += expansionWeight * names(pt, t)
 		}
 		score[p] = s * (1 + pathWeight*m)
 	}
@@ -94,4 +90,17 @@ func unit(p string) string {
 		return b + ".go"
 	}
 	return p
+}
+
+// names is 1 when one of a path's terms is t or a compound that starts or
+// ends with it (idxfile, commitgraph, filemode: directory names are seldom
+// camelCase), else 0. (Counting a compound half, 0.5, ranked lower on the
+// tuning half: MRR 0.759 against 0.768.)
+func names(pt []string, t string) float64 {
+	for _, p := range pt {
+		if p == t || len(t) >= 3 && len(p) > len(t) && (strings.HasPrefix(p, t) || strings.HasSuffix(p, t)) {
+			return 1
+		}
+	}
+	return 0
 }
