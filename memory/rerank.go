@@ -30,27 +30,26 @@ const (
 // name without extension or _test, identifiers split.
 func pathTerms(p string) []string {
 	p = strings.TrimSuffix(strings.TrimSuffix(p, path.Ext(p)), "_test")
-	return Stems(strings.NewReplacer("/", " ", "-", " ", ".", " ").Replace(p))
+	return Stems(p) // Terms splits at every character that is not a letter, digit or _
 }
 
 // byFile orders hits by their file's score, the files' chunks together,
-// each file's best first; ties by path, so the order is deterministic.
-func byFile(query string, hits []Hit) []Hit {
+// each file's best first; ties by path, so the order is deterministic. own
+// and exp are the query's stems and its thesaurus expansions.
+func byFile(own, exp []string, hits []Hit) []Hit {
 	if len(hits) == 0 {
 		return hits
 	}
-	own, exp := Stems(query), Expand(query)
-	sum := map[string]float64{}
-	for _, h := range hits { // in fused order: a file's best chunk comes first
+	units := make([]string, len(hits))
+	best, total := map[string]float64{}, map[string]float64{}
+	for i, h := range hits {
 		p := unit(h.Payload["file_path"])
-		if _, ok := sum[p]; ok {
-			sum[p] += moreChunks * h.Score
-		} else {
-			sum[p] = h.Score
-		}
+		units[i] = p
+		total[p] += h.Score
+		best[p] = max(best[p], h.Score)
 	}
-	score := make(map[string]float64, len(sum))
-	for p, s := range sum {
+	score := make(map[string]float64, len(best))
+	for p, b := range best {
 		m := 0.0
 		pt := pathTerms(p)
 		for _, t := range own {
@@ -59,28 +58,37 @@ func byFile(query string, hits []Hit) []Hit {
 		for _, t := range exp {
 			m += expansionWeight * names(pt, t)
 		}
-		score[p] = s * (1 + pathWeight*m)
+		score[p] = (b + moreChunks*(total[p]-b)) * (1 + pathWeight*m)
 	}
-	out := slices.Clone(hits)
-	slices.SortStableFunc(out, func(a, b Hit) int {
-		pa, pb := unit(a.Payload["file_path"]), unit(b.Payload["file_path"])
-		if sa, sb := score[pa], score[pb]; sa != sb {
-			if sa > sb {
+	// Sort positions, each with its file and scores at hand: comparing
+	// neither rebuilds paths nor moves Hits.
+	order := make([]int, len(hits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		pi, pj := units[i], units[j]
+		if si, sj := score[pi], score[pj]; si != sj {
+			if si > sj {
 				return -1
 			}
 			return 1
 		}
-		if pa != pb {
-			return strings.Compare(pa, pb)
+		if pi != pj {
+			return strings.Compare(pi, pj)
 		}
 		switch {
-		case a.Score > b.Score:
+		case hits[i].Score > hits[j].Score:
 			return -1
-		case a.Score < b.Score:
+		case hits[i].Score < hits[j].Score:
 			return 1
 		}
 		return 0
 	})
+	out := make([]Hit, len(hits))
+	for k, i := range order {
+		out[k] = hits[i]
+	}
 	return out
 }
 

@@ -47,11 +47,11 @@ func TestByFile(t *testing.T) {
 			[]Hit{hit("b.go", 0.01), hit("a.go", 0.01)},
 			[]string{"a.go", "b.go"}},
 	} {
-		got := byFile(c.query, c.hits)
+		got := byFile(Stems(c.query), Expand(c.query), c.hits)
 		if !slices.Equal(paths(got), c.want) {
 			t.Errorf("%s: byFile(%q) = %v, want %v", c.name, c.query, paths(got), c.want)
 		}
-		if again := byFile(c.query, c.hits); !slices.Equal(paths(again), paths(got)) {
+		if again := byFile(Stems(c.query), Expand(c.query), c.hits); !slices.Equal(paths(again), paths(got)) {
 			t.Errorf("%s: not deterministic: %v, %v", c.name, paths(got), paths(again))
 		}
 	}
@@ -73,5 +73,18 @@ func TestNames(t *testing.T) {
 		if got := names(pathTerms(c.path), c.term); got != c.want {
 			t.Errorf("names(%s, %q) = %v, want %v", c.path, c.term, got, c.want)
 		}
+	}
+}
+
+// BenchmarkByFile ranks the 20 candidates of a pattern search by file.
+func BenchmarkByFile(b *testing.B) {
+	var hits []Hit
+	for i := range 20 {
+		hits = append(hits, hit(fmt.Sprintf("plumbing/format/packfile/file_%d_test.go", i%7), 0.03-float64(i)*0.001))
+	}
+	q := "compute a binary delta between two objects when packing"
+	own, exp := Stems(q), Expand(q) // SearchPatterns has them already
+	for b.Loop() {
+		byFile(own, exp, hits)
 	}
 }

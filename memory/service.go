@@ -244,7 +244,7 @@ func SearchPatterns(ctx context.Context, s Store, e Embedder, query, archTag str
 	if err != nil {
 		return nil, err
 	}
-	return diverse(byFile(query, hits), k), nil
+	return diverse(byFile(Stems(query), q.Expand, hits), k), nil
 }
 
 // withOffline ranks with a model's vectors and the offline search together:
@@ -267,9 +267,9 @@ func withOffline(ctx context.Context, s Store, q Query, k int) ([]Hit, error) {
 		return nil, err
 	}
 	if !discriminates(model) || !agrees(model, off) {
-		return diverse(byFile(q.Text, off), k), nil
+		return diverse(byFile(Stems(q.Text), q.Expand, off), k), nil
 	}
-	return diverse(byFile(q.Text, rrf([][]Hit{off, model}, []float64{1, modelWeight}, q.K)), k), nil
+	return diverse(byFile(Stems(q.Text), q.Expand, rrf([][]Hit{off, model}, []float64{1, modelWeight}, q.K)), k), nil
 }
 
 // modelWeight is the model's ranking's weight against the offline search's.
