@@ -76,11 +76,13 @@ func TestNames(t *testing.T) {
 	}
 }
 
-// BenchmarkByFile ranks the 20 candidates of a pattern search by file.
+// BenchmarkByFile ranks the 20 candidates of a pattern search by file, all
+// in different files (the most work). Paths are split per call: twenty of
+// a module cache's (github.com/x/y@v1.2.3/...) take ~150 µs against ~35.
 func BenchmarkByFile(b *testing.B) {
 	var hits []Hit
 	for i := range 20 {
-		hits = append(hits, hit(fmt.Sprintf("plumbing/format/packfile/file_%d_test.go", i%7), 0.03-float64(i)*0.001))
+		hits = append(hits, hit(fmt.Sprintf("plumbing/format/packfile/file_%d_test.go", i), 0.03-float64(i)*0.001))
 	}
 	q := "compute a binary delta between two objects when packing"
 	own, exp := Stems(q), Expand(q) // SearchPatterns has them already
