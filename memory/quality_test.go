@@ -188,13 +188,15 @@ func TestRetrievalQuality(t *testing.T) {
 		}
 		t.Logf("all modules, %s: keyword %v · vector %v · hybrid %v", half, all[key{half, Keyword}], all[key{half, Vector}], all[key{half, Hybrid}])
 	}
-	// Floors a little under what hybrid search reaches now (the search
-	// before the thesaurus and the rest: held-out 0.697 and 0.555, tuning
-	// 0.742 and 0.521), so that quality cannot slip back unnoticed.
+	// Floors a little under what hybrid search reaches now (before the
+	// file ranking: tuning 0.919 and 0.619, held-out 0.930 and 0.633; now
+	// 0.950/0.768 and 0.930/0.762), so that quality cannot slip back
+	// unnoticed. The blind sets have no floor: a floor is something to tune
+	// against, and they are not for tuning.
 	for _, f := range []struct {
 		half       string
 		recall, rr float64
-	}{{"tuning", 0.86, 0.58}, {"held-out", 0.80, 0.58}} {
+	}{{"tuning", 0.93, 0.74}, {"held-out", 0.91, 0.73}} {
 		if h := all[key{f.half, Hybrid}]; h != nil && (h.recall/float64(h.n) < f.recall || h.rr/float64(h.n) < f.rr) {
 			t.Errorf("hybrid on the %s half: %v, below the floor of recall@10 %.2f, MRR %.2f", f.half, h, f.recall, f.rr)
 		}
