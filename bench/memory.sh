@@ -3,7 +3,7 @@
 # 100k real code chunks (384 dimensions) with the searching process's RSS,
 # the naive float32 scan for comparison, 8-process concurrency, and
 # retrieval quality (recall@10 and MRR for keyword, vector and hybrid on the
-# labelled sets in memory/testdata, tuning and held-out halves apart).
+# labelled sets in memory/testdata: tuning, held-out and blind halves apart).
 # Usage: bench/memory.sh [CHUNKS]   (default 100000)
 # Needs only go (the modules' source comes from the module cache).
 set -euo pipefail
@@ -22,7 +22,7 @@ echo "== $N chunks"
 "$WORK/memsearch" -naive -n "$N" -queries 50
 echo "== 8 processes x 500 writes while searching"
 go test ./memory -count=1 -run 'TestConcurrentProcesses' -v | grep -E '^(---|ok|FAIL)'
-echo "== retrieval quality: go-git (32 tuning questions), go-sdk, cobra, Gitea SDK (80, half held out)"
+echo "== retrieval quality: the labelled sets in memory/testdata (tuning and held-out halves, and the blind sets apart)"
 go test ./memory -count=1 -run 'TestRetrievalQuality' -v | grep -E 'R@10|indexed'
 echo "== with an embedding model (fake servers): never worse than offline"
 go test ./memory -count=1 -run 'TestModelNeverRanksWorse' -v | grep -E 'against|^(---|ok|FAIL)'

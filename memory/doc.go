@@ -19,8 +19,10 @@
 //     records takes milliseconds. Pattern-search queries expand through
 //     a thesaurus generated from WordNet and a short programming table
 //     (thesaurus.txt, internal/genthesaurus), so the words people use find
-//     the words code uses; a result holds one chunk of each file before
-//     a second of any.
+//     the words code uses. Pattern search ranks files: a file (with its
+//     Go test file) scores its best chunk and a share of its other
+//     candidates, raised when the question names its path (byFile), and a
+//     result holds one chunk of each file before a second of any.
 //   - With an embedding model, pattern examples are also kept with the
 //     offline embedder's vectors, and pattern search fuses the model's
 //     ranking with the offline search; a model whose vectors tell nothing

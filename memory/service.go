@@ -244,7 +244,7 @@ func SearchPatterns(ctx context.Context, s Store, e Embedder, query, archTag str
 	if err != nil {
 		return nil, err
 	}
-	return diverse(hits, k), nil
+	return diverse(byFile(Stems(query), q.Expand, hits), k), nil
 }
 
 // withOffline ranks with a model's vectors and the offline search together:
@@ -267,9 +267,9 @@ func withOffline(ctx context.Context, s Store, q Query, k int) ([]Hit, error) {
 		return nil, err
 	}
 	if !discriminates(model) || !agrees(model, off) {
-		return diverse(off, k), nil
+		return diverse(byFile(Stems(q.Text), q.Expand, off), k), nil
 	}
-	return diverse(rrf([][]Hit{off, model}, []float64{1, modelWeight}, q.K), k), nil
+	return diverse(byFile(Stems(q.Text), q.Expand, rrf([][]Hit{off, model}, []float64{1, modelWeight}, q.K)), k), nil
 }
 
 // modelWeight is the model's ranking's weight against the offline search's.
@@ -317,7 +317,7 @@ func diverse(hits []Hit, k int) []Hit {
 	var rest []Hit
 	n := map[string]int{}
 	for _, h := range hits {
-		p := h.Payload["file_path"]
+		p := unit(h.Payload["file_path"])
 		if n[p] < perFile && len(out) < k {
 			n[p]++
 			out = append(out, h)
