@@ -386,10 +386,10 @@ var list = []Agent{
 			Config: &Config{Format: JSON, Project: ".factory/mcp.json", User: ".factory/mcp.json", Servers: "mcpServers",
 				Stdio: Stdio{Type: "stdio"},
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
-			// Droid's PreToolUse hooks (.factory/settings.json or
-			// hooks.json; Claude Code's hookSpecificOutput or exit 2; tools
-			// Execute, Read, Create, Edit, ApplyPatch) are not wired yet:
-			// its rules are prose.
+			// Its PreToolUse hook (Claude Code's contract) in
+			// .factory/settings.json runs bridle hook droid, with the
+			// project's root in FACTORY_PROJECT_DIR.
+			Native: "droid-hooks", Hook: "droid", ProjectEnv: "FACTORY_PROJECT_DIR",
 			NoClient: "droid 0.225.2 (@factory/cli-linux-x64) installs 243 MB (the brief's limit is 150 MB; @factory/cli 0.225.1 has no Linux build of its own version on the registry here), so it is not pinned: it was run here by hand (droid mcp list; docs/agents/droid.md)",
 		},
 	},

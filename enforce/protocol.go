@@ -107,6 +107,7 @@ var protocols = map[string]Protocol{
 	"cursor":   cursorProtocol{},
 	"windsurf": windsurfProtocol{},
 	"crush":    crushProtocol{},
+	"droid":    droidProtocol{},
 }
 
 // ProtocolFor returns the hook protocol of that name.
@@ -580,3 +581,50 @@ func (crushProtocol) Parse(data []byte) (Call, error) {
 }
 
 func (crushProtocol) Output(d Decision) Reply { return geminiProtocol{}.Output(d) }
+
+// droidProtocol is Factory Droid's PreToolUse hook, Claude Code's own
+// contract (docs.factory.ai hooks reference, read in Factory-AI/factory
+// docs/reference/hooks-reference.mdx, and Factory's own hook
+// .factory/hooks/guard_execute.py): hook_event_name, cwd, tool_name and
+// tool_input in; hookSpecificOutput with permissionDecision deny or ask out
+// ("ask" asks the person in Droid's UI), nothing for allow. Droid's tools
+// are Execute (command), Read (file_path), Create, Edit and MultiEdit
+// (file_path); its documentation's older names (Bash, Write) are read too.
+// ApplyPatch names its files inside the patch, so it is left to Droid's
+// own rules, as OpenCode's patch is. Grep's, Glob's and LS's argument names
+// are not documented: path (or directory_path, folder) is read, and a call
+// naming none is checked as one over the project root.
+type droidProtocol struct{}
+
+func (droidProtocol) Parse(data []byte) (Call, error) {
+	in, err := ParseHookInput(data)
+	if err != nil {
+		return Call{}, err
+	}
+	var a struct {
+		toolArgs
+		DirectoryPath string `json:"directory_path"`
+		Folder        string `json:"folder"`
+		GlobPattern   string `json:"glob_pattern"`
+	}
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	dir := firstOf(a.Path, a.DirectoryPath, a.Folder, a.DirPath)
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: in.Cwd}
+	switch in.ToolName {
+	case "Execute", "Bash":
+		c.Kind, c.Command = Shell, a.Command
+	case "Read":
+		c.Kind, c.Paths = ReadOp, []string{a.FilePath}
+	case "Create", "Edit", "MultiEdit", "Write":
+		c.Kind, c.Paths = Edit, []string{a.FilePath}
+	case "Grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{dir}, firstOf(a.Glob, a.GlobPattern)
+	case "Glob", "LS":
+		c.Kind, c.Paths = List, []string{dir}
+	}
+	return c, nil
+}
+
+func (droidProtocol) Output(d Decision) Reply { return Reply{Stdout: ClaudeHookOutput(d)} }

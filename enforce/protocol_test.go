@@ -10,8 +10,9 @@ import (
 
 // TestProtocols: each harness's hook input, as the real harness sends it
 // (captured from Gemini CLI 0.61.0, Qwen Code 0.24.4, Copilot CLI 1.0.102
-// and Bridle's OpenCode plugin; Cursor's, Windsurf's and Crush's from
-// their documentation, Crush's checked against its source), is read as the same call and decided the same way, and
+// and Bridle's OpenCode plugin; Cursor's, Windsurf's, Crush's and Factory
+// Droid's from their documentation, Crush's checked against its source,
+// Droid's against Factory's own hook), is read as the same call and decided the same way, and
 // the answer is in the harness's own format.
 func TestProtocols(t *testing.T) {
 	r := load(t, reviewDoc, "claude")
@@ -52,6 +53,11 @@ func TestProtocols(t *testing.T) {
 		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"multiedit","tool_input":{"file_path":` + q(dir+"/migrations/4.sql") + `,"edits":[]}}`, Forbid},
 		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"bash","tool_input":{"command":"git push origin"}}`, Ask},
 		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"edit","tool_input":{"file_path":"src/a.go"}}`, Allow},
+		{"droid", `{"session_id":"abc123","transcript_path":"/t.jsonl","cwd":` + q(dir) + `,"permission_mode":"auto-high","hook_event_name":"PreToolUse","tool_name":"Execute","tool_input":{"command":"git push --force"}}`, Forbid},
+		{"droid", `{"sessionId":"abc123","cwd":` + q(dir) + `,"hookEventName":"PreToolUse","tool_name":"Read","tool_input":{"file_path":` + q(dir+"/.env") + `}}`, Forbid},
+		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Create","tool_input":{"file_path":"migrations/5.sql","content":"x"}}`, Forbid},
+		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Execute","tool_input":{"command":"git push origin"}}`, Ask},
+		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Edit","tool_input":{"file_path":"src/a.go","old_str":"a","new_str":"b"}}`, Allow},
 	} {
 		p, ok := ProtocolFor(tc.proto)
 		if !ok {
@@ -99,7 +105,7 @@ func blocks(t *testing.T, proto string, reply Reply) bool {
 		t.Fatalf("%s: not JSON: %s", proto, reply.Stdout)
 	}
 	switch proto {
-	case "claude", "qwen":
+	case "claude", "qwen", "droid":
 		h, _ := out["hookSpecificOutput"].(map[string]any)
 		return h["permissionDecision"] == "deny" || h["permissionDecision"] == "ask"
 	case "gemini", "opencode", "crush":
@@ -137,6 +143,8 @@ func FuzzProtocols(f *testing.F) {
 	f.Add("windsurf", `{"agent_action_name":"pre_read_code","tool_info":{"file_path":"../../.env"}}`)
 	f.Add("crush", `{"event":"PreToolUse","tool_name":"grep","tool_input":{"path":".","include":"*.env","pattern":"KEY"}}`)
 	f.Add("crush", `{"tool_name":"view","tool_input":"{\"file_path\":[1]}"}`)
+	f.Add("droid", `{"hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"KEY","glob_pattern":"*.env"}}`)
+	f.Add("droid", `{"tool_name":"LS","tool_input":{"directory_path":{"x":1}}}`)
 	r := load(f, reviewDoc, "claude")
 	f.Fuzz(func(t *testing.T, proto, input string) {
 		p, ok := ProtocolFor(proto)

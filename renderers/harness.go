@@ -78,7 +78,7 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 		clause("Forbidden", forbidden)
 		clause("Ask the human first", asks)
 		clause("Never", files)
-	case GeminiSettings, QwenSettings, OpenCodeConfig, CopilotHooks, CursorHooks, WindsurfHooks, CrushHooks:
+	case GeminiSettings, QwenSettings, OpenCodeConfig, CopilotHooks, CursorHooks, WindsurfHooks, CrushHooks, DroidHooks:
 		// What explain reports for these (hookReport): Bridle's hook, which
 		// the rendering writes into the harness's settings, checks every
 		// call; some hooks cannot ask, so what needs a person is refused.

@@ -92,6 +92,16 @@ var natives = map[NativeKind]native{
 		entry: func(cmd string) any {
 			return map[string]any{"name": "bridle", "matcher": "^(bash|view|write|edit|multiedit|download|grep|glob|ls)$", "command": cmd, "timeout": 30}
 		}},
+	// Droid's hooks are Claude Code's, in the hooks key of
+	// .factory/settings.json (docs.factory.ai hooks reference; Factory's
+	// own repository keeps its PreToolUse hook there); a project's
+	// .factory/hooks.json, when it has one, is read instead.
+	DroidHooks: hookNative{kind: DroidHooks, settings: ".factory/settings.json", shadows: []string{".factory/hooks.json", ".factory/hooks/hooks.json"},
+		events: []string{"PreToolUse"},
+		entry: func(cmd string) any {
+			return map[string]any{"matcher": "Execute|Bash|Read|Create|Edit|MultiEdit|Write|Grep|Glob|LS",
+				"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30}}}
+		}},
 	CopilotHooks:   copilotNative{},
 	OpenCodeConfig: opencodeNative{},
 }
