@@ -660,8 +660,10 @@ var list = []Agent{
 			// server.
 			Config: &Config{Format: JSON, User: ".cline/data/settings/cline_mcp_settings.json", Servers: "mcpServers",
 				Stdio: Stdio{Type: "stdio"}},
-			// Its hooks (.clinerules/hooks/PreToolUse, executables) are not
-			// wired: its rules are prose.
+			// Its hook file .clinerules/hooks/PreToolUse (an executable
+			// Bridle owns) runs bridle hook cline from the project's root;
+			// Cline sets no variable naming it.
+			Native: "cline-hooks", Hook: "cline",
 			NoClient: "the cline CLI (npm cline) has no offline configuration check (its mcp command is an interactive wizard) and is not pinned yet: its files are tested against the format its source parses (cline/cline sdk/packages/core/src/extensions/mcp/config-loader.ts)",
 		},
 	},

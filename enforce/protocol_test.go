@@ -58,6 +58,14 @@ func TestProtocols(t *testing.T) {
 		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Create","tool_input":{"file_path":"migrations/5.sql","content":"x"}}`, Forbid},
 		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Execute","tool_input":{"command":"git push origin"}}`, Ask},
 		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Edit","tool_input":{"file_path":"src/a.go","old_str":"a","new_str":"b"}}`, Allow},
+		{"cline", `{"clineVersion":"3.0.65","hookName":"tool_call","timestamp":"2026-12-04T18:00:00Z","taskId":"t1","workspaceRoots":[` + q(dir) + `],"userId":"u","iteration":1,"tool_call":{"id":"c1","name":"run_commands","input":{"commands":["go test ./...","git push --force"]}},"preToolUse":{"toolName":"run_commands","parameters":{"commands":"[\"go test ./...\",\"git push --force\"]"}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"run_commands","input":{"commands":[{"command":"git","args":["push","--force"]}]}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"read_files","input":{"files":[{"path":"README.md"},{"path":` + q(dir+"/.env") + `,"start_line":1}]}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"editor","input":{"path":"migrations/6.sql","new_text":"x"}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"apply_patch","input":{"input":"*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** Add File: migrations/7.sql\n+x\n*** End Patch"}}}`, Forbid},
+		{"cline", `{"hookName":"PreToolUse","workspaceRoots":[` + q(dir) + `],"preToolUse":{"toolName":"execute_command","parameters":{"command":"git push origin","requires_approval":"false"}}}`, Ask},
+		{"cline", `{"hookName":"PreToolUse","workspaceRoots":[` + q(dir) + `],"preToolUse":{"toolName":"read_file","parameters":{"path":".env"}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"editor","input":{"path":"src/a.go","old_text":"a","new_text":"b"}}}`, Allow},
 	} {
 		p, ok := ProtocolFor(tc.proto)
 		if !ok {
@@ -114,6 +122,8 @@ func blocks(t *testing.T, proto string, reply Reply) bool {
 		return out["permissionDecision"] == "deny" || out["permissionDecision"] == "ask"
 	case "cursor":
 		return out["permission"] == "deny" || out["permission"] == "ask"
+	case "cline":
+		return out["cancel"] == true
 	}
 	t.Fatalf("no reader for %s", proto)
 	return false
@@ -125,7 +135,7 @@ func TestProtocolsRefuseBadInput(t *testing.T) {
 	for _, name := range Protocols() {
 		p, _ := ProtocolFor(name)
 		for _, in := range []string{"", "{", "[]", `{"tool_name":"Bash","tool_input":[1],"toolName":"bash","toolArgs":"{not json","tool":"bash","args":7,"hook_event_name":"preToolUse"}`, strings.Repeat(" ", MaxHookInput+1)} {
-			if _, err := p.Parse([]byte(in)); err == nil && (name != "windsurf" || !strings.HasPrefix(in, `{"tool_name"`)) {
+			if _, err := p.Parse([]byte(in)); err == nil && (name != "windsurf" && name != "cline" || !strings.HasPrefix(in, `{"tool_name"`)) {
 				t.Errorf("%s took %.40q", name, in)
 			}
 		}
@@ -145,6 +155,9 @@ func FuzzProtocols(f *testing.F) {
 	f.Add("crush", `{"tool_name":"view","tool_input":"{\"file_path\":[1]}"}`)
 	f.Add("droid", `{"hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"KEY","glob_pattern":"*.env"}}`)
 	f.Add("droid", `{"tool_name":"LS","tool_input":{"directory_path":{"x":1}}}`)
+	f.Add("cline", `{"tool_call":{"name":"run_commands","input":{"commands":{"command":{"cmd":[[]]},"args":[1,null]}}}}`)
+	f.Add("cline", `{"tool_call":{"name":"read_files","input":[{"paths":{"files":["a",{"filePath":".env"}]}}]}}`)
+	f.Add("cline", `{"tool_call":{"name":"apply_patch","input":"*** Move to: \n*** Delete File: .env"},"workspaceRoots":"x"}`)
 	r := load(f, reviewDoc, "claude")
 	f.Fuzz(func(t *testing.T, proto, input string) {
 		p, ok := ProtocolFor(proto)

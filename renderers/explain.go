@@ -168,7 +168,7 @@ func hookReport(rules *enforce.Rules, harness string, kind NativeKind) []enforce
 	a, _ := agents.Lookup(harness)
 	asks := "asks the person"
 	switch kind {
-	case GeminiSettings, OpenCodeConfig, WindsurfHooks, CrushHooks:
+	case GeminiSettings, OpenCodeConfig, WindsurfHooks, CrushHooks, ClineHooks:
 		asks = "denies what needs a human's OK, saying so (the harness's hook cannot ask)"
 	}
 	var out []enforce.Translation

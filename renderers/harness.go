@@ -78,14 +78,14 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 		clause("Forbidden", forbidden)
 		clause("Ask the human first", asks)
 		clause("Never", files)
-	case GeminiSettings, QwenSettings, OpenCodeConfig, CopilotHooks, CursorHooks, WindsurfHooks, CrushHooks, DroidHooks:
+	case GeminiSettings, QwenSettings, OpenCodeConfig, CopilotHooks, CursorHooks, WindsurfHooks, CrushHooks, DroidHooks, ClineHooks:
 		// What explain reports for these (hookReport): Bridle's hook, which
 		// the rendering writes into the harness's settings, checks every
 		// call; some hooks cannot ask, so what needs a person is refused.
 		b.WriteString("  - " + harnessName(p) + " runs Bridle's hook (`bridle hook " + Harness(p) + "`) before each tool call, and it enforces this:")
 		clause("Denied", forbidden)
 		switch NativeKindOf(p) {
-		case GeminiSettings, OpenCodeConfig, WindsurfHooks, CrushHooks:
+		case GeminiSettings, OpenCodeConfig, WindsurfHooks, CrushHooks, ClineHooks:
 			clause("Refused until the human agrees (ask them first)", asks)
 		default:
 			clause("Asks the human first", asks)

@@ -102,6 +102,7 @@ var natives = map[NativeKind]native{
 			return map[string]any{"matcher": "Execute|Bash|Read|Create|Edit|MultiEdit|Write|Grep|Glob|LS",
 				"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30}}}
 		}},
+	ClineHooks:     clineNative{},
 	CopilotHooks:   copilotNative{},
 	OpenCodeConfig: opencodeNative{},
 }
