@@ -192,6 +192,12 @@ type Harness struct {
 	// Hook names the pre-tool hook protocol bridle hook AGENT speaks
 	// (enforce.Protocol); "" when the harness has no hook Bridle uses.
 	Hook string
+	// HookCannotAsk: the harness's hook cannot put a call to the person
+	// (Gemini CLI's "ask" hangs a headless session; OpenCode's plugins,
+	// Windsurf's, Crush's and Cline's hooks have no ask), so bridle hook
+	// answers a verdict to ask with a deny saying a human must approve, and
+	// the render and explain say so.
+	HookCannotAsk bool
 	// ProjectEnv is the variable the harness sets for its hooks to the
 	// project's root, which the hook command names its rules from
 	// ("$CLAUDE_PROJECT_DIR"/rules); "" when it sets none (the hook's
@@ -410,7 +416,7 @@ var list = []Agent{
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
 			SessionEnv: []string{"GEMINI_CLI"},
 			Trust:      "Gemini CLI loads a project's .gemini/settings.json (MCP servers, hooks, policies) only in a trusted folder: trust it when Gemini asks, or add it to ~/.gemini/trustedFolders.json as \"TRUST_FOLDER\"",
-			Native:     "gemini-settings", Hook: "gemini", ProjectEnv: "GEMINI_PROJECT_DIR",
+			Native:     "gemini-settings", Hook: "gemini", HookCannotAsk: true, ProjectEnv: "GEMINI_PROJECT_DIR",
 			Client: "@google/gemini-cli@0.61.0",
 		},
 	},
@@ -458,7 +464,7 @@ var list = []Agent{
 				Stdio: Stdio{Type: "local", CommandList: true, Extra: map[string]any{"enabled": true}},
 				HTTP:  &HTTP{Type: "remote", URL: "url", Header: "Bearer {env:%s}", Extra: map[string]any{"enabled": true, "oauth": false}}},
 			SessionEnv: []string{"OPENCODE"},
-			Native:     "opencode-config", Hook: "opencode",
+			Native:     "opencode-config", Hook: "opencode", HookCannotAsk: true,
 			Client: "opencode-ai@1.18.33",
 		},
 	},
@@ -554,7 +560,7 @@ var list = []Agent{
 			SessionEnv: []string{"CRUSH"},
 			// Its PreToolUse hook in .crush.json runs bridle hook crush,
 			// with the project's root in CRUSH_PROJECT_DIR.
-			Native: "crush-hooks", Hook: "crush", ProjectEnv: "CRUSH_PROJECT_DIR",
+			Native: "crush-hooks", Hook: "crush", HookCannotAsk: true, ProjectEnv: "CRUSH_PROJECT_DIR",
 			NoClient: "the Crush CLI is not pinned yet: its files are tested against the configuration its source parses (charmbracelet/crush internal/config/config.go, load.go)",
 		},
 	},
@@ -636,7 +642,7 @@ var list = []Agent{
 			Config: &Config{Format: JSON, User: ".codeium/windsurf/mcp_config.json", Servers: "mcpServers",
 				Stdio: Stdio{},
 				HTTP:  &HTTP{URL: "serverUrl", Header: "Bearer ${env:%s}"}},
-			Native: "windsurf-hooks", Hook: "windsurf",
+			Native: "windsurf-hooks", Hook: "windsurf", HookCannotAsk: true,
 			NoClient: "Windsurf is a desktop application this machine cannot install: its files are tested against its documented formats",
 		},
 	},
@@ -663,7 +669,7 @@ var list = []Agent{
 			// Its hook file .clinerules/hooks/PreToolUse (an executable
 			// Bridle owns) runs bridle hook cline from the project's root;
 			// Cline sets no variable naming it.
-			Native: "cline-hooks", Hook: "cline",
+			Native: "cline-hooks", Hook: "cline", HookCannotAsk: true,
 			NoClient: "the cline CLI (npm cline) has no offline configuration check (its mcp command is an interactive wizard) and is not pinned yet: its files are tested against the format its source parses (cline/cline sdk/packages/core/src/extensions/mcp/config-loader.ts)",
 		},
 	},

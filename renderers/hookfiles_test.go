@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bridle-dev/bridle/agents"
+	"github.com/bridle-dev/bridle/enforce"
 )
 
 // TestDroidHookFile: Droid's hook is merged into .factory/settings.json
@@ -98,5 +101,26 @@ func TestClineHookFile(t *testing.T) {
 	n, err = RenderNativeFrom(read, harnessDoc("cline", false), NativeOptions{RulesPath: "rules"})
 	if err != nil || len(n.Orphans) != 1 || n.Orphans[0].Path != ClineHookPath {
 		t.Errorf("with no entries: %+v, %v; want Bridle's hook file an orphan", n, err)
+	}
+}
+
+// TestHookCannotAsk: the registry's HookCannotAsk, which the renders and
+// explain read, agrees with each hook protocol: a harness that cannot ask
+// gets a deny saying a human must approve for a verdict to ask, and one
+// that can gets no such deny.
+func TestHookCannotAsk(t *testing.T) {
+	for _, a := range agents.All() {
+		if a.Harness == nil || a.Harness.Hook == "" {
+			continue
+		}
+		p, ok := enforce.ProtocolFor(a.Harness.Hook)
+		if !ok {
+			t.Fatalf("%s: no protocol %q", a.Name, a.Harness.Hook)
+		}
+		r := p.Output(enforce.Decision{Verdict: enforce.Ask, Reason: "x"})
+		refused := strings.Contains(string(r.Stdout)+string(r.Stderr), "A human must approve this first")
+		if refused != a.Harness.HookCannotAsk {
+			t.Errorf("%s: HookCannotAsk is %v, but its hook's answer to ask is %q %q", a.Name, a.Harness.HookCannotAsk, r.Stdout, r.Stderr)
+		}
 	}
 }
