@@ -83,8 +83,13 @@ type Config struct {
 	User string
 	// Servers is the key of the object that maps server names to entries
 	// (mcpServers, servers, mcp); for TOML the table prefix (mcp_servers);
-	// for YAML the key of the list of entries.
+	// for YAML the key of the list of entries, or with ServersMap of the
+	// mapping from names to entries.
 	Servers string
+	// ServersMap: a YAML client's servers are a mapping from each entry's
+	// key to the entry (Goose's extensions:), not a list; each entry still
+	// carries its name.
+	ServersMap bool
 	// Preamble is what a file install creates starts with, before the
 	// servers: keys the client requires of every such file (a Continue
 	// block's name, version and schema); "" for none.
@@ -102,6 +107,9 @@ type Stdio struct {
 	// Type is the value of the entry's "type" key ("stdio", "local"); ""
 	// writes none.
 	Type string
+	// CommandKey is the key of the program ("cmd" for Goose); "" is
+	// "command".
+	CommandKey string
 	// CommandList puts the program and its arguments in one "command" list
 	// (OpenCode) instead of "command" and "args".
 	CommandList bool
@@ -134,6 +142,10 @@ type HTTP struct {
 	// BearerEnv is the key whose value names the variable holding the
 	// token (Codex: bearer_token_env_var); "" when Header is used.
 	BearerEnv string
+	// EnvKeys is the key of a list naming the variables the client must
+	// fetch before it expands Header (Goose's env_keys: its headers are
+	// expanded only from the entry's envs and env_keys); "" for none.
+	EnvKeys string
 	// HeadersUnder is the key of the object the headers object is in
 	// (Continue: requestOptions); "" when headers is the entry's own key.
 	HeadersUnder string
@@ -683,8 +695,18 @@ var list = []Agent{
 			Instructions: ".goosehints",
 			Reads:        []string{AgentsMD},
 			// Its MCP servers are extensions in the user's YAML
-			// ~/.config/goose/config.yaml, a format install does not write:
-			// docs/agents/goose.md gives the entry to add.
+			// ~/.config/goose/config.yaml: extensions maps a key to an entry
+			// (enabled, type, name, description, cmd, args, timeout), read
+			// in block/goose crates/goose/src/config/extensions.rs and
+			// agents/extension.rs. A streamable_http entry's headers are
+			// expanded (${VAR}) only from its envs and env_keys
+			// (agents/extension_manager.rs substitute_env_vars); env_keys
+			// are read from the environment or Goose's secret store.
+			Config: &Config{Format: YAML, User: ".config/goose/config.yaml", Servers: "extensions", ServersMap: true,
+				Stdio: Stdio{Type: "stdio", CommandKey: "cmd",
+					Extra: map[string]any{"enabled": true, "description": "Bridle: the project's rules, proposals and memory", "timeout": 300}},
+				HTTP: &HTTP{Type: "streamable_http", URL: "uri", Header: "Bearer ${%s}", EnvKeys: "env_keys",
+					Extra: map[string]any{"enabled": true, "description": "Bridle: the project's rules, proposals and memory", "timeout": 300}}},
 			NoClient: "Goose ships as a native binary and desktop app, not on a registry this machine reaches: its .goosehints is tested with goldens and its extension entry is documented from its source (block/goose crates/goose/src/agents/extension.rs)",
 		},
 	},
