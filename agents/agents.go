@@ -297,8 +297,10 @@ var list = []Agent{
 				Stdio: Stdio{Type: "stdio"}},
 			// Its process tool sets AUGMENT_AGENT=1.
 			SessionEnv: []string{"AUGMENT_AGENT"},
-			// Its hooks (PreToolUse in .augment/settings.json) and
-			// tool permissions are not wired: its rules are prose.
+			// Its PreToolUse hook in .augment/settings.json runs bridle hook
+			// augment (the command through bash -c, AUGMENT_PROJECT_DIR set
+			// for it); Auggie acts on a deny only.
+			Native: "augment-hooks", Hook: "augment", HookCannotAsk: true, ProjectEnv: "AUGMENT_PROJECT_DIR",
 			Client: "@augmentcode/auggie@0.36.0",
 		},
 	},

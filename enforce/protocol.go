@@ -109,6 +109,7 @@ var protocols = map[string]Protocol{
 	"crush":    crushProtocol{},
 	"droid":    droidProtocol{},
 	"cline":    clineProtocol{},
+	"augment":  augmentProtocol{},
 }
 
 // ProtocolFor returns the hook protocol of that name.
@@ -808,5 +809,86 @@ func (clineProtocol) Output(d Decision) Reply {
 		reason = "A human must approve this first (ask them; they can run it themselves). " + reason
 	}
 	out, _ := json.Marshal(map[string]any{"cancel": true, "errorMessage": reason})
+	return Reply{Stdout: append(out, '\n')}
+}
+
+// augmentProtocol is Auggie's PreToolUse hook (read in the bundle of
+// @augmentcode/auggie 0.36.0, augment.mjs, and docs.augmentcode.com/cli/
+// hooks): hook_event_name, workspace_roots, tool_name, tool_input and
+// is_mcp_tool in, with Auggie's tools launch-process and shell (command),
+// view, save-file and str-replace-editor (path), remove-files
+// (file_paths), grep-search (directory_absolute_path,
+// files_include_glob_pattern); Claude Code's hookSpecificOutput out, of
+// which Auggie acts on "deny" alone (it stops the call, the reason going to
+// the agent). What "ask" does was not found, so a verdict to ask is a deny
+// saying a human must approve.
+type augmentProtocol struct{}
+
+type augmentInput struct {
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	Cwd            string          `json:"cwd"`
+	WorkspaceRoots []string        `json:"workspace_roots"`
+	IsMCPTool      bool            `json:"is_mcp_tool"`
+}
+
+func (augmentProtocol) Parse(data []byte) (Call, error) {
+	var in augmentInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	var a struct {
+		Command   string   `json:"command"`
+		Args      []string `json:"args"`
+		Cwd       string   `json:"cwd"`
+		Path      string   `json:"path"`
+		FilePaths []string `json:"file_paths"`
+		Dir       string   `json:"directory_absolute_path"`
+		Include   string   `json:"files_include_glob_pattern"`
+	}
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: firstOf(in.Cwd, first(in.WorkspaceRoots))}
+	if in.IsMCPTool {
+		return c, nil // an MCP server's tool of that name is not Auggie's
+	}
+	switch in.ToolName {
+	case "launch-process":
+		c.Kind, c.Command = Shell, a.Command
+	case "shell":
+		c.Kind, c.Command = Shell, a.Command
+		if len(a.Args) > 0 {
+			words := make([]any, len(a.Args))
+			for i, w := range a.Args {
+				words[i] = w
+			}
+			c.Command = shellWords(a.Command, words)
+		}
+	case "view":
+		c.Kind, c.Paths = ReadOp, []string{a.Path}
+	case "save-file", "str-replace-editor":
+		c.Kind, c.Paths = Edit, []string{a.Path}
+	case "remove-files":
+		c.Kind, c.Paths = Edit, a.FilePaths
+		if len(c.Paths) == 0 {
+			c.Kind = Other
+		}
+	case "grep-search":
+		c.Kind, c.Paths, c.Glob = Search, []string{a.Dir}, a.Include
+	}
+	return c, nil
+}
+
+func (augmentProtocol) Output(d Decision) Reply {
+	if d.Verdict == Allow {
+		return Reply{}
+	}
+	reason := reasonOf(d)
+	if d.Verdict == Ask {
+		reason = "A human must approve this first (ask them; they can run it themselves). " + reason
+	}
+	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}})
 	return Reply{Stdout: append(out, '\n')}
 }

@@ -66,6 +66,13 @@ func TestProtocols(t *testing.T) {
 		{"cline", `{"hookName":"PreToolUse","workspaceRoots":[` + q(dir) + `],"preToolUse":{"toolName":"execute_command","parameters":{"command":"git push origin","requires_approval":"false"}}}`, Ask},
 		{"cline", `{"hookName":"PreToolUse","workspaceRoots":[` + q(dir) + `],"preToolUse":{"toolName":"read_file","parameters":{"path":".env"}}}`, Forbid},
 		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"editor","input":{"path":"src/a.go","old_text":"a","new_text":"b"}}}`, Allow},
+		{"augment", `{"hook_event_name":"PreToolUse","conversation_id":"c1","workspace_roots":[` + q(dir) + `],"tool_name":"launch-process","tool_input":{"command":"git push --force","wait":true,"cwd":` + q(dir) + `},"is_mcp_tool":false}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"shell","tool_input":{"command":"git","args":["push","-f"]}}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"view","tool_input":{"path":".env","type":"file"}}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"remove-files","tool_input":{"file_paths":["a.txt","migrations/8.sql"]}}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"launch-process","tool_input":{"command":"git push origin"}}`, Ask},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"view","tool_input":{"path":".env"},"is_mcp_tool":true}`, Allow},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"str-replace-editor","tool_input":{"path":"src/a.go","command":"str_replace"}}`, Allow},
 	} {
 		p, ok := ProtocolFor(tc.proto)
 		if !ok {
@@ -113,7 +120,7 @@ func blocks(t *testing.T, proto string, reply Reply) bool {
 		t.Fatalf("%s: not JSON: %s", proto, reply.Stdout)
 	}
 	switch proto {
-	case "claude", "qwen", "droid":
+	case "claude", "qwen", "droid", "augment":
 		h, _ := out["hookSpecificOutput"].(map[string]any)
 		return h["permissionDecision"] == "deny" || h["permissionDecision"] == "ask"
 	case "gemini", "opencode", "crush":
@@ -157,6 +164,8 @@ func FuzzProtocols(f *testing.F) {
 	f.Add("droid", `{"tool_name":"LS","tool_input":{"directory_path":{"x":1}}}`)
 	f.Add("cline", `{"tool_call":{"name":"run_commands","input":{"commands":{"command":{"cmd":[[]]},"args":[1,null]}}}}`)
 	f.Add("cline", `{"tool_call":{"name":"read_files","input":[{"paths":{"files":["a",{"filePath":".env"}]}}]}}`)
+	f.Add("augment", `{"tool_name":"grep-search","tool_input":{"directory_absolute_path":"/","files_include_glob_pattern":"*.env","search_term":"K"}}`)
+	f.Add("augment", `{"tool_name":"shell","tool_input":{"command":"x","args":["'",null]},"workspace_roots":[1]}`)
 	f.Add("cline", `{"tool_call":{"name":"apply_patch","input":"*** Move to: \n*** Delete File: .env"},"workspaceRoots":"x"}`)
 	r := load(f, reviewDoc, "claude")
 	f.Fuzz(func(t *testing.T, proto, input string) {

@@ -32,6 +32,7 @@ const (
 	WindsurfHooks  NativeKind = "windsurf-hooks"
 	CrushHooks     NativeKind = "crush-hooks"
 	DroidHooks     NativeKind = "droid-hooks"
+	AugmentHooks   NativeKind = "augment-hooks"
 )
 
 // hookMarker starts the command of every hook entry Bridle writes.

@@ -102,6 +102,16 @@ var natives = map[NativeKind]native{
 			return map[string]any{"matcher": "Execute|Bash|Read|Create|Edit|MultiEdit|Write|Grep|Glob|LS",
 				"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30}}}
 		}},
+	// Auggie's hooks sit in .augment/settings.json beside its MCP servers
+	// (its HookConfigLoader reads the workspace's settings.json and
+	// settings.local.json); timeout in milliseconds; the matcher a regular
+	// expression on its tool names. A command with $ runs through bash -c,
+	// with AUGMENT_PROJECT_DIR set.
+	AugmentHooks: hookNative{kind: AugmentHooks, settings: ".augment/settings.json", events: []string{"PreToolUse"},
+		entry: func(cmd string) any {
+			return map[string]any{"matcher": "^(launch-process|shell|view|save-file|str-replace-editor|remove-files|grep-search)$",
+				"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30000}}}
+		}},
 	ClineHooks:     clineNative{},
 	CopilotHooks:   copilotNative{},
 	OpenCodeConfig: opencodeNative{},
