@@ -381,9 +381,11 @@ var list = []Agent{
 			// other harnesses set too) and the thread's id.
 			SessionEnv: []string{"AMP_CURRENT_THREAD_ID"},
 			Trust:      "Amp runs a project's MCP server only once approved: run amp mcp approve bridle (the approval, kept in your ~/.config/amp/settings.json, is bound to the entry as written: approve again after bridle install changes it)",
-			// Amp's amp.permissions rules (and their delegate action, a
-			// program answering by exit code) are not rendered: its rules
-			// are prose.
+			// Amp's amp.permissions rules are not rendered: its rules are
+			// prose. Their delegate action runs a bare program (no
+			// arguments, no shell), the tool's name in AGENT_TOOL_NAME and
+			// its arguments on stdin, exit 0/1/2 for allow/ask/reject
+			// (enforce TestRealAmpDelegate); bridle hook amp is not built.
 			Client: "@ampcode/cli@0.0.1790142911-g7618fb",
 		},
 	},
