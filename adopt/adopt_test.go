@@ -228,6 +228,8 @@ func TestLossReport(t *testing.T) {
 		File{".mcp.json", []byte(`{"mcpServers": {"github": {"env": {"GITHUB_TOKEN": "ghp_1234567890abcdefghijklmnopqrstuvwxyz12"}}, "bridle": {}}}`)},
 		File{".codex/config.toml", []byte("[mcp_servers.jira]\ncommand = \"jira-mcp\"\n")},
 		File{".gemini/settings.json", []byte(`{"hooks": {"BeforeTool": [{"matcher": "x"}]}}`)},
+		File{".amp/settings.json", []byte(`{"amp.mcpServers": {"linear": {"url": "https://mcp.linear.app/mcp"}}}`)},
+		File{".zed/settings.json", []byte(`{"context_servers": {"pg": {"command": "pg-mcp"}}}`)},
 	)
 	var lost []string
 	for _, l := range res.Lost {
@@ -243,8 +245,8 @@ func TestLossReport(t *testing.T) {
 		"CLAUDE.md:7 HTML|<script>alert(1)</script>",
 		"pkg/api/AGENTS.md:1 scope|",
 	}
-	// Files are read in path order: .claude, .codex, .cursor, .gemini, .github, .mcp.json, .windsurf, CLAUDE.md, pkg.
-	wantOrder := []string{want[2], ".codex/config.toml:1 MCP servers|", want[0], ".gemini/settings.json:1 hook|{\"BeforeTool\": [{\"matcher\": \"x\"}]}", want[1], want[3], want[4], want[5], want[6], want[7]}
+	// Files are read in path order: .amp, .claude, .codex, .cursor, .gemini, .github, .mcp.json, .windsurf, .zed, CLAUDE.md, pkg.
+	wantOrder := []string{".amp/settings.json:1 MCP server|server \"linear\"", want[2], ".codex/config.toml:1 MCP servers|", want[0], ".gemini/settings.json:1 hook|{\"BeforeTool\": [{\"matcher\": \"x\"}]}", want[1], want[3], ".zed/settings.json:1 MCP server|server \"pg\"", want[4], want[5], want[6], want[7]}
 	if diff := cmp.Diff(wantOrder, lost); diff != "" {
 		t.Errorf("loss report (-want +got):\n%s", diff)
 	}

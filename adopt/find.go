@@ -309,6 +309,20 @@ func AgentsFor(paths []string) []string {
 	return slices.Compact(out)
 }
 
+// serverKeys are the keys under which JSON MCP configurations keep their
+// servers: every JSON client's in the agents registry (Amp's
+// amp.mcpServers, Zed's context_servers, …) and VS Code's servers.
+func serverKeys() []string {
+	keys := []string{"mcpServers", "servers", "mcp"}
+	for _, a := range agents.All() {
+		if a.Harness != nil && a.Harness.Config != nil && a.Harness.Config.Format == agents.JSON {
+			keys = append(keys, a.Harness.Config.Servers)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
 // mcpServers reports an MCP configuration's servers by name: they are not
 // rules, bridle install adds Bridle's own entry beside them, and their
 // entries (which may hold tokens) are not copied.
@@ -321,7 +335,7 @@ func mcpServers(f File, r *Result) {
 	if raw, ok := d.Get("hooks"); ok {
 		r.lose(Pos{f.Path, lineOf(f.Data, "hooks")}, "hook", "hooks run programs; Bridle cannot translate them into rules and leaves them in "+f.Path+" (its own hook is merged beside them)", string(raw))
 	}
-	for _, key := range []string{"mcpServers", "servers", "mcp"} {
+	for _, key := range serverKeys() {
 		for _, name := range d.Keys(key) {
 			if name == "bridle" || strings.HasPrefix(name, "bridle-") {
 				continue

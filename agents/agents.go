@@ -83,8 +83,13 @@ type Config struct {
 	User string
 	// Servers is the key of the object that maps server names to entries
 	// (mcpServers, servers, mcp); for TOML the table prefix (mcp_servers);
-	// for YAML the key of the list of entries.
+	// for YAML the key of the list of entries, or with ServersMap of the
+	// mapping from names to entries.
 	Servers string
+	// ServersMap: a YAML client's servers are a mapping from each entry's
+	// key to the entry (Goose's extensions:), not a list; each entry still
+	// carries its name.
+	ServersMap bool
 	// Preamble is what a file install creates starts with, before the
 	// servers: keys the client requires of every such file (a Continue
 	// block's name, version and schema); "" for none.
@@ -102,6 +107,9 @@ type Stdio struct {
 	// Type is the value of the entry's "type" key ("stdio", "local"); ""
 	// writes none.
 	Type string
+	// CommandKey is the key of the program ("cmd" for Goose); "" is
+	// "command".
+	CommandKey string
 	// CommandList puts the program and its arguments in one "command" list
 	// (OpenCode) instead of "command" and "args".
 	CommandList bool
@@ -134,6 +142,10 @@ type HTTP struct {
 	// BearerEnv is the key whose value names the variable holding the
 	// token (Codex: bearer_token_env_var); "" when Header is used.
 	BearerEnv string
+	// EnvKeys is the key of a list naming the variables the client must
+	// fetch before it expands Header (Goose's env_keys: its headers are
+	// expanded only from the entry's envs and env_keys); "" for none.
+	EnvKeys string
 	// HeadersUnder is the key of the object the headers object is in
 	// (Continue: requestOptions); "" when headers is the entry's own key.
 	HeadersUnder string
@@ -192,6 +204,12 @@ type Harness struct {
 	// Hook names the pre-tool hook protocol bridle hook AGENT speaks
 	// (enforce.Protocol); "" when the harness has no hook Bridle uses.
 	Hook string
+	// HookCannotAsk: the harness's hook cannot put a call to the person
+	// (Gemini CLI's "ask" hangs a headless session; OpenCode's plugins,
+	// Windsurf's, Crush's and Cline's hooks have no ask), so bridle hook
+	// answers a verdict to ask with a deny saying a human must approve, and
+	// the render and explain say so.
+	HookCannotAsk bool
 	// ProjectEnv is the variable the harness sets for its hooks to the
 	// project's root, which the hook command names its rules from
 	// ("$CLAUDE_PROJECT_DIR"/rules); "" when it sets none (the hook's
@@ -279,8 +297,10 @@ var list = []Agent{
 				Stdio: Stdio{Type: "stdio"}},
 			// Its process tool sets AUGMENT_AGENT=1.
 			SessionEnv: []string{"AUGMENT_AGENT"},
-			// Its hooks (PreToolUse in .augment/settings.json) and
-			// tool permissions are not wired: its rules are prose.
+			// Its PreToolUse hook in .augment/settings.json runs bridle hook
+			// augment (the command through bash -c, AUGMENT_PROJECT_DIR set
+			// for it); Auggie acts on a deny only.
+			Native: "augment-hooks", Hook: "augment", HookCannotAsk: true, ProjectEnv: "AUGMENT_PROJECT_DIR",
 			Client: "@augmentcode/auggie@0.36.0",
 		},
 	},
@@ -361,9 +381,11 @@ var list = []Agent{
 			// other harnesses set too) and the thread's id.
 			SessionEnv: []string{"AMP_CURRENT_THREAD_ID"},
 			Trust:      "Amp runs a project's MCP server only once approved: run amp mcp approve bridle (the approval, kept in your ~/.config/amp/settings.json, is bound to the entry as written: approve again after bridle install changes it)",
-			// Amp's amp.permissions rules (and their delegate action, a
-			// program answering by exit code) are not rendered: its rules
-			// are prose.
+			// Amp's amp.permissions rules are not rendered: its rules are
+			// prose. Their delegate action runs a bare program (no
+			// arguments, no shell), the tool's name in AGENT_TOOL_NAME and
+			// its arguments on stdin, exit 0/1/2 for allow/ask/reject
+			// (enforce TestRealAmpDelegate); bridle hook amp is not built.
 			Client: "@ampcode/cli@0.0.1790142911-g7618fb",
 		},
 	},
@@ -386,10 +408,10 @@ var list = []Agent{
 			Config: &Config{Format: JSON, Project: ".factory/mcp.json", User: ".factory/mcp.json", Servers: "mcpServers",
 				Stdio: Stdio{Type: "stdio"},
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
-			// Droid's PreToolUse hooks (.factory/settings.json or
-			// hooks.json; Claude Code's hookSpecificOutput or exit 2; tools
-			// Execute, Read, Create, Edit, ApplyPatch) are not wired yet:
-			// its rules are prose.
+			// Its PreToolUse hook (Claude Code's contract) in
+			// .factory/settings.json runs bridle hook droid, with the
+			// project's root in FACTORY_PROJECT_DIR.
+			Native: "droid-hooks", Hook: "droid", ProjectEnv: "FACTORY_PROJECT_DIR",
 			NoClient: "droid 0.225.2 (@factory/cli-linux-x64) installs 243 MB (the brief's limit is 150 MB; @factory/cli 0.225.1 has no Linux build of its own version on the registry here), so it is not pinned: it was run here by hand (droid mcp list; docs/agents/droid.md)",
 		},
 	},
@@ -410,7 +432,7 @@ var list = []Agent{
 				HTTP:  &HTTP{Type: "http", URL: "url", Header: "Bearer ${%s}"}},
 			SessionEnv: []string{"GEMINI_CLI"},
 			Trust:      "Gemini CLI loads a project's .gemini/settings.json (MCP servers, hooks, policies) only in a trusted folder: trust it when Gemini asks, or add it to ~/.gemini/trustedFolders.json as \"TRUST_FOLDER\"",
-			Native:     "gemini-settings", Hook: "gemini", ProjectEnv: "GEMINI_PROJECT_DIR",
+			Native:     "gemini-settings", Hook: "gemini", HookCannotAsk: true, ProjectEnv: "GEMINI_PROJECT_DIR",
 			Client: "@google/gemini-cli@0.61.0",
 		},
 	},
@@ -458,7 +480,7 @@ var list = []Agent{
 				Stdio: Stdio{Type: "local", CommandList: true, Extra: map[string]any{"enabled": true}},
 				HTTP:  &HTTP{Type: "remote", URL: "url", Header: "Bearer {env:%s}", Extra: map[string]any{"enabled": true, "oauth": false}}},
 			SessionEnv: []string{"OPENCODE"},
-			Native:     "opencode-config", Hook: "opencode",
+			Native:     "opencode-config", Hook: "opencode", HookCannotAsk: true,
 			Client: "opencode-ai@1.18.33",
 		},
 	},
@@ -554,7 +576,7 @@ var list = []Agent{
 			SessionEnv: []string{"CRUSH"},
 			// Its PreToolUse hook in .crush.json runs bridle hook crush,
 			// with the project's root in CRUSH_PROJECT_DIR.
-			Native: "crush-hooks", Hook: "crush", ProjectEnv: "CRUSH_PROJECT_DIR",
+			Native: "crush-hooks", Hook: "crush", HookCannotAsk: true, ProjectEnv: "CRUSH_PROJECT_DIR",
 			NoClient: "the Crush CLI is not pinned yet: its files are tested against the configuration its source parses (charmbracelet/crush internal/config/config.go, load.go)",
 		},
 	},
@@ -636,7 +658,7 @@ var list = []Agent{
 			Config: &Config{Format: JSON, User: ".codeium/windsurf/mcp_config.json", Servers: "mcpServers",
 				Stdio: Stdio{},
 				HTTP:  &HTTP{URL: "serverUrl", Header: "Bearer ${env:%s}"}},
-			Native: "windsurf-hooks", Hook: "windsurf",
+			Native: "windsurf-hooks", Hook: "windsurf", HookCannotAsk: true,
 			NoClient: "Windsurf is a desktop application this machine cannot install: its files are tested against its documented formats",
 		},
 	},
@@ -660,8 +682,10 @@ var list = []Agent{
 			// server.
 			Config: &Config{Format: JSON, User: ".cline/data/settings/cline_mcp_settings.json", Servers: "mcpServers",
 				Stdio: Stdio{Type: "stdio"}},
-			// Its hooks (.clinerules/hooks/PreToolUse, executables) are not
-			// wired: its rules are prose.
+			// Its hook file .clinerules/hooks/PreToolUse (an executable
+			// Bridle owns) runs bridle hook cline from the project's root;
+			// Cline sets no variable naming it.
+			Native: "cline-hooks", Hook: "cline", HookCannotAsk: true,
 			NoClient: "the cline CLI (npm cline) has no offline configuration check (its mcp command is an interactive wizard) and is not pinned yet: its files are tested against the format its source parses (cline/cline sdk/packages/core/src/extensions/mcp/config-loader.ts)",
 		},
 	},
@@ -675,8 +699,18 @@ var list = []Agent{
 			Instructions: ".goosehints",
 			Reads:        []string{AgentsMD},
 			// Its MCP servers are extensions in the user's YAML
-			// ~/.config/goose/config.yaml, a format install does not write:
-			// docs/agents/goose.md gives the entry to add.
+			// ~/.config/goose/config.yaml: extensions maps a key to an entry
+			// (enabled, type, name, description, cmd, args, timeout), read
+			// in block/goose crates/goose/src/config/extensions.rs and
+			// agents/extension.rs. A streamable_http entry's headers are
+			// expanded (${VAR}) only from its envs and env_keys
+			// (agents/extension_manager.rs substitute_env_vars); env_keys
+			// are read from the environment or Goose's secret store.
+			Config: &Config{Format: YAML, User: ".config/goose/config.yaml", Servers: "extensions", ServersMap: true,
+				Stdio: Stdio{Type: "stdio", CommandKey: "cmd",
+					Extra: map[string]any{"enabled": true, "description": "Bridle: the project's rules, proposals and memory", "timeout": 300}},
+				HTTP: &HTTP{Type: "streamable_http", URL: "uri", Header: "Bearer ${%s}", EnvKeys: "env_keys",
+					Extra: map[string]any{"enabled": true, "description": "Bridle: the project's rules, proposals and memory", "timeout": 300}}},
 			NoClient: "Goose ships as a native binary and desktop app, not on a registry this machine reaches: its .goosehints is tested with goldens and its extension entry is documented from its source (block/goose crates/goose/src/agents/extension.rs)",
 		},
 	},

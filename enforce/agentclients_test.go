@@ -175,3 +175,59 @@ func TestRealClaudeSettings(t *testing.T) {
 		}
 	})
 }
+
+// TestRealAmpDelegate pins the contract of Amp's amp.permissions
+// "delegate" action, which a bridle hook amp would speak (not wired yet:
+// docs/agents/amp.md), against the pinned @ampcode/cli through
+// amp permissions test, which runs the program: "to" is a bare program,
+// spawned without a shell or arguments from the working directory (a
+// command line is ENOENT, and then a reject); the tool's name is in
+// AGENT_TOOL_NAME, AGENT is amp, the arguments are JSON on stdin; exit 0
+// allows, 1 asks, 2 (or any other) rejects, with stderr as the reason.
+func TestRealAmpDelegate(t *testing.T) {
+	amp := agentclients.Bin(t, "BRIDLE_AMP_BIN", "amp")
+	dir, home := t.TempDir(), t.TempDir()
+	probe := filepath.Join(dir, "probe")
+	seen := filepath.Join(dir, "seen")
+	script := "#!/bin/sh\n{ echo \"args:$*\"; echo \"agent:$AGENT\"; echo \"tool:$AGENT_TOOL_NAME\"; cat; } > '" + seen + "'\necho \"probe says no\" >&2\nexit ${PROBE_EXIT:-2}\n"
+	if err := os.WriteFile(probe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := func(to string) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"amp.permissions": []any{map[string]any{"tool": "Bash", "action": "delegate", "to": to}}})
+		if err := os.MkdirAll(filepath.Join(dir, ".amp"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".amp", "settings.json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	test := func(exit string) (action, reason string) {
+		t.Helper()
+		// Its exit status is the verdict's (non-zero unless allowed).
+		out, errOut, err := agentclients.Run(t, dir, []string{"HOME=" + home, "NO_COLOR=1", "PROBE_EXIT=" + exit}, "", amp, "permissions", "test", "--workspace", "--json", "Bash", "--cmd", "git push --force")
+		if !strings.Contains(out, "{") {
+			t.Fatalf("amp permissions test: %v\n%s\n%s", err, out, errOut)
+		}
+		var got struct{ Action, Error string }
+		if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &got); err != nil {
+			t.Fatalf("amp permissions test --json: %v\n%s", err, out)
+		}
+		return got.Action, got.Error
+	}
+	settings("./probe")
+	for exit, want := range map[string]string{"0": "allow", "1": "ask", "2": "reject", "3": "reject"} {
+		if action, reason := test(exit); action != want || want == "reject" && !strings.Contains(reason, "probe says no") {
+			t.Errorf("exit %s: %s %q, want %s", exit, action, reason, want)
+		}
+	}
+	got, err := os.ReadFile(seen)
+	if want := "args:\nagent:amp\ntool:Bash\n{\"cmd\":\"git push --force\"}"; err != nil || strings.TrimSpace(string(got)) != want {
+		t.Errorf("the program saw %q (%v), want %q", got, err, want)
+	}
+	settings("./probe --rules rules")
+	if action, reason := test("0"); action != "reject" || !strings.Contains(reason, "ENOENT") {
+		t.Errorf("a command line as to: %s %q, want a reject for ENOENT", action, reason)
+	}
+}

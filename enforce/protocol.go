@@ -107,6 +107,9 @@ var protocols = map[string]Protocol{
 	"cursor":   cursorProtocol{},
 	"windsurf": windsurfProtocol{},
 	"crush":    crushProtocol{},
+	"droid":    droidProtocol{},
+	"cline":    clineProtocol{},
+	"augment":  augmentProtocol{},
 }
 
 // ProtocolFor returns the hook protocol of that name.
@@ -580,3 +583,312 @@ func (crushProtocol) Parse(data []byte) (Call, error) {
 }
 
 func (crushProtocol) Output(d Decision) Reply { return geminiProtocol{}.Output(d) }
+
+// droidProtocol is Factory Droid's PreToolUse hook, Claude Code's own
+// contract (docs.factory.ai hooks reference, read in Factory-AI/factory
+// docs/reference/hooks-reference.mdx, and Factory's own hook
+// .factory/hooks/guard_execute.py): hook_event_name, cwd, tool_name and
+// tool_input in; hookSpecificOutput with permissionDecision deny or ask out
+// ("ask" asks the person in Droid's UI), nothing for allow. Droid's tools
+// are Execute (command), Read (file_path), Create, Edit and MultiEdit
+// (file_path); its documentation's older names (Bash, Write) are read too.
+// ApplyPatch names its files inside the patch, so it is left to Droid's
+// own rules, as OpenCode's patch is. Grep's, Glob's and LS's argument names
+// are not documented: path (or directory_path, folder) is read, and a call
+// naming none is checked as one over the project root.
+type droidProtocol struct{}
+
+func (droidProtocol) Parse(data []byte) (Call, error) {
+	in, err := ParseHookInput(data)
+	if err != nil {
+		return Call{}, err
+	}
+	var a struct {
+		toolArgs
+		DirectoryPath string `json:"directory_path"`
+		Folder        string `json:"folder"`
+		GlobPattern   string `json:"glob_pattern"`
+	}
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	dir := firstOf(a.Path, a.DirectoryPath, a.Folder, a.DirPath)
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: in.Cwd}
+	switch in.ToolName {
+	case "Execute", "Bash":
+		c.Kind, c.Command = Shell, a.Command
+	case "Read":
+		c.Kind, c.Paths = ReadOp, []string{a.FilePath}
+	case "Create", "Edit", "MultiEdit", "Write":
+		c.Kind, c.Paths = Edit, []string{a.FilePath}
+	case "Grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{dir}, firstOf(a.Glob, a.GlobPattern)
+	case "Glob", "LS":
+		c.Kind, c.Paths = List, []string{dir}
+	}
+	return c, nil
+}
+
+func (droidProtocol) Output(d Decision) Reply { return Reply{Stdout: ClaudeHookOutput(d)} }
+
+// clineProtocol is Cline's PreToolUse hook file (.clinerules/hooks/
+// PreToolUse), read in cline/cline at 21cb8d25: sdk/packages/core/src/
+// hooks/hook-file-hooks.ts sends, for each tool call, workspaceRoots and
+// both tool_call {name, input} (the CLI's tools) and the legacy preToolUse
+// {toolName, parameters} (parameters as strings); the answer is
+// {"cancel": true, "errorMessage": …}, which stops the task with that
+// reason (the runtime's ControlledStopError: a file hook cannot skip one
+// call), or {} to go on. Cline's hooks cannot ask, so a verdict to ask is a
+// cancel whose reason says a human must approve. Its tools: run_commands
+// (commands, a list of strings or of {command, args}, or one of them),
+// read_files (files or paths: paths or {path}), editor (path),
+// apply_patch (input, whose "*** Add/Update/Delete File:" and "*** Move
+// to:" lines name the files), search_codebase (queries, over the
+// workspace); the VS Code extension's execute_command, read_file,
+// write_to_file, replace_in_file, search_files, list_files and
+// list_code_definition_names.
+type clineProtocol struct{}
+
+type clineInput struct {
+	ToolCall struct {
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	} `json:"tool_call"`
+	PreToolUse struct {
+		ToolName   string          `json:"toolName"`
+		Parameters json.RawMessage `json:"parameters"`
+	} `json:"preToolUse"`
+	WorkspaceRoots []string `json:"workspaceRoots"`
+}
+
+func (clineProtocol) Parse(data []byte) (Call, error) {
+	var in clineInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	name, raw := in.ToolCall.Name, in.ToolCall.Input
+	if name == "" {
+		name, raw = in.PreToolUse.ToolName, in.PreToolUse.Parameters
+	}
+	c := Call{Tool: name, Kind: Other, Cwd: first(in.WorkspaceRoots)}
+	var v any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return Call{}, fmt.Errorf("hook input: the tool's arguments: %w", err)
+		}
+	}
+	obj, _ := v.(map[string]any)
+	str := func(k string) string { return stringOf(obj[k]) }
+	switch name {
+	case "run_commands":
+		c.Kind, c.Command = Shell, clineCommands(v)
+	case "execute_command":
+		c.Kind, c.Command = Shell, str("command")
+	case "read_files":
+		c.Kind, c.Paths = ReadOp, clinePaths(v)
+	case "read_file":
+		c.Kind, c.Paths = ReadOp, []string{str("path")}
+	case "editor", "write_to_file", "replace_in_file":
+		c.Kind, c.Paths = Edit, []string{str("path")}
+	case "apply_patch":
+		patch := stringOf(v)
+		if patch == "" {
+			patch = str("input")
+		}
+		c.Kind, c.Paths = Edit, patchFiles(patch)
+		if len(c.Paths) == 0 {
+			c.Kind = Other // nothing the patch would touch
+		}
+	case "search_codebase":
+		c.Kind, c.Paths = Search, []string{""}
+	case "search_files":
+		c.Kind, c.Paths, c.Glob = Search, []string{str("path")}, str("file_pattern")
+	case "list_files", "list_code_definition_names":
+		c.Kind, c.Paths = List, []string{str("path")}
+	}
+	if c.Kind == Shell && c.Command == "" || c.Kind == ReadOp && len(c.Paths) == 0 {
+		c.Kind = Other
+	}
+	return c, nil
+}
+
+// clineCommands is what run_commands would run, one command a line:
+// strings as they are, {command, args} as the program and its arguments
+// quoted for the shell.
+func clineCommands(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		for _, k := range []string{"commands", "command", "cmd"} {
+			if x, ok := m[k]; ok {
+				if _, isObj := x.(map[string]any); isObj || k == "commands" {
+					return clineCommands(x)
+				}
+				if s, ok := x.(string); ok {
+					if args, ok := m["args"].([]any); ok && k == "command" {
+						return shellWords(s, args)
+					}
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	var lines []string
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		for _, e := range x {
+			if s := clineCommands(e); s != "" {
+				lines = append(lines, s)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func shellWords(cmd string, args []any) string {
+	words := []string{shQuote(cmd)}
+	for _, a := range args {
+		words = append(words, shQuote(stringOf(a)))
+	}
+	return strings.Join(words, " ")
+}
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// clinePaths are the files read_files would read, in any of the shapes
+// its input schema takes.
+func clinePaths(v any) []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if x != "" {
+				out = append(out, x)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, k := range []string{"files", "paths", "file_paths", "path", "file_path", "filePath"} {
+				if e, ok := x[k]; ok {
+					walk(e)
+				}
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// patchFiles are the files an apply_patch payload adds, updates, deletes
+// or moves to.
+func patchFiles(patch string) []string {
+	var out []string
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimSpace(line)
+		for _, p := range []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
+			if rest, ok := strings.CutPrefix(line, p); ok {
+				if f := strings.TrimSpace(rest); f != "" {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (clineProtocol) Output(d Decision) Reply {
+	if d.Verdict == Allow {
+		return Reply{Stdout: []byte("{}\n")}
+	}
+	reason := reasonOf(d)
+	if d.Verdict == Ask {
+		reason = "A human must approve this first (ask them; they can run it themselves). " + reason
+	}
+	out, _ := json.Marshal(map[string]any{"cancel": true, "errorMessage": reason})
+	return Reply{Stdout: append(out, '\n')}
+}
+
+// augmentProtocol is Auggie's PreToolUse hook (read in the bundle of
+// @augmentcode/auggie 0.36.0, augment.mjs, and docs.augmentcode.com/cli/
+// hooks): hook_event_name, workspace_roots, tool_name, tool_input and
+// is_mcp_tool in, with Auggie's tools launch-process and shell (command),
+// view, save-file and str-replace-editor (path), remove-files
+// (file_paths), grep-search (directory_absolute_path,
+// files_include_glob_pattern); Claude Code's hookSpecificOutput out, of
+// which Auggie acts on "deny" alone (it stops the call, the reason going to
+// the agent). What "ask" does was not found, so a verdict to ask is a deny
+// saying a human must approve.
+type augmentProtocol struct{}
+
+type augmentInput struct {
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	Cwd            string          `json:"cwd"`
+	WorkspaceRoots []string        `json:"workspace_roots"`
+	IsMCPTool      bool            `json:"is_mcp_tool"`
+}
+
+func (augmentProtocol) Parse(data []byte) (Call, error) {
+	var in augmentInput
+	if err := decodeHook(data, &in); err != nil {
+		return Call{}, err
+	}
+	var a struct {
+		Command   string   `json:"command"`
+		Args      []string `json:"args"`
+		Cwd       string   `json:"cwd"`
+		Path      string   `json:"path"`
+		FilePaths []string `json:"file_paths"`
+		Dir       string   `json:"directory_absolute_path"`
+		Include   string   `json:"files_include_glob_pattern"`
+	}
+	if err := args(in.ToolInput, &a); err != nil {
+		return Call{}, err
+	}
+	c := Call{Tool: in.ToolName, Kind: Other, Cwd: firstOf(in.Cwd, first(in.WorkspaceRoots))}
+	if in.IsMCPTool {
+		return c, nil // an MCP server's tool of that name is not Auggie's
+	}
+	switch in.ToolName {
+	case "launch-process":
+		c.Kind, c.Command = Shell, a.Command
+	case "shell":
+		c.Kind, c.Command = Shell, a.Command
+		if len(a.Args) > 0 {
+			words := make([]any, len(a.Args))
+			for i, w := range a.Args {
+				words[i] = w
+			}
+			c.Command = shellWords(a.Command, words)
+		}
+	case "view":
+		c.Kind, c.Paths = ReadOp, []string{a.Path}
+	case "save-file", "str-replace-editor":
+		c.Kind, c.Paths = Edit, []string{a.Path}
+	case "remove-files":
+		c.Kind, c.Paths = Edit, a.FilePaths
+		if len(c.Paths) == 0 {
+			c.Kind = Other
+		}
+	case "grep-search":
+		c.Kind, c.Paths, c.Glob = Search, []string{a.Dir}, a.Include
+	}
+	return c, nil
+}
+
+func (augmentProtocol) Output(d Decision) Reply {
+	if d.Verdict == Allow {
+		return Reply{}
+	}
+	reason := reasonOf(d)
+	if d.Verdict == Ask {
+		reason = "A human must approve this first (ask them; they can run it themselves). " + reason
+	}
+	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
+		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}})
+	return Reply{Stdout: append(out, '\n')}
+}

@@ -10,8 +10,9 @@ import (
 
 // TestProtocols: each harness's hook input, as the real harness sends it
 // (captured from Gemini CLI 0.61.0, Qwen Code 0.24.4, Copilot CLI 1.0.102
-// and Bridle's OpenCode plugin; Cursor's, Windsurf's and Crush's from
-// their documentation, Crush's checked against its source), is read as the same call and decided the same way, and
+// and Bridle's OpenCode plugin; Cursor's, Windsurf's, Crush's and Factory
+// Droid's from their documentation, Crush's checked against its source,
+// Droid's against Factory's own hook), is read as the same call and decided the same way, and
 // the answer is in the harness's own format.
 func TestProtocols(t *testing.T) {
 	r := load(t, reviewDoc, "claude")
@@ -52,6 +53,26 @@ func TestProtocols(t *testing.T) {
 		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"multiedit","tool_input":{"file_path":` + q(dir+"/migrations/4.sql") + `,"edits":[]}}`, Forbid},
 		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"bash","tool_input":{"command":"git push origin"}}`, Ask},
 		{"crush", `{"event":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"edit","tool_input":{"file_path":"src/a.go"}}`, Allow},
+		{"droid", `{"session_id":"abc123","transcript_path":"/t.jsonl","cwd":` + q(dir) + `,"permission_mode":"auto-high","hook_event_name":"PreToolUse","tool_name":"Execute","tool_input":{"command":"git push --force"}}`, Forbid},
+		{"droid", `{"sessionId":"abc123","cwd":` + q(dir) + `,"hookEventName":"PreToolUse","tool_name":"Read","tool_input":{"file_path":` + q(dir+"/.env") + `}}`, Forbid},
+		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Create","tool_input":{"file_path":"migrations/5.sql","content":"x"}}`, Forbid},
+		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Execute","tool_input":{"command":"git push origin"}}`, Ask},
+		{"droid", `{"hook_event_name":"PreToolUse","cwd":` + q(dir) + `,"tool_name":"Edit","tool_input":{"file_path":"src/a.go","old_str":"a","new_str":"b"}}`, Allow},
+		{"cline", `{"clineVersion":"3.0.65","hookName":"tool_call","timestamp":"2026-12-04T18:00:00Z","taskId":"t1","workspaceRoots":[` + q(dir) + `],"userId":"u","iteration":1,"tool_call":{"id":"c1","name":"run_commands","input":{"commands":["go test ./...","git push --force"]}},"preToolUse":{"toolName":"run_commands","parameters":{"commands":"[\"go test ./...\",\"git push --force\"]"}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"run_commands","input":{"commands":[{"command":"git","args":["push","--force"]}]}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"read_files","input":{"files":[{"path":"README.md"},{"path":` + q(dir+"/.env") + `,"start_line":1}]}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"editor","input":{"path":"migrations/6.sql","new_text":"x"}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"apply_patch","input":{"input":"*** Begin Patch\n*** Update File: src/a.go\n@@\n-a\n+b\n*** Add File: migrations/7.sql\n+x\n*** End Patch"}}}`, Forbid},
+		{"cline", `{"hookName":"PreToolUse","workspaceRoots":[` + q(dir) + `],"preToolUse":{"toolName":"execute_command","parameters":{"command":"git push origin","requires_approval":"false"}}}`, Ask},
+		{"cline", `{"hookName":"PreToolUse","workspaceRoots":[` + q(dir) + `],"preToolUse":{"toolName":"read_file","parameters":{"path":".env"}}}`, Forbid},
+		{"cline", `{"hookName":"tool_call","workspaceRoots":[` + q(dir) + `],"tool_call":{"name":"editor","input":{"path":"src/a.go","old_text":"a","new_text":"b"}}}`, Allow},
+		{"augment", `{"hook_event_name":"PreToolUse","conversation_id":"c1","workspace_roots":[` + q(dir) + `],"tool_name":"launch-process","tool_input":{"command":"git push --force","wait":true,"cwd":` + q(dir) + `},"is_mcp_tool":false}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"shell","tool_input":{"command":"git","args":["push","-f"]}}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"view","tool_input":{"path":".env","type":"file"}}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"remove-files","tool_input":{"file_paths":["a.txt","migrations/8.sql"]}}`, Forbid},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"launch-process","tool_input":{"command":"git push origin"}}`, Ask},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"view","tool_input":{"path":".env"},"is_mcp_tool":true}`, Allow},
+		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"str-replace-editor","tool_input":{"path":"src/a.go","command":"str_replace"}}`, Allow},
 	} {
 		p, ok := ProtocolFor(tc.proto)
 		if !ok {
@@ -99,7 +120,7 @@ func blocks(t *testing.T, proto string, reply Reply) bool {
 		t.Fatalf("%s: not JSON: %s", proto, reply.Stdout)
 	}
 	switch proto {
-	case "claude", "qwen":
+	case "claude", "qwen", "droid", "augment":
 		h, _ := out["hookSpecificOutput"].(map[string]any)
 		return h["permissionDecision"] == "deny" || h["permissionDecision"] == "ask"
 	case "gemini", "opencode", "crush":
@@ -108,6 +129,8 @@ func blocks(t *testing.T, proto string, reply Reply) bool {
 		return out["permissionDecision"] == "deny" || out["permissionDecision"] == "ask"
 	case "cursor":
 		return out["permission"] == "deny" || out["permission"] == "ask"
+	case "cline":
+		return out["cancel"] == true
 	}
 	t.Fatalf("no reader for %s", proto)
 	return false
@@ -119,7 +142,7 @@ func TestProtocolsRefuseBadInput(t *testing.T) {
 	for _, name := range Protocols() {
 		p, _ := ProtocolFor(name)
 		for _, in := range []string{"", "{", "[]", `{"tool_name":"Bash","tool_input":[1],"toolName":"bash","toolArgs":"{not json","tool":"bash","args":7,"hook_event_name":"preToolUse"}`, strings.Repeat(" ", MaxHookInput+1)} {
-			if _, err := p.Parse([]byte(in)); err == nil && (name != "windsurf" || !strings.HasPrefix(in, `{"tool_name"`)) {
+			if _, err := p.Parse([]byte(in)); err == nil && (name != "windsurf" && name != "cline" || !strings.HasPrefix(in, `{"tool_name"`)) {
 				t.Errorf("%s took %.40q", name, in)
 			}
 		}
@@ -137,6 +160,13 @@ func FuzzProtocols(f *testing.F) {
 	f.Add("windsurf", `{"agent_action_name":"pre_read_code","tool_info":{"file_path":"../../.env"}}`)
 	f.Add("crush", `{"event":"PreToolUse","tool_name":"grep","tool_input":{"path":".","include":"*.env","pattern":"KEY"}}`)
 	f.Add("crush", `{"tool_name":"view","tool_input":"{\"file_path\":[1]}"}`)
+	f.Add("droid", `{"hook_event_name":"PreToolUse","tool_name":"Grep","tool_input":{"pattern":"KEY","glob_pattern":"*.env"}}`)
+	f.Add("droid", `{"tool_name":"LS","tool_input":{"directory_path":{"x":1}}}`)
+	f.Add("cline", `{"tool_call":{"name":"run_commands","input":{"commands":{"command":{"cmd":[[]]},"args":[1,null]}}}}`)
+	f.Add("cline", `{"tool_call":{"name":"read_files","input":[{"paths":{"files":["a",{"filePath":".env"}]}}]}}`)
+	f.Add("augment", `{"tool_name":"grep-search","tool_input":{"directory_absolute_path":"/","files_include_glob_pattern":"*.env","search_term":"K"}}`)
+	f.Add("augment", `{"tool_name":"shell","tool_input":{"command":"x","args":["'",null]},"workspace_roots":[1]}`)
+	f.Add("cline", `{"tool_call":{"name":"apply_patch","input":"*** Move to: \n*** Delete File: .env"},"workspaceRoots":"x"}`)
 	r := load(f, reviewDoc, "claude")
 	f.Fuzz(func(t *testing.T, proto, input string) {
 		p, ok := ProtocolFor(proto)

@@ -22,6 +22,7 @@ import (
 	"github.com/bridle-dev/bridle/gateway"
 	"github.com/bridle-dev/bridle/internal/agentclients"
 	"github.com/bridle-dev/bridle/scaffold"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // The real-client tests run the agents' own CLIs, at the versions pinned in
@@ -689,12 +690,24 @@ func TestInstallRealAugment(t *testing.T) {
 		}
 		return m
 	}
-	if _, err := Install(Options{Client: "augment", ProjectDir: proj, Command: "bridle", Rules: filepath.Join(proj, "rules")}); err != nil {
+	// With enforce entries, install also merges Bridle's PreToolUse hook
+	// into the same .augment/settings.json: auggie still reads the file
+	// (its settings validation takes the hooks key) and warns of nothing.
+	doc := enforceDoc()
+	doc.AgentProfiles = map[string]schema.AgentProfile{"augment": {}}
+	if _, err := Install(Options{Client: "augment", ProjectDir: proj, Command: "bridle", Rules: filepath.Join(proj, "rules"), Doc: doc}); err != nil {
 		t.Fatal(err)
+	}
+	settings, err := os.ReadFile(filepath.Join(proj, ".augment", "settings.json"))
+	if err != nil || !strings.Contains(string(settings), `"command": "bridle hook augment --rules \"$AUGMENT_PROJECT_DIR\"/rules"`) {
+		t.Fatalf("no hook in .augment/settings.json (%v):\n%s", err, settings)
 	}
 	got := list()
 	if s := got[ServerName]; s.Transport != "stdio" || s.Command != "bridle mcp --rules rules --ref main --agent augment" || !s.Enabled || got["github"].Command != "gh-mcp" {
 		t.Errorf("after install --project: %+v", got)
+	}
+	if _, errOut, err := agentclients.Run(t, proj, []string{"HOME=" + home, "NO_COLOR=1"}, "", cli, "mcp", "list", "--json"); err != nil || strings.Contains(strings.ToLower(errOut), "hook") || strings.Contains(errOut, "nvalid") {
+		t.Errorf("auggie on the settings with Bridle's hook: %v\n%s", err, errOut)
 	}
 	if _, err := Install(Options{Client: "augment", ProjectDir: proj, Command: "bridle", Server: "https://bridle.example.com", GatewayProject: gatewayProject}); err != nil {
 		t.Fatal(err)

@@ -489,6 +489,11 @@ func entryOf(file string, before []byte, cfg *agents.Config, name string) Entry 
 		if yaml.Unmarshal(before, &all) != nil {
 			return Entry{}
 		}
+		if cfg.ServersMap {
+			servers, _ := all[cfg.Servers].(map[string]any)
+			m, _ = servers[name].(map[string]any)
+			break
+		}
 		list, _ := all[cfg.Servers].([]any)
 		for _, item := range list {
 			if e, _ := item.(map[string]any); e != nil && e["name"] == name {
@@ -510,9 +515,9 @@ func entryOf(file string, before []byte, cfg *agents.Config, name string) Entry 
 	}
 	raw, _ := json.Marshal(m)
 	e := Entry{Present: true, Raw: string(raw)}
-	e.Command, _ = m["command"].(string)
+	e.Command, _ = m[cmp.Or(cfg.Stdio.CommandKey, "command")].(string)
 	for k, v := range m {
-		if u, ok := v.(string); ok && strings.Contains(strings.ToLower(k), "url") {
+		if u, ok := v.(string); ok && (strings.Contains(strings.ToLower(k), "url") || k == "uri") {
 			e.Gateway, e.URL = true, u
 		}
 	}
@@ -678,6 +683,9 @@ func members(cfg *agents.Config, e entry) []member {
 		if h.BearerEnv != "" {
 			out = append(out, member{h.BearerEnv, e.tokenEnv})
 		}
+		if h.EnvKeys != "" {
+			out = append(out, member{h.EnvKeys, []string{e.tokenEnv}})
+		}
 		extra = h.Extra
 	} else {
 		s := cfg.Stdio
@@ -687,7 +695,7 @@ func members(cfg *agents.Config, e entry) []member {
 		if s.CommandList {
 			out = append(out, member{"command", append([]string{e.command}, e.args...)})
 		} else {
-			out = append(out, member{"command", e.command}, member{"args", e.args})
+			out = append(out, member{cmp.Or(s.CommandKey, "command"), e.command}, member{"args", e.args})
 		}
 		if key, value := s.EnvKey, s.EnvValue; key != "" && len(e.env) > 0 {
 			if value == "" {
@@ -962,6 +970,9 @@ func mergeYAML(file string, before []byte, cfg *agents.Config, name string, e js
 			list = root.Content[i+1]
 		}
 	}
+	if cfg.ServersMap {
+		return mergeYAMLMap(file, before, &doc, root, list, cfg.Servers, name, item)
+	}
 	switch {
 	case list == nil:
 		var k yaml.Node
@@ -993,6 +1004,53 @@ func mergeYAML(file string, before []byte, cfg *agents.Config, name string, e js
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return b.Bytes(), nil
+}
+
+// mergeYAMLMap is mergeYAML for servers kept as a mapping from key to
+// entry (Goose's extensions): item replaces the entry under name, or is
+// added after the others.
+func mergeYAMLMap(file string, before []byte, doc, root, servers *yaml.Node, key, name string, item *yaml.Node) ([]byte, error) {
+	switch {
+	case servers == nil:
+		var k yaml.Node
+		k.SetString(key)
+		servers = &yaml.Node{Kind: yaml.MappingNode}
+		root.Content = append(root.Content, &k, servers)
+	case servers.Kind == yaml.ScalarNode && servers.Tag == "!!null":
+		*servers = yaml.Node{Kind: yaml.MappingNode, LineComment: servers.LineComment}
+	case servers.Kind != yaml.MappingNode:
+		return nil, fmt.Errorf("%s: %s is a YAML %s: not a mapping of extensions (fix it by hand, then run again)", file, key, kindName(servers))
+	}
+	found := false
+	for i := 0; i+1 < len(servers.Content); i += 2 {
+		k := servers.Content[i]
+		if k.Kind != yaml.ScalarNode || k.Value != name {
+			continue
+		}
+		found = true
+		old := servers.Content[i+1]
+		if yamlEqual(old, item) {
+			return before, nil
+		}
+		item.HeadComment, item.LineComment, item.FootComment = old.HeadComment, old.LineComment, old.FootComment
+		servers.Content[i+1] = item
+		break
+	}
+	if !found {
+		var k yaml.Node
+		k.SetString(name)
+		servers.Content = append(servers.Content, &k, item)
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if err := enc.Close(); err != nil {

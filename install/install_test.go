@@ -134,8 +134,11 @@ func FuzzMerge(f *testing.F) {
 	f.Add([]byte(`{}`), []byte("a: &a [1]\nmcpServers: *a\n---\nb: 2\n"))
 	f.Add([]byte(`{}`), []byte("# only a comment\n"))
 	f.Add([]byte(`{}`), []byte("mcpServers:\n  - name: bridle\n    args: [--server, 1, {x: y}]\n  - 3\n  - name: [bridle]\n"))
+	f.Add([]byte(`{}`), []byte("extensions:\n  bridle: # mine\n    cmd: [x]\n  ? [a]\n  : 1\n  dev: {type: builtin}\nGOOSE_MODEL: m\n"))
+	f.Add([]byte(`{}`), []byte("extensions: ~ # none yet\n"))
 	claude, _ := clientConfig("claude")
 	codex, _ := clientConfig("codex")
+	goose, _ := clientConfig("goose")
 	yamlCfg := &agents.Config{Format: agents.YAML, Servers: "mcpServers", Preamble: "name: B\nversion: 0.0.1\nschema: v1\n"}
 	e := entry{command: "bridle", args: []string{"mcp", "--agent", "claude"}}
 	f.Fuzz(func(t *testing.T, js, tm []byte) {
@@ -195,6 +198,36 @@ func FuzzMerge(f *testing.F) {
 				}
 			}
 			if again, err := mergeYAML("f.yaml", out, yamlCfg, ServerName, want); err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("a second merge changed the file (%v):\n%s\n---\n%s", err, out, again)
+			}
+		}
+		// A YAML mapping of entries (Goose's extensions), likewise: the
+		// entry under its key once, every other extension and key kept.
+		_ = entryOf("g.yaml", tm, goose, ServerName).Arg("--rules")
+		gwant := jsonEntry(goose, e)
+		if out, err := mergeYAML("g.yaml", tm, goose, ServerName, gwant); err == nil {
+			var got, old map[string]any
+			if err := yaml.Unmarshal(out, &got); err != nil {
+				t.Fatalf("the merge does not parse: %v\n%s", err, out)
+			}
+			exts, _ := got["extensions"].(map[string]any)
+			if m, _ := exts[ServerName].(map[string]any); m == nil || m["name"] != ServerName || m["cmd"] != "bridle" {
+				t.Fatalf("no bridle extension:\n%s", out)
+			}
+			if yaml.Unmarshal(tm, &old) == nil {
+				for k := range old {
+					if _, ok := got[k]; !ok {
+						t.Fatalf("lost key %q: %s", k, out)
+					}
+				}
+				was, _ := old["extensions"].(map[string]any)
+				for k := range was {
+					if _, ok := exts[k]; !ok {
+						t.Fatalf("lost extension %q: %s", k, out)
+					}
+				}
+			}
+			if again, err := mergeYAML("g.yaml", out, goose, ServerName, gwant); err != nil || !bytes.Equal(again, out) {
 				t.Fatalf("a second merge changed the file (%v):\n%s\n---\n%s", err, out, again)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/bridle-dev/bridle/enforce"
+	"github.com/bridle-dev/bridle/schema"
 )
 
 // TestAiderRead: Bridle's read: entry in .aider.conf.yml is merged into the
@@ -160,6 +161,25 @@ func TestNoMCPRender(t *testing.T) {
 	for _, tr := range e.Enforcement {
 		if tr.Mechanism != enforce.ProseOnly || !strings.Contains(tr.Why, "Aider has no MCP client") {
 			t.Errorf("explain: %+v", tr)
+		}
+	}
+	// The stepwise render of the same profile names none of them either.
+	sdoc := harnessDoc("aider", true)
+	sdoc.Guardrails[0].ScopeApproval = true
+	p := sdoc.AgentProfiles["aider"]
+	p.Style = schema.Stepwise
+	sdoc.AgentProfiles["aider"] = p
+	sf, err := Render(sdoc, "aider", Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sf.Renderer != "agents-md-stepwise" {
+		t.Fatalf("rendered by %s", sf.Renderer)
+	}
+	sbody := sf.Content[strings.Index(sf.Content, "-->"):]
+	for _, tool := range []string{"get_rules", "check_command", "check_path", "propose_guardrail", "request_scope_approval", "Bridle tools", "Bridle refuses", "Bridle will refuse", "through Bridle"} {
+		if strings.Contains(sbody, tool) {
+			t.Errorf("the stepwise render names %q:\n%s", tool, sbody)
 		}
 	}
 	// Codex's render, on the same rules, still names them.

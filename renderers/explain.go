@@ -167,8 +167,7 @@ func ExplainAll(doc *schema.Document, f File) (Explanation, error) {
 func hookReport(rules *enforce.Rules, harness string, kind NativeKind) []enforce.Translation {
 	a, _ := agents.Lookup(harness)
 	asks := "asks the person"
-	switch kind {
-	case GeminiSettings, OpenCodeConfig, WindsurfHooks, CrushHooks:
+	if hookCannotAsk(harness) {
 		asks = "denies what needs a human's OK, saying so (the harness's hook cannot ask)"
 	}
 	var out []enforce.Translation

@@ -78,16 +78,15 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 		clause("Forbidden", forbidden)
 		clause("Ask the human first", asks)
 		clause("Never", files)
-	case GeminiSettings, QwenSettings, OpenCodeConfig, CopilotHooks, CursorHooks, WindsurfHooks, CrushHooks:
+	case hookKind(p):
 		// What explain reports for these (hookReport): Bridle's hook, which
 		// the rendering writes into the harness's settings, checks every
 		// call; some hooks cannot ask, so what needs a person is refused.
 		b.WriteString("  - " + harnessName(p) + " runs Bridle's hook (`bridle hook " + Harness(p) + "`) before each tool call, and it enforces this:")
 		clause("Denied", forbidden)
-		switch NativeKindOf(p) {
-		case GeminiSettings, OpenCodeConfig, WindsurfHooks, CrushHooks:
+		if hookCannotAsk(Harness(p)) {
 			clause("Refused until the human agrees (ask them first)", asks)
-		default:
+		} else {
 			clause("Asks the human first", asks)
 		}
 		clause("Denied", files)
@@ -98,6 +97,26 @@ func enforcedLine(g *schema.Guardrail, p schema.AgentProfile) string {
 		clause("Never", files)
 	}
 	return b.String() + "\n"
+}
+
+// hookKind is NativeKindOf(p) when p's harness is enforced by Bridle's
+// hook alone (its native rendering wires bridle hook; Claude Code's, which
+// also writes permission rules, is described apart), else a kind no
+// profile has, so that it can stand in a switch on NativeKindOf.
+func hookKind(p schema.AgentProfile) NativeKind {
+	k := NativeKindOf(p)
+	a, ok := agents.Lookup(Harness(p))
+	if k == "" || k == ClaudeSettings || !ok || a.Harness == nil || a.Harness.Hook == "" {
+		return "-"
+	}
+	return k
+}
+
+// hookCannotAsk reports whether harness's hook cannot ask the person
+// (agents.Harness.HookCannotAsk).
+func hookCannotAsk(harness string) bool {
+	a, ok := agents.Lookup(harness)
+	return ok && a.Harness != nil && a.Harness.HookCannotAsk
 }
 
 // noMCP reports whether p's harness has no MCP client (Aider): its render

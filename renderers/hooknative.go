@@ -3,6 +3,7 @@ package renderers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -30,6 +31,8 @@ const (
 	CursorHooks    NativeKind = "cursor-hooks"
 	WindsurfHooks  NativeKind = "windsurf-hooks"
 	CrushHooks     NativeKind = "crush-hooks"
+	DroidHooks     NativeKind = "droid-hooks"
+	AugmentHooks   NativeKind = "augment-hooks"
 )
 
 // hookMarker starts the command of every hook entry Bridle writes.
@@ -80,7 +83,16 @@ type hookNative struct {
 	// merges): the first of settings and these that exists gets the hook
 	// (Crush's crush.json beside .crush.json).
 	also []string
+	// shadows are files that, when the project has one, make the harness
+	// read no hooks from settings (Droid's .factory/hooks.json): the render
+	// is refused with ErrHooksShadowed rather than write a hook that would
+	// never run.
+	shadows []string
 }
+
+// ErrHooksShadowed is returned when the project keeps its hooks in a file
+// that makes the harness ignore the settings file Bridle's hook goes into.
+var ErrHooksShadowed = errors.New("the harness reads its hooks from another file")
 
 // settingsFile is the settings file the hook goes into and what it holds
 // (nil when none of its names exists: then settings).
@@ -109,6 +121,16 @@ func (h hookNative) render(n *Native, read func(string) ([]byte, error), agent s
 		return err
 	}
 	on := r != nil && len(r.Entries()) > 0
+	for _, p := range h.shadows {
+		b, err := read(p)
+		if err != nil {
+			return err
+		}
+		if b != nil && on {
+			return fmt.Errorf("render %s: %s exists: %w, and then none from %s (move your hooks into %s's \"hooks\" key, or add Bridle's entry to %s by hand)",
+				h.kind, p, ErrHooksShadowed, settings, settings, p)
+		}
+	}
 	if !on && before == nil {
 		return h.orphanPolicy(n, read)
 	}

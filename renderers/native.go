@@ -92,6 +92,27 @@ var natives = map[NativeKind]native{
 		entry: func(cmd string) any {
 			return map[string]any{"name": "bridle", "matcher": "^(bash|view|write|edit|multiedit|download|grep|glob|ls)$", "command": cmd, "timeout": 30}
 		}},
+	// Droid's hooks are Claude Code's, in the hooks key of
+	// .factory/settings.json (docs.factory.ai hooks reference; Factory's
+	// own repository keeps its PreToolUse hook there); a project's
+	// .factory/hooks.json, when it has one, is read instead.
+	DroidHooks: hookNative{kind: DroidHooks, settings: ".factory/settings.json", shadows: []string{".factory/hooks.json", ".factory/hooks/hooks.json"},
+		events: []string{"PreToolUse"},
+		entry: func(cmd string) any {
+			return map[string]any{"matcher": "Execute|Bash|Read|Create|Edit|MultiEdit|Write|Grep|Glob|LS",
+				"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30}}}
+		}},
+	// Auggie's hooks sit in .augment/settings.json beside its MCP servers
+	// (its HookConfigLoader reads the workspace's settings.json and
+	// settings.local.json); timeout in milliseconds; the matcher a regular
+	// expression on its tool names. A command with $ runs through bash -c,
+	// with AUGMENT_PROJECT_DIR set.
+	AugmentHooks: hookNative{kind: AugmentHooks, settings: ".augment/settings.json", events: []string{"PreToolUse"},
+		entry: func(cmd string) any {
+			return map[string]any{"matcher": "^(launch-process|shell|view|save-file|str-replace-editor|remove-files|grep-search)$",
+				"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30000}}}
+		}},
+	ClineHooks:     clineNative{},
 	CopilotHooks:   copilotNative{},
 	OpenCodeConfig: opencodeNative{},
 }

@@ -54,19 +54,37 @@ func Write(dir string, files []File) ([]string, error) {
 	}
 	for i, f := range files {
 		p, rel := filepath.Join(dir, filepath.FromSlash(f.Path)), rels[i]
-		if old, err := root.ReadFile(rel); err == nil && string(old) == f.Content {
+		if old, err := root.ReadFile(rel); err == nil && string(old) == f.Content && modeOK(root, rel, f) {
 			written = append(written, p)
 			continue
 		}
 		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 			return written, fmt.Errorf("write %s: %w", p, err)
 		}
-		if err := writeAtomic(root, rel, []byte(f.Content)); err != nil {
+		if err := writeAtomic(root, rel, []byte(f.Content), f.mode()); err != nil {
 			return written, fmt.Errorf("write %s: %w", p, err)
 		}
 		written = append(written, p)
 	}
 	return written, nil
+}
+
+// mode is the file mode f is written with.
+func (f File) mode() fs.FileMode {
+	if f.Executable {
+		return 0o755
+	}
+	return 0o644
+}
+
+// modeOK reports whether the file at rel already has f's mode (for an
+// executable, its execute bits; any mode will do for another).
+func modeOK(root *os.Root, rel string, f File) bool {
+	if !f.Executable {
+		return true
+	}
+	st, err := root.Stat(rel)
+	return err == nil && st.Mode().Perm()&0o111 == 0o111
 }
 
 // localPath checks that a render's slash-separated path stays inside root:
@@ -104,7 +122,7 @@ func localPath(root *os.Root, p string) (string, error) {
 
 // writeAtomic writes data to a temporary file beside rel and renames it
 // into place, so a reader sees the old file or the new one, never a part.
-func writeAtomic(root *os.Root, rel string, data []byte) error {
+func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) error {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(b[:]))
@@ -115,7 +133,7 @@ func writeAtomic(root *os.Root, rel string, data []byte) error {
 	defer root.Remove(tmp) // after a successful rename there is nothing left to remove
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Chmod(0o644) // as renameio did: the mode does not depend on the umask
+		err = f.Chmod(mode) // as renameio did: the mode does not depend on the umask
 	}
 	if err == nil {
 		err = f.Sync()

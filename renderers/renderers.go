@@ -92,6 +92,9 @@ type File struct {
 	Renderer string `json:"renderer"`
 	Path     string `json:"path"` // relative output path, e.g. agents/kimi/AGENTS.md
 	Content  string `json:"content"`
+	// Executable: the file is a program the harness runs (Cline's hook
+	// file), written with mode 0755 instead of 0644.
+	Executable bool `json:"executable,omitempty"`
 
 	kind int // how Check compares it: kindMarkdown unless a native rendering
 }

@@ -27,6 +27,13 @@ func (stepwise) Render(in Input) []byte {
 	must := byTier(gs, schema.HardInstruction)
 	should := byTier(gs, schema.Guidance)
 	scope := scopeRules(gs)
+	// A harness with no MCP client (Aider) cannot reach Bridle: the steps
+	// name none of its tools and send every question to the human.
+	nm := noMCP(in.Profile)
+	ruleProfile := schema.AgentProfile{Style: schema.Stepwise} // no harness mechanism Bridle renders into
+	if nm {
+		ruleProfile = in.Profile
+	}
 
 	var b strings.Builder
 	b.Grow(sizeHint(d))
@@ -38,16 +45,21 @@ func (stepwise) Render(in Input) []byte {
 
 	// The procedures.
 	b.WriteString("## Step 1 — At the start of every session\n\n")
-	steps(&b,
-		"Call the `get_rules` tool of the `bridle` MCP server. If it answers, its text replaces this file for this session.",
+	first := []string{"Call the `get_rules` tool of the `bridle` MCP server. If it answers, its text replaces this file for this session."}
+	lists := "Read the rule lists below: E (enforced by Bridle), R (you MUST), G (you SHOULD) and C (conventions)."
+	if nm {
+		first = nil
+		lists = "Read the rule lists below: E (enforced by Bridle elsewhere; here you MUST follow them yourself), R (you MUST), G (you SHOULD) and C (conventions)."
+	}
+	steps(&b, append(first,
 		"Read the task. Write one sentence that says what the task asks for. Anything outside that sentence is OUT OF SCOPE.",
-		"Read the rule lists below: E (enforced by Bridle), R (you MUST), G (you SHOULD) and C (conventions).",
-	)
+		lists,
+	)...)
 
 	b.WriteString("## Step 2 — Before each change\n\n")
 	b.WriteString("Before you edit a file, run a command or call a tool, answer these questions about that one action, in order:\n\n")
 	var pre []string
-	if len(scope) > 0 {
+	if len(scope) > 0 && !nm {
 		pre = append(pre, fmt.Sprintf("Is the action inside the task sentence from Step 1? If NO: STOP. Call `request_scope_approval` with `action` (what you want to do), `reason` (why the task needs it) and `guardrail_id` (one of %s). Wait for the answer. Go on only if the answer is yes. If there is no answer, ask the human in chat and wait.", backticks(scope)))
 	} else {
 		pre = append(pre, "Is the action inside the task sentence from Step 1? If NO: STOP and ask the human before you do it.")
@@ -55,7 +67,10 @@ func (stepwise) Render(in Input) []byte {
 	if len(must) > 0 {
 		pre = append(pre, fmt.Sprintf("Check the action against %s. If it breaks %s: STOP. Do not do it. Find another way that follows the rule, or ask the human.", span("R", len(must), "every R rule, %s, one at a time", "rule R1"), pick(len(must), "it", "any of them")))
 	}
-	if len(enf) > 0 {
+	switch {
+	case len(enf) > 0 && nm:
+		pre = append(pre, fmt.Sprintf("Does the action touch something in %s? Nothing checks it for you: follow the rule yourself. If the rule forbids the action, or you are unsure: STOP and ask the human.", span("E", len(enf), "%s", "E1")))
+	case len(enf) > 0:
 		pre = append(pre, fmt.Sprintf("Does the action touch something in %s? Then do it only through the Bridle tools. If Bridle refuses: STOP. Tell the human what was refused. Never try another way around it.", span("E", len(enf), "%s", "E1")))
 	}
 	if len(d.Project.Conventions) > 0 {
@@ -90,11 +105,16 @@ func (stepwise) Render(in Input) []byte {
 
 	// The numbered rules.
 	if len(enf) > 0 {
-		b.WriteString("## E — Rules Bridle enforces\n\n")
-		b.WriteString("Bridle checks these itself. It refuses the action unless your permissions allow it.\n\n")
+		if nm {
+			b.WriteString("## E — Rules you MUST follow, which Bridle enforces elsewhere\n\n")
+			b.WriteString("Bridle enforces these for agents that can reach it. Yours cannot: nothing checks them for you, so follow each one yourself.\n\n")
+		} else {
+			b.WriteString("## E — Rules Bridle enforces\n\n")
+			b.WriteString("Bridle checks these itself. It refuses the action unless your permissions allow it.\n\n")
+		}
 		for i, g := range enf {
-			rule(&b, fmt.Sprintf("E%d", i+1), g)
-			if len(g.EnforcedBy) > 0 {
+			rule(&b, fmt.Sprintf("E%d", i+1), g, ruleProfile)
+			if len(g.EnforcedBy) > 0 && !nm {
 				var has, lacks []string
 				for _, p := range g.EnforcedBy {
 					if d.Permissions[in.Agent].Allows(p) {
@@ -118,8 +138,10 @@ func (stepwise) Render(in Input) []byte {
 		b.WriteString("## R — Rules you MUST follow\n\n")
 		b.WriteString("These are required. If the task seems to need you to break one: STOP and ask the human.\n\n")
 		for i, g := range must {
-			rule(&b, fmt.Sprintf("R%d", i+1), g)
-			if g.ScopeApproval {
+			rule(&b, fmt.Sprintf("R%d", i+1), g, ruleProfile)
+			if g.ScopeApproval && nm {
+				b.WriteString("  - This is a scope rule. Before an action it covers, ask the human in chat and wait for yes.\n")
+			} else if g.ScopeApproval {
 				b.WriteString("  - This is a scope rule. Before an action it covers, call `request_scope_approval` and wait for yes.\n")
 			}
 			fmt.Fprintf(&b, "  - Check: before each change, ask \"does my next action follow %s?\" If no, do not do it.\n", g.ID)
@@ -131,7 +153,7 @@ func (stepwise) Render(in Input) []byte {
 		b.WriteString("## G — Rules you SHOULD follow\n\n")
 		b.WriteString("Follow these unless you have a clear reason not to. If you do not follow one, say which and why when you report.\n\n")
 		for i, g := range should {
-			rule(&b, fmt.Sprintf("G%d", i+1), g)
+			rule(&b, fmt.Sprintf("G%d", i+1), g, ruleProfile)
 			origin(&b, g)
 		}
 		b.WriteByte('\n')
@@ -167,20 +189,26 @@ func (stepwise) Render(in Input) []byte {
 	}
 	patterns(&b, d)
 
-	b.WriteString("## What you may do through Bridle\n\n")
-	allowed, denied := permissions(d, in.Agent)
-	for _, a := range allowed {
-		b.WriteString("- YES: " + a + "\n")
+	change := "To change a rule in this file, do not edit the file. Propose the change with the `propose_guardrail` tool if you are allowed to; a human decides."
+	if nm {
+		change = "To change a rule in this file, do not edit the file. Ask the human to propose the change; a human decides."
+	} else {
+		b.WriteString("## What you may do through Bridle\n\n")
+		allowed, denied := permissions(d, in.Agent)
+		for _, a := range allowed {
+			b.WriteString("- YES: " + a + "\n")
+		}
+		for _, a := range denied {
+			b.WriteString("- NO: " + a + "\n")
+		}
+		b.WriteByte('\n')
 	}
-	for _, a := range denied {
-		b.WriteString("- NO: " + a + "\n")
-	}
-	b.WriteString("\n## If you are unsure\n\n")
+	b.WriteString("## If you are unsure\n\n")
 	steps(&b,
 		"Do not guess.",
 		"Ask the human one short, specific question.",
 		"Wait for the answer before you go on.",
-		"To change a rule in this file, do not edit the file. Propose the change with the `propose_guardrail` tool if you are allowed to; a human decides.",
+		change,
 	)
 	return []byte(strings.TrimRight(b.String(), "\n") + "\n")
 }
@@ -192,13 +220,12 @@ func steps(b *strings.Builder, items ...string) {
 	b.WriteByte('\n')
 }
 
-func rule(b *strings.Builder, label string, g *schema.Guardrail) {
+func rule(b *strings.Builder, label string, g *schema.Guardrail, p schema.AgentProfile) {
 	fmt.Fprintf(b, "- **%s** `%s`: %s\n", label, g.ID, text(g.Statement))
 	if g.Rationale != "" {
 		b.WriteString("  - Why: " + text(g.Rationale) + "\n")
 	}
-	// Stepwise agents have no harness mechanism Bridle renders into.
-	b.WriteString(enforcedLine(g, schema.AgentProfile{Style: schema.Stepwise}))
+	b.WriteString(enforcedLine(g, p))
 }
 
 func origin(b *strings.Builder, g *schema.Guardrail) {

@@ -53,7 +53,7 @@ func newHookAgentCmd(io *streams, a agents.Agent) *cobra.Command {
 	h := a.Harness
 	c := &cobra.Command{
 		Use:   a.Name,
-		Short: fmt.Sprintf("Deny or ask for a %s tool call (its pre-tool hook)", a.DisplayName),
+		Short: hookShort(a),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			proto, ok := enforce.ProtocolFor(h.Hook)
@@ -70,6 +70,15 @@ func newHookAgentCmd(io *streams, a agents.Agent) *cobra.Command {
 	refFlag(c, &o.ref, "", "enforce the rules committed at this git `ref`, as the sidecar serves them (default: the rules' branch)")
 	c.Flags().StringVar(&o.agent, "agent", a.Name, "the `agent` whose guardrails apply (a profile running this harness)")
 	return c
+}
+
+// hookShort is the one-line help of bridle hook AGENT: a hook that cannot
+// ask (agents.Harness.HookCannotAsk) only denies.
+func hookShort(a agents.Agent) string {
+	if a.Harness.HookCannotAsk {
+		return fmt.Sprintf("Deny a %s tool call (its pre-tool hook; it cannot ask, so what needs a person's OK is denied)", a.DisplayName)
+	}
+	return fmt.Sprintf("Deny or ask for a %s tool call (its pre-tool hook)", a.DisplayName)
 }
 
 // runHook decides one call and answers in proto's format. project is the

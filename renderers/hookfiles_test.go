@@ -1,0 +1,126 @@
+package renderers
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bridle-dev/bridle/agents"
+	"github.com/bridle-dev/bridle/enforce"
+)
+
+// TestDroidHookFile: Droid's hook is merged into .factory/settings.json
+// beside the person's own hook and keys, and a project whose hooks live in
+// .factory/hooks.json (which Droid then reads instead) is refused with
+// ErrHooksShadowed rather than given a hook that would never run.
+func TestDroidHookFile(t *testing.T) {
+	doc := harnessDoc("droid", true)
+	files := map[string]string{".factory/settings.json": `{
+  // the person's
+  "model": "x",
+  "hooks": {"PreToolUse": [{"matcher": "Execute", "hooks": [{"type": "command", "command": "./guard.py"}]}]}
+}`}
+	read := func(p string) ([]byte, error) {
+		if c, ok := files[p]; ok {
+			return []byte(c), nil
+		}
+		return nil, nil
+	}
+	n, err := RenderNativeFrom(read, doc, NativeOptions{RulesPath: "rules"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Files) != 1 || n.Files[0].Path != ".factory/settings.json" {
+		t.Fatalf("files %+v, want .factory/settings.json", n.Files)
+	}
+	got := n.Files[0].Content
+	for _, want := range []string{"// the person's", `"model": "x"`, "./guard.py", `bridle hook droid --rules \"$FACTORY_PROJECT_DIR\"/rules`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("settings lost %q:\n%s", want, got)
+		}
+	}
+	files[".factory/hooks.json"] = `{"PreToolUse": []}`
+	if _, err := RenderNativeFrom(read, doc, NativeOptions{RulesPath: "rules"}); !errors.Is(err, ErrHooksShadowed) {
+		t.Errorf("with .factory/hooks.json: %v, want ErrHooksShadowed", err)
+	}
+}
+
+// TestClineHookFile: Cline's hook file is Bridle's own executable script,
+// written with mode 0755; when bridle is not on PATH the script itself
+// answers a cancel in Cline's format (a hook that fails to run would let
+// the call through); the person's own PreToolUse is never replaced
+// (ErrHookFileTaken); and with no enforce entries left Bridle's file is an
+// orphan.
+func TestClineHookFile(t *testing.T) {
+	doc := harnessDoc("cline", true)
+	files := map[string]string{}
+	read := func(p string) ([]byte, error) {
+		if c, ok := files[p]; ok {
+			return []byte(c), nil
+		}
+		return nil, nil
+	}
+	n, err := RenderNativeFrom(read, doc, NativeOptions{RulesPath: "rules"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Files) != 1 || n.Files[0].Path != ClineHookPath || !n.Files[0].Executable {
+		t.Fatalf("files %+v, want an executable %s", n.Files, ClineHookPath)
+	}
+	dir := t.TempDir()
+	if _, err := Write(dir, n.Files); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, filepath.FromSlash(ClineHookPath))
+	st, err := os.Stat(script)
+	if err != nil || st.Mode().Perm() != 0o755 {
+		t.Fatalf("%s: %v, %v; want mode 0755", script, st, err)
+	}
+	cmd := exec.Command(script)
+	cmd.Dir = t.TempDir() // Cline may start it anywhere
+	cmd.Env = []string{"PATH=/nonexistent"}
+	cmd.Stdin = strings.NewReader(`{"tool_call":{"name":"run_commands","input":{"commands":["ls"]}}}`)
+	out, err := cmd.Output()
+	var answer struct {
+		Cancel       bool   `json:"cancel"`
+		ErrorMessage string `json:"errorMessage"`
+	}
+	if err != nil || json.Unmarshal(out, &answer) != nil || !answer.Cancel || !strings.Contains(answer.ErrorMessage, "not on PATH") {
+		t.Errorf("without bridle the hook answered %q, %v; want a cancel saying so", out, err)
+	}
+
+	files[ClineHookPath] = "#!/bin/sh\n./my-checks\n"
+	if _, err := RenderNativeFrom(read, doc, NativeOptions{RulesPath: "rules"}); !errors.Is(err, ErrHookFileTaken) {
+		t.Errorf("over the person's hook: %v, want ErrHookFileTaken", err)
+	}
+	files[ClineHookPath] = n.Files[0].Content
+	n, err = RenderNativeFrom(read, harnessDoc("cline", false), NativeOptions{RulesPath: "rules"})
+	if err != nil || len(n.Orphans) != 1 || n.Orphans[0].Path != ClineHookPath {
+		t.Errorf("with no entries: %+v, %v; want Bridle's hook file an orphan", n, err)
+	}
+}
+
+// TestHookCannotAsk: the registry's HookCannotAsk, which the renders and
+// explain read, agrees with each hook protocol: a harness that cannot ask
+// gets a deny saying a human must approve for a verdict to ask, and one
+// that can gets no such deny.
+func TestHookCannotAsk(t *testing.T) {
+	for _, a := range agents.All() {
+		if a.Harness == nil || a.Harness.Hook == "" {
+			continue
+		}
+		p, ok := enforce.ProtocolFor(a.Harness.Hook)
+		if !ok {
+			t.Fatalf("%s: no protocol %q", a.Name, a.Harness.Hook)
+		}
+		r := p.Output(enforce.Decision{Verdict: enforce.Ask, Reason: "x"})
+		refused := strings.Contains(string(r.Stdout)+string(r.Stderr), "A human must approve this first")
+		if refused != a.Harness.HookCannotAsk {
+			t.Errorf("%s: HookCannotAsk is %v, but its hook's answer to ask is %q %q", a.Name, a.Harness.HookCannotAsk, r.Stdout, r.Stderr)
+		}
+	}
+}
