@@ -205,7 +205,6 @@ func (p *Panel) oidcLogin(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-
 func providerDown(si *gateway.SignIn) string {
 	return fmt.Sprintf("%s (%s) did not answer, so signing in with it does not work right now. Try again in a while; "+
 		"if you hold the admin credential, it still signs you in (unless auth.break_glass is off).", si.Name, si.Issuer)
