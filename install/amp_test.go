@@ -70,12 +70,12 @@ func TestInstallRealAmpDelegate(t *testing.T) {
 		t.Fatal(diags)
 	}
 	writeJSONFile(t, filepath.Join(proj, ".amp", "settings.json"), map[string]any{
-		"amp.permissions": []any{map[string]any{"tool": "Bash", "action": "reject", "matches": map[string]any{"cmd": "*sudo*"}}}})
+		"amp.permissions": []any{map[string]any{"tool": "Bash", "action": "allow", "matches": map[string]any{"cmd": "git push *"}}}})
 	if _, err := Install(Options{Client: "amp", ProjectDir: proj, Command: "bridle", Rules: rules, Doc: &f.Doc}); err != nil {
 		t.Fatal(err)
 	}
 	settings, err := os.ReadFile(filepath.Join(proj, ".amp", "settings.json"))
-	if err != nil || !strings.Contains(string(settings), `"to": ".amp/bridle-hook"`) || !strings.Contains(string(settings), "amp.mcpServers") || !strings.Contains(string(settings), "sudo") {
+	if err != nil || !strings.Contains(string(settings), `"to": ".amp/bridle-hook"`) || !strings.Contains(string(settings), "amp.mcpServers") || !strings.Contains(string(settings), "git push *") {
 		t.Fatalf(".amp/settings.json (%v):\n%s", err, settings)
 	}
 	if b, err := os.ReadFile(filepath.Join(proj, ".amp", "bridle-hook")); err != nil || !strings.Contains(string(b), "exec bridle hook amp --rules rules\n") {
@@ -109,9 +109,10 @@ func TestInstallRealAmpDelegate(t *testing.T) {
 		{[]string{"Read", "--path", filepath.Join(proj, "README.md")}, "allow", ""},
 		{[]string{"create_file", "--path", filepath.Join(proj, "migrations", "1.sql"), "--content", "x"}, "reject", "no-secret-files"},
 		// Amp takes the first entry that matches and Bridle's come first:
-		// the person's own reject for sudo no longer applies to Bash
-		// (docs/agents/amp.md, Limits).
-		{[]string{"Bash", "--cmd", "sudo ls"}, "allow", ""},
+		// the person's own allow of git push (kept, after Bridle's) cannot
+		// let a force-push past the guardrail (a restriction of theirs on
+		// these tools is refused at render: renderers.TestAmpHookFile).
+		{[]string{"Bash", "--cmd", "git push --force origin feature"}, "reject", "no-force-push"},
 	} {
 		if action, reason := test(path, tc.args...); action != tc.want || !strings.Contains(reason, tc.reason) {
 			t.Errorf("amp permissions test %q: %s %q, want %s naming %q", tc.args, action, reason, tc.want, tc.reason)

@@ -3,7 +3,9 @@ package renderers
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -23,7 +25,13 @@ import (
 // is not on PATH it rejects the call itself (exit 2, the reason on
 // stderr). Amp takes the first entry that matches, the workspace's and
 // user's entries before its built-in ones, so Bridle's entries go first:
-// for the tools they name Bridle's answer is final.
+// for the tools they name Bridle's answer is final. So that none of the
+// person's own restrictions is lost silently behind them, a workspace entry
+// of the person's that rejects, asks or delegates for a tool Bridle's
+// entries take is refused (ErrPermissionsShadowed, naming it): such a rule
+// belongs in the rules document's enforce: entries, which every agent
+// gets. The person's allow entries are kept after Bridle's: Bridle may
+// only narrow them.
 const AmpPermissions NativeKind = "amp-permissions"
 
 // AmpHookPath is the delegate script Bridle owns; the settings name it by
@@ -41,6 +49,15 @@ var ampSettings = []string{".amp/settings.json", ".amp/settings.jsonc"}
 // decides them): an entry for Bash covers shell_command and
 // async_shell_command too (Amp applies it to all three).
 var ampTools = []string{"Bash", "Read", "read_file", "edit_file", "create_file", "apply_patch", "Grep", "glob"}
+
+// ampShadowed are the tools whose person's entries Bridle's entries come
+// before: ampTools, and the two shell tools Amp applies a Bash entry to.
+var ampShadowed = append(slices.Clone(ampTools), "shell_command", "async_shell_command")
+
+// ErrPermissionsShadowed is returned when a project's own amp.permissions
+// entry would restrict a tool that Bridle's delegate entries, which come
+// first, decide: the person's rule would never apply.
+var ErrPermissionsShadowed = errors.New("a permission entry of the project's would never apply behind Bridle's")
 
 type ampNative struct{}
 
@@ -113,6 +130,13 @@ func setAmpPermissions(d *jsonc.Doc, on bool) error {
 		return nil
 	}
 	if on {
+		for i, raw := range list {
+			if tool, action, ok := ampRestricts(raw); ok {
+				return fmt.Errorf("%s[%d]: %w: its %s for %s would never apply, since Bridle's delegate entries for the tools it checks come first "+
+					"(write it as an enforce: entry of a guardrail in the rules document, which every agent gets, and delete it here; or remove amp from the profiles)",
+					key, i, ErrPermissionsShadowed, action, tool)
+			}
+		}
 		var mine []json.RawMessage
 		for _, t := range ampTools {
 			b, _ := json.Marshal(map[string]any{"tool": t, "action": "delegate", "to": AmpHookPath})
@@ -128,6 +152,22 @@ func setAmpPermissions(d *jsonc.Doc, on bool) error {
 		return nil
 	}
 	return d.Set(list, key)
+}
+
+// ampRestricts reports a person's entry that rejects, asks or delegates
+// (anything but allow) for a tool Bridle's entries decide, by Amp's tool
+// glob ("*", "Bash", "*_file"; an unreadable entry is left to Amp).
+func ampRestricts(raw json.RawMessage) (tool, action string, ok bool) {
+	var e struct{ Tool, Action string }
+	if json.Unmarshal(raw, &e) != nil || e.Action == "allow" || e.Tool == "" {
+		return "", "", false
+	}
+	for _, t := range ampShadowed {
+		if m, err := path.Match(e.Tool, t); err == nil && m {
+			return e.Tool, e.Action, true
+		}
+	}
+	return "", "", false
 }
 
 // ampOurs reports an entry Bridle wrote: a delegate to its script.

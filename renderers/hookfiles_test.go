@@ -134,7 +134,7 @@ func TestHookCannotAsk(t *testing.T) {
 // an orphan and its entries leave, the person's stay.
 func TestAmpHookFile(t *testing.T) {
 	doc := harnessDoc("amp", true)
-	mine := `{"amp.permissions": [{"tool": "Bash", "action": "reject", "matches": {"cmd": "*sudo*"}}]}`
+	mine := `{"amp.permissions": [{"tool": "Bash", "action": "allow", "matches": {"cmd": "make *"}}, {"tool": "mcp__*", "action": "reject"}]}`
 	files := map[string]string{".amp/settings.jsonc": mine}
 	read := func(p string) ([]byte, error) {
 		if c, ok := files[p]; ok {
@@ -155,8 +155,28 @@ func TestAmpHookFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(n.Files[1].Content), &settings); err != nil {
 		t.Fatal(err)
 	}
-	if p := settings.Perms; len(p) != len(ampTools)+1 || p[0] != (struct{ Tool, Action, To string }{"Bash", "delegate", AmpHookPath}) || p[len(p)-1].Action != "reject" {
-		t.Errorf("amp.permissions %+v: want Bridle's delegates first, then the person's reject", p)
+	if p := settings.Perms; len(p) != len(ampTools)+2 || p[0] != (struct{ Tool, Action, To string }{"Bash", "delegate", AmpHookPath}) ||
+		p[len(p)-2].Action != "allow" || p[len(p)-1].Tool != "mcp__*" {
+		t.Errorf("amp.permissions %+v: want Bridle's delegates first, then the person's allow and their reject of another tool", p)
+	}
+	// A restriction of the person's on a tool Bridle's entries decide would
+	// never apply behind them: refused, naming it, not lost.
+	for _, entry := range []string{
+		`{"tool": "Bash", "action": "reject", "matches": {"cmd": "*sudo*"}}`,
+		`{"tool": "*", "action": "ask"}`,
+		`{"tool": "*_file", "action": "delegate", "to": "./mine"}`,
+		`{"tool": "shell_command", "action": "reject"}`,
+	} {
+		shadowed := map[string]string{".amp/settings.json": `{"amp.permissions": [` + entry + `]}`}
+		_, err := RenderNativeFrom(func(p string) ([]byte, error) {
+			if c, ok := shadowed[p]; ok {
+				return []byte(c), nil
+			}
+			return nil, nil
+		}, doc, NativeOptions{RulesPath: "rules"})
+		if !errors.Is(err, ErrPermissionsShadowed) || !strings.Contains(err.Error(), "amp.permissions[0]") {
+			t.Errorf("with the person's %s: %v, want ErrPermissionsShadowed naming amp.permissions[0]", entry, err)
+		}
 	}
 	dir := t.TempDir()
 	if _, err := Write(dir, n.Files); err != nil {
@@ -185,7 +205,7 @@ func TestAmpHookFile(t *testing.T) {
 	}
 	files[AmpHookPath], files[".amp/settings.jsonc"] = n.Files[0].Content, n.Files[1].Content
 	n, err = RenderNativeFrom(read, harnessDoc("amp", false), NativeOptions{RulesPath: "rules"})
-	if err != nil || len(n.Orphans) != 1 || n.Orphans[0].Path != AmpHookPath || len(n.Files) != 1 || strings.Contains(n.Files[0].Content, "delegate") || !strings.Contains(n.Files[0].Content, "sudo") {
+	if err != nil || len(n.Orphans) != 1 || n.Orphans[0].Path != AmpHookPath || len(n.Files) != 1 || strings.Contains(n.Files[0].Content, "delegate") || !strings.Contains(n.Files[0].Content, "make *") {
 		t.Errorf("with no entries: %+v, %v; want Bridle's script an orphan and only the person's entry left", n, err)
 	}
 }
