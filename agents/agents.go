@@ -381,11 +381,14 @@ var list = []Agent{
 			// other harnesses set too) and the thread's id.
 			SessionEnv: []string{"AMP_CURRENT_THREAD_ID"},
 			Trust:      "Amp runs a project's MCP server only once approved: run amp mcp approve bridle (the approval, kept in your ~/.config/amp/settings.json, is bound to the entry as written: approve again after bridle install changes it)",
-			// Amp's amp.permissions rules are not rendered: its rules are
-			// prose. Their delegate action runs a bare program (no
-			// arguments, no shell), the tool's name in AGENT_TOOL_NAME and
-			// its arguments on stdin, exit 0/1/2 for allow/ask/reject
-			// (enforce TestRealAmpDelegate); bridle hook amp is not built.
+			// Its amp.permissions "delegate" entries in .amp/settings.json
+			// run .amp/bridle-hook (a script Bridle owns: a delegate is a
+			// bare program, no arguments, no shell), which runs bridle
+			// hook amp from the project's root; the tool's name is in
+			// AGENT_TOOL_NAME, its arguments on stdin, exit 0/1/2 for
+			// allow/ask/reject (enforce TestRealAmpDelegate). Amp sets no
+			// variable naming the project.
+			Native: "amp-permissions", Hook: "amp",
 			Client: "@ampcode/cli@0.0.1790142911-g7618fb",
 		},
 	},

@@ -177,8 +177,9 @@ func TestRealClaudeSettings(t *testing.T) {
 }
 
 // TestRealAmpDelegate pins the contract of Amp's amp.permissions
-// "delegate" action, which a bridle hook amp would speak (not wired yet:
-// docs/agents/amp.md), against the pinned @ampcode/cli through
+// "delegate" action, which bridle hook amp speaks (ampProtocol; run end
+// to end by install's TestInstallRealAmpDelegate), against the pinned
+// @ampcode/cli through
 // amp permissions test, which runs the program: "to" is a bare program,
 // spawned without a shell or arguments from the working directory (a
 // command line is ENOENT, and then a reject); the tool's name is in

@@ -110,6 +110,7 @@ var protocols = map[string]Protocol{
 	"droid":    droidProtocol{},
 	"cline":    clineProtocol{},
 	"augment":  augmentProtocol{},
+	"amp":      ampProtocol{},
 }
 
 // ProtocolFor returns the hook protocol of that name.
@@ -891,4 +892,111 @@ func (augmentProtocol) Output(d Decision) Reply {
 	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
 		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}})
 	return Reply{Stdout: append(out, '\n')}
+}
+
+// EnvProtocol is a Protocol whose harness passes part of the call in the
+// hook's environment rather than on stdin: Amp's delegate names the tool
+// in AGENT_TOOL_NAME. bridle hook reads it with ParseCall, which hands
+// ParseEnv its environment; such a protocol's Parse alone cannot know the
+// tool and is an error.
+type EnvProtocol interface {
+	Protocol
+	ParseEnv(data []byte, getenv func(string) string) (Call, error)
+}
+
+// ParseCall reads one call with p: through ParseEnv, with getenv, when p
+// is an EnvProtocol, else through Parse.
+func ParseCall(p Protocol, data []byte, getenv func(string) string) (Call, error) {
+	if e, ok := p.(EnvProtocol); ok {
+		return e.ParseEnv(data, getenv)
+	}
+	return p.Parse(data)
+}
+
+// UnreadableInput is the decision on a hook input p could not read: asked
+// about, with the reason, except for a protocol whose ask carries no
+// reason to the person (Amp's: exit 1 is all it reads), where it is a
+// refusal that says why.
+func UnreadableInput(p Protocol, err error) Decision {
+	reason := "Bridle could not read the hook's input (" + err.Error() + ")"
+	if _, ok := p.(interface{ rejectsUnreadable() }); ok {
+		return Decision{Verdict: Forbid, Reason: reason}
+	}
+	return Decision{Verdict: Ask, Reason: reason}
+}
+
+// ampProtocol is Amp's amp.permissions "delegate" program (bridle hook
+// amp, run by the script .amp/bridle-hook Bridle writes). The contract
+// was read in the pinned @ampcode/cli 0.0.1790142911-g7618fb's bundled
+// JavaScript (bin/amp.exe, its sources stored as UTF-16) and pinned by
+// TestRealAmpDelegate: the program is spawned with no arguments and env
+// AGENT=amp, AGENT_TOOL_NAME (the tool), AMP_THREAD_ID and
+// AGENT_TOOL_USE_ID; it gets the tool's arguments as JSON on stdin and has
+// 10 seconds; exit 0 allows, 1 asks (the person sees no reason), any other
+// code rejects with stderr as the reason. The tools and their argument
+// keys, from the tool specs in the same bundle: Bash {cmd, cwd} (Amp
+// applies a rule for Bash to shell_command and async_shell_command too,
+// renaming cmd/cwd to command/workdir), shell_command and
+// async_shell_command {command, workdir, timeout_ms}; Read {path,
+// read_range} (a file or a directory) and read_file {path}; edit_file
+// {path, old_str, new_str, replace_all}; create_file {path, content};
+// apply_patch {patchText} ("*** Add/Update/Delete File:" lines); Grep
+// {pattern, path, glob, caseSensitive, literal}; glob {filePattern,
+// limit, offset} (over the workspace). Paths are absolute. Input it cannot
+// read is refused (UnreadableInput), since an ask would not say why.
+type ampProtocol struct{}
+
+func (ampProtocol) rejectsUnreadable() {}
+
+func (ampProtocol) Parse([]byte) (Call, error) {
+	return Call{}, fmt.Errorf("hook input: Amp names the tool in AGENT_TOOL_NAME, which was not read")
+}
+
+func (ampProtocol) ParseEnv(data []byte, getenv func(string) string) (Call, error) {
+	var obj map[string]any
+	if err := decodeHook(data, &obj); err != nil {
+		return Call{}, err
+	}
+	if obj == nil {
+		return Call{}, fmt.Errorf("hook input: the tool's arguments are not an object")
+	}
+	name := getenv("AGENT_TOOL_NAME")
+	if name == "" {
+		return Call{}, fmt.Errorf("hook input: AGENT_TOOL_NAME (the tool's name) is not set")
+	}
+	str := func(k string) string { return stringOf(obj[k]) }
+	c := Call{Tool: name, Kind: Other}
+	switch name {
+	case "Bash":
+		c.Kind, c.Command = Shell, str("cmd")
+	case "shell_command", "async_shell_command":
+		c.Kind, c.Command = Shell, str("command")
+	case "Read", "read_file":
+		c.Kind, c.Paths = ReadOp, []string{str("path")}
+	case "edit_file", "create_file":
+		c.Kind, c.Paths = Edit, []string{str("path")}
+	case "apply_patch":
+		c.Kind, c.Paths = Edit, patchFiles(str("patchText"))
+		if len(c.Paths) == 0 {
+			c.Kind = Other // nothing the patch would touch
+		}
+	case "Grep":
+		c.Kind, c.Paths, c.Glob = Search, []string{str("path")}, str("glob")
+	case "glob":
+		c.Kind, c.Paths, c.Glob = List, []string{""}, str("filePattern")
+	}
+	if c.Kind == Shell && c.Command == "" || (c.Kind == ReadOp || c.Kind == Edit) && first(c.Paths) == "" {
+		return Call{}, fmt.Errorf("hook input: %s without its %s", name, map[CallKind]string{Shell: "command", ReadOp: "path", Edit: "path"}[c.Kind])
+	}
+	return c, nil
+}
+
+func (ampProtocol) Output(d Decision) Reply {
+	switch d.Verdict {
+	case Forbid:
+		return Reply{Stderr: []byte(reasonOf(d) + "\n"), Exit: 2}
+	case Ask:
+		return Reply{Stderr: []byte(reasonOf(d) + "\n"), Exit: 1}
+	}
+	return Reply{}
 }

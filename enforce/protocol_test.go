@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,12 +74,24 @@ func TestProtocols(t *testing.T) {
 		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"launch-process","tool_input":{"command":"git push origin"}}`, Ask},
 		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"view","tool_input":{"path":".env"},"is_mcp_tool":true}`, Allow},
 		{"augment", `{"hook_event_name":"PreToolUse","workspace_roots":[` + q(dir) + `],"tool_name":"str-replace-editor","tool_input":{"path":"src/a.go","command":"str_replace"}}`, Allow},
+		// Amp's delegate: the tool's name comes from AGENT_TOOL_NAME (here
+		// before the tab), the arguments on stdin.
+		{"amp", "Bash\t" + `{"cmd":"git push --force origin main"}`, Forbid},
+		{"amp", "shell_command\t" + `{"command":"git push -f","workdir":` + q(dir) + `}`, Forbid},
+		{"amp", "Read\t" + `{"path":` + q(dir+"/.env") + `}`, Forbid},
+		{"amp", "read_file\t" + `{"path":` + q(dir+"/.env") + `,"read_range":[1,5]}`, Forbid},
+		{"amp", "create_file\t" + `{"path":` + q(dir+"/migrations/9.sql") + `,"content":"x"}`, Forbid},
+		{"amp", "apply_patch\t" + `{"patchText":"*** Begin Patch\n*** Update File: ` + dir + `/migrations/1.sql\n@@\n-a\n+b\n*** End Patch"}`, Forbid},
+		{"amp", "Bash\t" + `{"cmd":"git push origin","cwd":` + q(dir) + `}`, Ask},
+		{"amp", "edit_file\t" + `{"path":` + q(dir+"/src/a.go") + `,"old_str":"a","new_str":"b"}`, Allow},
+		{"amp", "Bash\t" + `{"cmd":"go test ./..."}`, Allow},
+		{"amp", "mcp__bridle__get_rules\t" + `{}`, Allow},
 	} {
 		p, ok := ProtocolFor(tc.proto)
 		if !ok {
 			t.Fatalf("no protocol %s", tc.proto)
 		}
-		c, err := p.Parse([]byte(tc.input))
+		c, err := parseTest(p, tc.input)
 		if err != nil {
 			t.Errorf("%s %s: %v", tc.proto, tc.input, err)
 			continue
@@ -103,8 +116,14 @@ func TestProtocols(t *testing.T) {
 // stopped (denied, or put to a person).
 func blocks(t *testing.T, proto string, reply Reply) bool {
 	t.Helper()
-	if proto == "windsurf" {
+	switch proto {
+	case "windsurf":
 		return reply.Exit == 2
+	case "amp":
+		if len(reply.Stdout) > 0 || (reply.Exit == 0) != (len(reply.Stderr) == 0) {
+			t.Errorf("amp answered %q / %q / exit %d", reply.Stdout, reply.Stderr, reply.Exit)
+		}
+		return reply.Exit == 1 || reply.Exit == 2
 	}
 	if reply.Exit != 0 {
 		t.Errorf("%s exits %d", proto, reply.Exit)
@@ -136,17 +155,53 @@ func blocks(t *testing.T, proto string, reply Reply) bool {
 	return false
 }
 
+// parseTest parses a test input: stdin, or the tool's name, a tab, and
+// stdin, the name given to an EnvProtocol (Amp's) as AGENT_TOOL_NAME.
+func parseTest(p Protocol, input string) (Call, error) {
+	env := map[string]string{}
+	if tool, rest, ok := strings.Cut(input, "\t"); ok && tool != "" && !strings.ContainsAny(tool, "{[\" ") {
+		env["AGENT_TOOL_NAME"], input = tool, rest
+	}
+	return ParseCall(p, []byte(input), func(k string) string { return env[k] })
+}
+
+// TestAmpRefusesBadInput: what Amp's delegate cannot read is a reject
+// (exit 2, the reason on stderr), never an ask without a reason; so is a
+// call whose tool the environment does not name.
+func TestAmpRefusesBadInput(t *testing.T) {
+	p, _ := ProtocolFor("amp")
+	for _, in := range []string{"Bash\t", "Bash\t{", "Bash\t[]", "Bash\tnull", "Bash\t{\"cmd\":7}", "Read\t{}", "Bash\t" + strings.Repeat(" ", MaxHookInput+1), `{"cmd":"ls"}`} {
+		_, err := parseTest(p, in)
+		if err == nil {
+			t.Errorf("amp took %.40q", in)
+			continue
+		}
+		r := p.Output(UnreadableInput(p, err))
+		if r.Exit != 2 || !strings.Contains(string(r.Stderr), "could not read") {
+			t.Errorf("amp on %.40q: exit %d %q, want a reject saying why", in, r.Exit, r.Stderr)
+		}
+	}
+	if _, err := p.Parse([]byte(`{"cmd":"ls"}`)); err == nil {
+		t.Error("amp's Parse without the environment took a call")
+	}
+	if d := UnreadableInput(protocols["claude"], errTest); d.Verdict != Ask {
+		t.Errorf("claude's unreadable input is %s, want ask", d.Verdict)
+	}
+}
+
+var errTest = errors.New("test")
+
 // TestProtocolsRefuseBadInput: malformed input is an error, never a
 // panic, and an unknown tool is left to the harness.
 func TestProtocolsRefuseBadInput(t *testing.T) {
 	for _, name := range Protocols() {
 		p, _ := ProtocolFor(name)
 		for _, in := range []string{"", "{", "[]", `{"tool_name":"Bash","tool_input":[1],"toolName":"bash","toolArgs":"{not json","tool":"bash","args":7,"hook_event_name":"preToolUse"}`, strings.Repeat(" ", MaxHookInput+1)} {
-			if _, err := p.Parse([]byte(in)); err == nil && (name != "windsurf" && name != "cline" || !strings.HasPrefix(in, `{"tool_name"`)) {
+			if _, err := parseTest(p, "Bash\t"+in); err == nil && (name != "windsurf" && name != "cline" && name != "amp" || !strings.HasPrefix(in, `{"tool_name"`)) {
 				t.Errorf("%s took %.40q", name, in)
 			}
 		}
-		c, err := p.Parse([]byte(`{"tool_name":"Mystery","toolName":"mystery","tool":"mystery","agent_action_name":"post_x","hook_event_name":"afterFileEdit"}`))
+		c, err := parseTest(p, "Mystery\t"+`{"tool_name":"Mystery","toolName":"mystery","tool":"mystery","agent_action_name":"post_x","hook_event_name":"afterFileEdit"}`)
 		if err != nil || c.Kind != Other {
 			t.Errorf("%s: an unknown tool is %+v, %v", name, c, err)
 		}
@@ -167,14 +222,19 @@ func FuzzProtocols(f *testing.F) {
 	f.Add("augment", `{"tool_name":"grep-search","tool_input":{"directory_absolute_path":"/","files_include_glob_pattern":"*.env","search_term":"K"}}`)
 	f.Add("augment", `{"tool_name":"shell","tool_input":{"command":"x","args":["'",null]},"workspace_roots":[1]}`)
 	f.Add("cline", `{"tool_call":{"name":"apply_patch","input":"*** Move to: \n*** Delete File: .env"},"workspaceRoots":"x"}`)
+	f.Add("amp", "Bash\t"+`{"cmd":"git push --force","cwd":[1]}`)
+	f.Add("amp", "apply_patch\t"+`{"patchText":"*** Move to: \n*** Delete File: .env"}`)
+	f.Add("amp", "Grep\t"+`{"pattern":"KEY","glob":"**/*.env","path":{"x":1}}`)
+	f.Add("amp", "glob\t"+`{"filePattern":"../../**"}`)
 	r := load(f, reviewDoc, "claude")
 	f.Fuzz(func(t *testing.T, proto, input string) {
 		p, ok := ProtocolFor(proto)
 		if !ok {
 			p = protocols[Protocols()[len(proto)%len(protocols)]]
 		}
-		c, err := p.Parse([]byte(input))
+		c, err := parseTest(p, input)
 		if err != nil {
+			_ = p.Output(UnreadableInput(p, err))
 			return
 		}
 		_ = p.Output(r.Decide(c, ""))

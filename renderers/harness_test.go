@@ -75,6 +75,7 @@ var userFiles = map[string]string{
 	".qwen/settings.json":   "{\n  \"model\": {\"name\": \"qwen3-coder\"}, // mine\n}\n",
 	".cursor/hooks.json":    "{\n  \"version\": 1,\n  \"hooks\": {\"afterFileEdit\": [{\"command\": \"./format.sh\"}]}\n}\n",
 	".windsurf/hooks.json":  "{\n\t\"hooks\": {\n\t\t\"pre_run_command\": [{\"command\": \"python3 audit.py\"}]\n\t}\n}\n",
+	".amp/settings.json":    "{\n  // mine\n  \"amp.mcpServers\": {\"docs\": {\"command\": \"docs-mcp\"}},\n  \"amp.permissions\": [{\"tool\": \"Bash\", \"action\": \"allow\", \"matches\": {\"cmd\": \"make *\"}}],\n}\n",
 	".aider.conf.yml":       "# my aider settings\nmodel: sonnet # the one we pay for\nread: docs/STYLE.md\n",
 }
 

@@ -124,3 +124,88 @@ func TestHookCannotAsk(t *testing.T) {
 		}
 	}
 }
+
+// TestAmpHookFile: Amp's delegate is Bridle's own executable script,
+// written 0755, named by Bridle's amp.permissions entries, which come
+// before the person's own; without bridle on PATH the script itself
+// rejects (exit 2, the reason on stderr); the person's own file there is
+// never replaced (ErrHookFileTaken); a project keeping .amp/settings.jsonc
+// gets the entries there; with no enforce entries left Bridle's script is
+// an orphan and its entries leave, the person's stay.
+func TestAmpHookFile(t *testing.T) {
+	doc := harnessDoc("amp", true)
+	mine := `{"amp.permissions": [{"tool": "Bash", "action": "allow", "matches": {"cmd": "make *"}}, {"tool": "mcp__*", "action": "reject"}]}`
+	files := map[string]string{".amp/settings.jsonc": mine}
+	read := func(p string) ([]byte, error) {
+		if c, ok := files[p]; ok {
+			return []byte(c), nil
+		}
+		return nil, nil
+	}
+	n, err := RenderNativeFrom(read, doc, NativeOptions{RulesPath: "rules"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Files) != 2 || n.Files[0].Path != AmpHookPath || !n.Files[0].Executable || n.Files[1].Path != ".amp/settings.jsonc" {
+		t.Fatalf("files %+v, want an executable %s and .amp/settings.jsonc", n.Files, AmpHookPath)
+	}
+	var settings struct {
+		Perms []struct{ Tool, Action, To string } `json:"amp.permissions"`
+	}
+	if err := json.Unmarshal([]byte(n.Files[1].Content), &settings); err != nil {
+		t.Fatal(err)
+	}
+	if p := settings.Perms; len(p) != len(ampTools)+2 || p[0] != (struct{ Tool, Action, To string }{"Bash", "delegate", AmpHookPath}) ||
+		p[len(p)-2].Action != "allow" || p[len(p)-1].Tool != "mcp__*" {
+		t.Errorf("amp.permissions %+v: want Bridle's delegates first, then the person's allow and their reject of another tool", p)
+	}
+	// A restriction of the person's on a tool Bridle's entries decide would
+	// never apply behind them: refused, naming it, not lost.
+	for _, entry := range []string{
+		`{"tool": "Bash", "action": "reject", "matches": {"cmd": "*sudo*"}}`,
+		`{"tool": "*", "action": "ask"}`,
+		`{"tool": "*_file", "action": "delegate", "to": "./mine"}`,
+		`{"tool": "shell_command", "action": "reject"}`,
+	} {
+		shadowed := map[string]string{".amp/settings.json": `{"amp.permissions": [` + entry + `]}`}
+		_, err := RenderNativeFrom(func(p string) ([]byte, error) {
+			if c, ok := shadowed[p]; ok {
+				return []byte(c), nil
+			}
+			return nil, nil
+		}, doc, NativeOptions{RulesPath: "rules"})
+		if !errors.Is(err, ErrPermissionsShadowed) || !strings.Contains(err.Error(), "amp.permissions[0]") {
+			t.Errorf("with the person's %s: %v, want ErrPermissionsShadowed naming amp.permissions[0]", entry, err)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := Write(dir, n.Files); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, filepath.FromSlash(AmpHookPath))
+	st, err := os.Stat(script)
+	if err != nil || st.Mode().Perm() != 0o755 {
+		t.Fatalf("%s: %v, %v; want mode 0755", script, st, err)
+	}
+	cmd := exec.Command(script)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/nonexistent", "AGENT=amp", "AGENT_TOOL_NAME=Bash"}
+	cmd.Stdin = strings.NewReader(`{"cmd":"ls"}`)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), "not on PATH") {
+		t.Errorf("without bridle the script ended %v, %q; want exit 2 saying so", err, stderr.String())
+	}
+
+	files[AmpHookPath] = "#!/bin/sh\nexit 0\n"
+	if _, err := RenderNativeFrom(read, doc, NativeOptions{RulesPath: "rules"}); !errors.Is(err, ErrHookFileTaken) {
+		t.Errorf("over the person's script: %v, want ErrHookFileTaken", err)
+	}
+	files[AmpHookPath], files[".amp/settings.jsonc"] = n.Files[0].Content, n.Files[1].Content
+	n, err = RenderNativeFrom(read, harnessDoc("amp", false), NativeOptions{RulesPath: "rules"})
+	if err != nil || len(n.Orphans) != 1 || n.Orphans[0].Path != AmpHookPath || len(n.Files) != 1 || strings.Contains(n.Files[0].Content, "delegate") || !strings.Contains(n.Files[0].Content, "make *") {
+		t.Errorf("with no entries: %+v, %v; want Bridle's script an orphan and only the person's entry left", n, err)
+	}
+}

@@ -113,6 +113,7 @@ var natives = map[NativeKind]native{
 				"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 30000}}}
 		}},
 	ClineHooks:     clineNative{},
+	AmpPermissions: ampNative{},
 	CopilotHooks:   copilotNative{},
 	OpenCodeConfig: opencodeNative{},
 }

@@ -23,7 +23,12 @@ var hookExamples = map[string]string{
 	"gemini":   `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"git push --force"}}`,
 	"opencode": `{"tool":"bash","args":{"command":"git push --force"},"cwd":"."}`,
 	"copilot":  `{"toolName":"bash","toolArgs":{"command":"git push --force"},"cwd":"."}`,
+	"amp":      `{"cmd":"git push --force"}`,
 }
+
+// hookEnv is what a harness passes its hook in the environment, for
+// --help: Amp's delegate names the tool in AGENT_TOOL_NAME.
+var hookEnv = map[string]string{"amp": "AGENT_TOOL_NAME=Bash "}
 
 // newHookCmd has one subcommand per harness with a pre-tool hook, from the
 // agents registry.
@@ -64,7 +69,7 @@ func newHookAgentCmd(io *streams, a agents.Agent) *cobra.Command {
 		},
 	}
 	if ex := hookExamples[h.Hook]; ex != "" {
-		c.Example = "  echo '" + ex + "' | bridle hook " + a.Name + " --rules rules"
+		c.Example = "  echo '" + ex + "' | " + hookEnv[h.Hook] + "bridle hook " + a.Name + " --rules rules"
 	}
 	rulesFlag(c, &o.rules, "")
 	refFlag(c, &o.ref, "", "enforce the rules committed at this git `ref`, as the sidecar serves them (default: the rules' branch)")
@@ -89,9 +94,10 @@ func runHook(io *streams, in io.Reader, o hookOptions, proto enforce.Protocol, p
 	if err != nil {
 		return err
 	}
-	call, err := proto.Parse(data)
+	// Amp's delegate names the tool in the environment (enforce.EnvProtocol).
+	call, err := enforce.ParseCall(proto, data, os.Getenv)
 	if err != nil {
-		return writeHook(io, proto, enforce.Decision{Verdict: enforce.Ask, Reason: "Bridle could not read the hook's input (" + err.Error() + ")"})
+		return writeHook(io, proto, enforce.UnreadableInput(proto, err))
 	}
 	// The same loader as the sidecar: committed main, reviewed, forward only.
 	snap, _, err := mcp.Load(mcp.Options{Rules: findRules(o.rules), Ref: o.ref, Version: version(), CacheDir: io.f.CacheDir()})

@@ -138,3 +138,40 @@ func TestHookMasksSecrets(t *testing.T) {
 		t.Errorf("hook output: %d %s", code, out)
 	}
 }
+
+// TestHookAmp: bridle hook amp, as Amp's delegate runs it, takes the tool
+// from AGENT_TOOL_NAME and its arguments from stdin, and answers in exit
+// codes: 2 (the guardrail on stderr, masked) rejects, 1 asks, 0 allows
+// silently; input it cannot read is a reject saying why.
+func TestHookAmp(t *testing.T) {
+	const canary = "gtea_amp_hook_canary_7d2f"
+	t.Setenv("GITEA_TOKEN", canary)
+	t.Setenv("BRIDLE_CACHE_DIR", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "rules")
+	if code, _, stderr := bridle(t, "init", dir); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	directCommit(t, dir, func(string) string { return enforcedRules })
+	project := t.TempDir()
+	t.Chdir(project)
+	for _, tt := range []struct {
+		tool, input string
+		code        int
+		want        string
+	}{
+		{"Bash", `{"cmd":"git push --force origin main"}`, 2, "no-force-push"},
+		{"Bash", `{"cmd":"git push --force https://x:` + canary + `@git.example/r"}`, 2, "no-force-push"},
+		{"Bash", `{"cmd":"git push origin main"}`, 1, "no-force-push"},
+		{"Bash", `{"cmd":"git status"}`, 0, ""},
+		{"Read", `{"path":"` + filepath.Join(project, ".env") + `"}`, 2, "no-force-push"},
+		{"Read", `{"path":"` + filepath.Join(project, "main.go") + `"}`, 0, ""},
+		{"Bash", `{`, 2, "could not read"},
+		{"", `{"cmd":"ls"}`, 2, "AGENT_TOOL_NAME"},
+	} {
+		t.Setenv("AGENT_TOOL_NAME", tt.tool)
+		code, out, stderr := bridleStdin(t, tt.input, "hook", "amp", "--rules", dir)
+		if code != tt.code || out != "" || !strings.Contains(stderr, tt.want) || tt.code == 0 && stderr != "" || strings.Contains(stderr, canary) {
+			t.Errorf("%s %s: exit %d, stdout %q, stderr %q; want exit %d naming %q", tt.tool, tt.input, code, out, stderr, tt.code, tt.want)
+		}
+	}
+}

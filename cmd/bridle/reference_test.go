@@ -703,6 +703,9 @@ func agentEnv() []envVar {
 			if h.ProjectEnv != "" {
 				vars = append(vars, envVar{h.ProjectEnv, "bridle hook " + a.Name, a.DisplayName + "'s project directory, where the hook finds the rules"})
 			}
+			if a.Name == "amp" { // enforce's ampProtocol reads it
+				vars = append(vars, envVar{"AGENT_TOOL_NAME", "bridle hook " + a.Name, "the tool Amp's `delegate` permission asks about (its arguments come on stdin)"})
+			}
 		}
 	}
 	return vars
