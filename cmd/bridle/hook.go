@@ -68,6 +68,9 @@ func newHookAgentCmd(io *streams, a agents.Agent) *cobra.Command {
 			return runHook(io, stdin(cmd), o, proto, io.f.HarnessProjectDir(h.ProjectEnv))
 		},
 	}
+	if h.HookCannotAsk {
+		c.Long = c.Short + ".\n\n" + a.DisplayName + "'s pre-tool hook can allow or deny a call but not ask the person, so a call an\nenforce entry would ask about is denied, with a reason saying that a person must approve it."
+	}
 	if ex := hookExamples[h.Hook]; ex != "" {
 		c.Example = "  echo '" + ex + "' | " + hookEnv[h.Hook] + "bridle hook " + a.Name + " --rules rules"
 	}
@@ -81,7 +84,7 @@ func newHookAgentCmd(io *streams, a agents.Agent) *cobra.Command {
 // ask (agents.Harness.HookCannotAsk) only denies.
 func hookShort(a agents.Agent) string {
 	if a.Harness.HookCannotAsk {
-		return fmt.Sprintf("Deny a %s tool call (its pre-tool hook; it cannot ask, so what needs a person's OK is denied)", a.DisplayName)
+		return fmt.Sprintf("Deny %s tool calls (its pre-tool hook cannot ask)", a.DisplayName)
 	}
 	return fmt.Sprintf("Deny or ask for a %s tool call (its pre-tool hook)", a.DisplayName)
 }
