@@ -134,8 +134,14 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
+// client sends token with every request. A request whose answer does not
+// begin within 30 s fails; there is no bound on the whole exchange, which
+// would cut an MCP session's standalone SSE stream 30 s after it opened —
+// and then the session, on a busy machine where a test outlasts that.
 func client(token string) *http.Client {
-	return &http.Client{Transport: bearerRT{token: token, next: http.DefaultTransport}, Timeout: 30 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = 30 * time.Second
+	return &http.Client{Transport: bearerRT{token: token, next: tr}}
 }
 
 // connect opens an MCP session to project as clientName.
