@@ -3,20 +3,14 @@ package gateway
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/google/renameio/v2"
 
 	"github.com/bridle-dev/bridle/actor"
 )
@@ -124,16 +118,9 @@ func OpenPersonTokens(path string, now func() time.Time) (*PersonTokens, error) 
 		now = time.Now
 	}
 	t := &PersonTokens{path: path, now: now, byHash: map[string]*PersonToken{}, saved: map[string]time.Time{}}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return t, nil
-	}
+	list, err := loadList[PersonToken](path, "person tokens")
 	if err != nil {
-		return nil, fmt.Errorf("person tokens: %w", err)
-	}
-	var list []PersonToken
-	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, fmt.Errorf("person tokens: %s: %w", path, err)
+		return nil, err
 	}
 	for i := range list {
 		pt := list[i]
@@ -346,15 +333,8 @@ func (t *PersonTokens) save() error {
 		list = append(list, *pt)
 	}
 	slices.SortFunc(list, func(a, b PersonToken) int { return strings.Compare(a.ID, b.ID) })
-	b, err := json.MarshalIndent(list, "", "  ")
-	if err != nil {
+	if err := saveList(t.path, "person tokens", list); err != nil {
 		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
-		return fmt.Errorf("person tokens: %w", err)
-	}
-	if err := renameio.WriteFile(t.path, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("person tokens: %w", err)
 	}
 	clear(t.saved)
 	for _, pt := range list {

@@ -75,16 +75,9 @@ func OpenTokens(path string, now func() time.Time) (*Tokens, error) {
 		now = time.Now
 	}
 	t := &Tokens{path: path, now: now, byHash: map[string]AgentToken{}}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return t, nil
-	}
+	list, err := loadList[AgentToken](path, "tokens")
 	if err != nil {
-		return nil, fmt.Errorf("tokens: %w", err)
-	}
-	var list []AgentToken
-	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, fmt.Errorf("tokens: %s: %w", path, err)
+		return nil, err
 	}
 	for _, a := range list {
 		t.byHash[a.Hash] = a
@@ -211,15 +204,38 @@ func (t *Tokens) save() error {
 	slices.SortFunc(list, func(a, b AgentToken) int {
 		return strings.Compare(a.Project+"\x00"+a.Agent, b.Project+"\x00"+b.Agent)
 	})
+	return saveList(t.path, "tokens", list)
+}
+
+// loadList reads the JSON list a store keeps at path (what names the store
+// in errors); a missing file is an empty list.
+func loadList[T any](path, what string) ([]T, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	var list []T
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", what, path, err)
+	}
+	return list, nil
+}
+
+// saveList writes a store's list to path as indented JSON, atomically,
+// 0600 in a 0700 directory: the stores hold credentials' hashes.
+func saveList[T any](path, what string, list []T) error {
 	b, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(t.path), 0o700); err != nil {
-		return fmt.Errorf("tokens: %w", err)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := renameio.WriteFile(t.path, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("tokens: %w", err)
+	if err := renameio.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
