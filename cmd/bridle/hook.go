@@ -27,8 +27,14 @@ var hookExamples = map[string]string{
 }
 
 // hookEnv is what a harness passes its hook in the environment, for
-// --help: Amp's delegate names the tool in AGENT_TOOL_NAME.
-var hookEnv = map[string]string{"amp": "AGENT_TOOL_NAME=Bash "}
+// --help: Amp's delegate names the tool in AGENT_TOOL_NAME. A function, not
+// a package-level map: nothing a command does not use is built before main.
+func hookEnv(hook string) string {
+	if hook == "amp" {
+		return "AGENT_TOOL_NAME=Bash "
+	}
+	return ""
+}
 
 // newHookCmd has one subcommand per harness with a pre-tool hook, from the
 // agents registry.
@@ -72,7 +78,7 @@ func newHookAgentCmd(io *streams, a agents.Agent) *cobra.Command {
 		c.Long = c.Short + ".\n\n" + a.DisplayName + "'s pre-tool hook can allow or deny a call but not ask the person, so a call an\nenforce entry would ask about is denied, with a reason saying that a person must approve it."
 	}
 	if ex := hookExamples[h.Hook]; ex != "" {
-		c.Example = "  echo '" + ex + "' | " + hookEnv[h.Hook] + "bridle hook " + a.Name + " --rules rules"
+		c.Example = "  echo '" + ex + "' | " + hookEnv(h.Hook) + "bridle hook " + a.Name + " --rules rules"
 	}
 	rulesFlag(c, &o.rules, "")
 	refFlag(c, &o.ref, "", "enforce the rules committed at this git `ref`, as the sidecar serves them (default: the rules' branch)")
