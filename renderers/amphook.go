@@ -51,8 +51,11 @@ var ampSettings = []string{".amp/settings.json", ".amp/settings.jsonc"}
 var ampTools = []string{"Bash", "Read", "read_file", "edit_file", "create_file", "apply_patch", "Grep", "glob"}
 
 // ampShadowed are the tools whose person's entries Bridle's entries come
-// before: ampTools, and the two shell tools Amp applies a Bash entry to.
-var ampShadowed = append(slices.Clone(ampTools), "shell_command", "async_shell_command")
+// before: ampTools, and the two shell tools Amp applies a Bash entry to
+// (a function: nothing is built at package init).
+func ampShadowed() []string {
+	return append(slices.Clone(ampTools), "shell_command", "async_shell_command")
+}
 
 // ErrPermissionsShadowed is returned when a project's own amp.permissions
 // entry would restrict a tool that Bridle's delegate entries, which come
@@ -162,7 +165,7 @@ func ampRestricts(raw json.RawMessage) (tool, action string, ok bool) {
 	if json.Unmarshal(raw, &e) != nil || e.Action == "allow" || e.Tool == "" {
 		return "", "", false
 	}
-	for _, t := range ampShadowed {
+	for _, t := range ampShadowed() {
 		if m, err := path.Match(e.Tool, t); err == nil && m {
 			return e.Tool, e.Action, true
 		}

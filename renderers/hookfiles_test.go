@@ -209,3 +209,25 @@ func TestAmpHookFile(t *testing.T) {
 		t.Errorf("with no entries: %+v, %v; want Bridle's script an orphan and only the person's entry left", n, err)
 	}
 }
+
+// Every tool Bridle's Amp entries delegate is one enforce's Amp protocol
+// checks (a call of it is never "other", left unchecked): the list the
+// settings get and the protocol agree.
+func TestAmpToolsAreChecked(t *testing.T) {
+	proto, ok := enforce.ProtocolFor("amp")
+	if !ok {
+		t.Fatal("no amp protocol")
+	}
+	input := `{"cmd": "ls", "command": "ls", "path": "a.txt", "patchText": "*** Begin Patch\n*** Update File: a.txt\n*** End Patch", "filePattern": "*.go", "pattern": "x"}`
+	for _, tool := range ampShadowed() {
+		call, err := enforce.ParseCall(proto, []byte(input), func(k string) string {
+			if k == "AGENT_TOOL_NAME" {
+				return tool
+			}
+			return ""
+		})
+		if err != nil || call.Kind == enforce.Other {
+			t.Errorf("Amp's %s: %+v, %v; Bridle delegates it, so the hook must check it", tool, call, err)
+		}
+	}
+}
